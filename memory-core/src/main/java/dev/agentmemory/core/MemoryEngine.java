@@ -66,6 +66,8 @@ import java.util.regex.Pattern;
  */
 public final class MemoryEngine implements AutoCloseable {
 
+    private static final System.Logger LOG = System.getLogger(MemoryEngine.class.getName());
+
     private final EventStore store;
     private final Clock clock;
     private final EventCodec codec;
@@ -267,8 +269,7 @@ public final class MemoryEngine implements AutoCloseable {
     }
 
     private Optional<String> makeRoom(MemoryState state, Tx tx, Proposal p) {
-        long live = state.records().stream().filter(r -> r.status() != Status.FORGOTTEN).count();
-        if (live < maxRecordsPerUser) {
+        if (state.liveRecords() < maxRecordsPerUser) {
             return Optional.empty();
         }
         if (atLimit == AtLimit.FORGET_OLDEST) {
@@ -1050,8 +1051,14 @@ public final class MemoryEngine implements AutoCloseable {
             h.state = load(partition);
             throw e;
         }
+        List<LoggedEvent> committed = List.copyOf(tx.events);
         for (EventListener l : listeners) {
-            l.committed(partition, List.copyOf(tx.events));
+            try {
+                l.committed(partition, committed);
+            } catch (RuntimeException e) {
+                // The events are durable; a listener that fails must not make the caller think otherwise.
+                LOG.log(System.Logger.Level.WARNING, "event listener " + l + " failed on " + partition, e);
+            }
         }
     }
 
