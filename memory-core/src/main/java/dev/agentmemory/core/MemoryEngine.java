@@ -67,6 +67,7 @@ import java.util.regex.Pattern;
 public final class MemoryEngine implements AutoCloseable {
 
     private static final String FORGOTTEN_TEXT = "[forgotten]";
+    private static final System.Logger LOG = System.getLogger(MemoryEngine.class.getName());
 
     private final EventStore store;
     private final Clock clock;
@@ -269,8 +270,7 @@ public final class MemoryEngine implements AutoCloseable {
     }
 
     private Optional<String> makeRoom(MemoryState state, Tx tx, Proposal p) {
-        long live = state.records().stream().filter(r -> r.status() != Status.FORGOTTEN).count();
-        if (live < maxRecordsPerUser) {
+        if (state.liveRecords() < maxRecordsPerUser) {
             return Optional.empty();
         }
         if (atLimit == AtLimit.FORGET_OLDEST) {
@@ -1062,8 +1062,14 @@ public final class MemoryEngine implements AutoCloseable {
             h.state = load(partition);
             throw e;
         }
+        List<LoggedEvent> committed = List.copyOf(tx.events);
         for (EventListener l : listeners) {
-            l.committed(partition, List.copyOf(tx.events));
+            try {
+                l.committed(partition, committed);
+            } catch (RuntimeException e) {
+                // The events are durable; a listener that fails must not make the caller think otherwise.
+                LOG.log(System.Logger.Level.WARNING, "event listener " + l + " failed on " + partition, e);
+            }
         }
     }
 
