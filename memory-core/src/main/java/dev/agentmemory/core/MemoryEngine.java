@@ -168,7 +168,7 @@ public final class MemoryEngine implements AutoCloseable {
 
     /** Proposes one operation. */
     public Outcome propose(Caller caller, Proposal proposal) {
-        return propose(caller, List.of(proposal)).get(0);
+        return propose(caller, List.of(Objects.requireNonNull(proposal, "proposal"))).get(0);
     }
 
     /**
@@ -218,6 +218,9 @@ public final class MemoryEngine implements AutoCloseable {
         }
         MemoryValue value = Objects.requireNonNull(p.value());
         if (p.op() == Proposal.Op.APPEND) {
+            if (current != null && current.value() != null && !current.value().node().isArray()) {
+                return Outcome.rejected(p, "cannot append to " + p.key() + ": its value is not a list");
+            }
             value = appended(current, value, p.key());
             if (value.sizeInBytes() > maxValueBytes) {
                 return Outcome.rejected(p, "the list at " + p.key() + " would exceed " + maxValueBytes + " bytes");
@@ -383,7 +386,8 @@ public final class MemoryEngine implements AutoCloseable {
 
     /**
      * Every record of the caller's user that a read may serve: current versions and open
-     * conflicts, in every scope that is active (ended tasks and archived records left out).
+     * conflicts, in every scope that is active (for the task layer only the sessions' active
+     * tasks: suspended and ended tasks and archived records are left out).
      * Used by retrieval; each entry is a key's state.
      */
     public List<KeyState> servable(Caller caller, Layer layer) {
@@ -392,12 +396,17 @@ public final class MemoryEngine implements AutoCloseable {
             List<KeyState> out = new ArrayList<>();
             Instant now = clock.instant();
             for (Scope scope : s.scopes()) {
-                if (scope.layer() == layer && (layer != Layer.TASK || !isEnded(s, scope))) {
+                if (scope.layer() == layer && (layer != Layer.TASK || isActive(s, scope))) {
                     out.addAll(viewOf(caller, s, scope, ReadOptions.DEFAULT, now).keys());
                 }
             }
             return out;
         });
+    }
+
+    private static boolean isActive(MemoryState s, Scope scope) {
+        TaskInfo t = findTask(s, scope.session(), scope.task());
+        return t != null && t.status() == TaskStatus.ACTIVE;
     }
 
     private static boolean isEnded(MemoryState s, Scope scope) {
