@@ -35,6 +35,7 @@ public final class MemoryState {
     private final Map<String, NavigableMap<Long, StoredMessage>> messages = new TreeMap<>();
     private final Map<String, NavigableSet<Long>> windows = new TreeMap<>();
     private long lastSeq;
+    private long liveRecords;
 
     /** Replays {@code events} (in sequence order) into a fresh state. */
     public static MemoryState replay(Collection<LoggedEvent> events) {
@@ -56,7 +57,10 @@ public final class MemoryState {
                 update(id, r -> r.status() == Status.FORGOTTEN ? r : r.status(Status.SUPERSEDED));
             }
             MemoryRecord r = w.record();
-            records.put(r.id(), r);
+            MemoryRecord before = records.put(r.id(), r);
+            if (before == null && r.status() != Status.FORGOTTEN) {
+                liveRecords++;
+            }
             versions.computeIfAbsent(r.scope(), s -> new LinkedHashMap<>())
                     .computeIfAbsent(r.key(), k -> new ArrayList<>()).add(r.id());
         } else if (c instanceof Change.RecordsExpired e) {
@@ -108,6 +112,7 @@ public final class MemoryState {
             }
         } else if (c instanceof Change.UserForgotten) {
             records.replaceAll((id, r) -> r.tombstone());
+            liveRecords = 0;
             tasks.clear();
             aliases.clear();
             messages.values().forEach(h -> h.replaceAll((i, m) -> m.tombstone()));
@@ -118,8 +123,17 @@ public final class MemoryState {
     private void update(String id, java.util.function.UnaryOperator<MemoryRecord> f) {
         MemoryRecord r = records.get(id);
         if (r != null) {
-            records.put(id, f.apply(r));
+            MemoryRecord changed = f.apply(r);
+            if (r.status() != Status.FORGOTTEN && changed.status() == Status.FORGOTTEN) {
+                liveRecords--;
+            }
+            records.put(id, changed);
         }
+    }
+
+    /** How many records are not forgotten. */
+    public long liveRecords() {
+        return liveRecords;
     }
 
     /** Sequence number of the last applied event (0 when empty). */
