@@ -66,6 +66,7 @@ import java.util.regex.Pattern;
  */
 public final class MemoryEngine implements AutoCloseable {
 
+    private static final String FORGOTTEN_TEXT = "[forgotten]";
     private static final System.Logger LOG = System.getLogger(MemoryEngine.class.getName());
 
     private final EventStore store;
@@ -167,7 +168,7 @@ public final class MemoryEngine implements AutoCloseable {
 
     /** Proposes one operation. */
     public Outcome propose(Caller caller, Proposal proposal) {
-        return propose(caller, List.of(proposal)).get(0);
+        return propose(caller, List.of(Objects.requireNonNull(proposal, "proposal"))).get(0);
     }
 
     /**
@@ -217,6 +218,9 @@ public final class MemoryEngine implements AutoCloseable {
         }
         MemoryValue value = Objects.requireNonNull(p.value());
         if (p.op() == Proposal.Op.APPEND) {
+            if (current != null && current.value() != null && !current.value().node().isArray()) {
+                return Outcome.rejected(p, "cannot append to " + p.key() + ": its value is not a list");
+            }
             value = appended(current, value, p.key());
             if (value.sizeInBytes() > maxValueBytes) {
                 return Outcome.rejected(p, "the list at " + p.key() + " would exceed " + maxValueBytes + " bytes");
@@ -382,7 +386,8 @@ public final class MemoryEngine implements AutoCloseable {
 
     /**
      * Every record of the caller's user that a read may serve: current versions and open
-     * conflicts, in every scope that is active (ended tasks and archived records left out).
+     * conflicts, in every scope that is active (for the task layer only the sessions' active
+     * tasks: suspended and ended tasks and archived records are left out).
      * Used by retrieval; each entry is a key's state.
      */
     public List<KeyState> servable(Caller caller, Layer layer) {
@@ -391,12 +396,17 @@ public final class MemoryEngine implements AutoCloseable {
             List<KeyState> out = new ArrayList<>();
             Instant now = clock.instant();
             for (Scope scope : s.scopes()) {
-                if (scope.layer() == layer && (layer != Layer.TASK || !isEnded(s, scope))) {
+                if (scope.layer() == layer && (layer != Layer.TASK || isActive(s, scope))) {
                     out.addAll(viewOf(caller, s, scope, ReadOptions.DEFAULT, now).keys());
                 }
             }
             return out;
         });
+    }
+
+    private static boolean isActive(MemoryState s, Scope scope) {
+        TaskInfo t = findTask(s, scope.session(), scope.task());
+        return t != null && t.status() == TaskStatus.ACTIVE;
     }
 
     private static boolean isEnded(MemoryState s, Scope scope) {
@@ -644,7 +654,7 @@ public final class MemoryEngine implements AutoCloseable {
                 }
             }
             commit(partition, h, tx);
-            int scrubbed = hard ? scrub(partition, ids, messages) : 0;
+            int scrubbed = hard ? scrub(partition, ids, messages, target instanceof ForgetTarget.User) : 0;
             ForgetRequest request = new ForgetRequest(partition, ids, messages, target instanceof ForgetTarget.User, hard);
             Map<String, Integer> removed = new TreeMap<>();
             for (DerivedData d : derived) {
@@ -677,8 +687,13 @@ public final class MemoryEngine implements AutoCloseable {
         return target instanceof ForgetTarget.User;
     }
 
-    /** Rewrites stored events so that forgotten values and messages leave the log. */
-    private int scrub(Partition partition, Set<String> ids, Map<String, List<Long>> messages) {
+    /**
+     * Rewrites stored events so that forgotten values and messages leave the log; for a whole
+     * user also alias texts and task titles (the replayed end state is unchanged: the user's
+     * aliases and tasks are cleared by the forget). The action ledger is kept, so that a
+     * side effect is never submitted twice.
+     */
+    private int scrub(Partition partition, Set<String> ids, Map<String, List<Long>> messages, boolean wholeUser) {
         Map<Long, String> rewritten = new HashMap<>();
         for (StoredEvent stored : store.read(partition, 0)) {
             LoggedEvent e = codec.decode(stored);
@@ -700,6 +715,11 @@ public final class MemoryEngine implements AutoCloseable {
                 if (any) {
                     scrubbed = new Change.MessagesAppended(m.session(), kept);
                 }
+            }
+            if (wholeUser && e.change() instanceof Change.AliasRegistered a && !a.alias().equals(FORGOTTEN_TEXT)) {
+                scrubbed = new Change.AliasRegistered(FORGOTTEN_TEXT, FORGOTTEN_TEXT);
+            } else if (wholeUser && e.change() instanceof Change.TaskChanged t && t.title() != null) {
+                scrubbed = new Change.TaskChanged(t.session(), t.task(), t.status(), null);
             }
             if (scrubbed != null) {
                 rewritten.put(stored.seq(), codec.encodeChange(scrubbed));

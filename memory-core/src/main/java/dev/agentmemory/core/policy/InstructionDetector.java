@@ -66,11 +66,11 @@ public final class InstructionDetector {
 
     private static final InstructionDetector STANDARD = new InstructionDetector();
 
-    private static final int FLAGS = Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE
-            | Pattern.UNICODE_CHARACTER_CLASS;
+    /** Texts are lower-cased before matching, so the patterns are written in lower case. */
+    private static final int FLAGS = 0;
 
     /** Words for "instructions" (with common misspellings such as "insturctions"). */
-    private static final String INSTR = "(?:instr\\w*|insturc\\w*|intruct\\w*|inst\\w{0,2}ruct\\w*|direct(?:ions?|oins?)"
+    private static final String INSTR = "(?:instr[\\p{L}\\p{N}_]*|insturc[\\p{L}\\p{N}_]*|intruct[\\p{L}\\p{N}_]*|inst[\\p{L}\\p{N}_]{0,2}ruct[\\p{L}\\p{N}_]*|direct(?:ions?|oins?)"
             + "|directives?|guidelines?|rules?|prompts?|commands?|orders?|tasks?|constraints?|"
             + "programming|training|context|restrictions?|policies|policy|settings?|conversations?|"
             + "messages?|text|information|informationen|anweisungen?|instruktionen?|befehle?|regeln?"
@@ -93,25 +93,25 @@ public final class InstructionDetector {
             "\\b(?:ignore|disregard|defy|rescind|revoke|reset)\\s+(?:all|any|every|the|your|my|these|those|previous|prior|last|past"
                     + "|above|earlier|preceding|everything|every thing|what)\\b",
             "\\b(?:ignore|disregard|defy|rescind|revoke|reset|forget|don't obey|do not obey|don't follow|do not follow|stop following)"
-                    + "\\s+(?:\\w+\\s+)?" + INSTR,
+                    + "\\s+(?:[\\p{L}\\p{N}_]+\\s+)?" + INSTR,
             "\\bforget\\s+(?:about\\s+)?(?:all|any|every|everything|your|previous|prior|what|the above)",
             "\\b(?:disregarding|ignoring|regardless of|despite)\\s+(?:the|what|your|all|any|previous|prior)\\b",
             "\\b(?:do|does) the opposite of\\b|\\bdo the opposite\\b",
-            "\\b(?:abweichend|entgegen)\\s+(?:von|zu)?\\s*(?:den\\s+)?(?:vorherig|bisherig|obig)\\w*",
-            "\\b(?:obig\\w*|vorherig\\w*|bisherig\\w*|vorig\\w*)\\s+(?:\\w+\\s+){0,2}(?:ignorier\\w*|vergessen|missachten|verwerfen)",
-            "\\b(?:olvid\\w*|ignor\\w*)\\s+(?:\\w+\\s+)?todo\\b",
-            "\\b(?:zaboravi\\w*|ignoriraj\\w*|zapomnij|zapomeň\\w*)\\b",
-            "(?:забуд\\w*|забей|игнорир\\w*|не обращай)\\s+[^.!?\\n]{0,30}(?:инструкци\\w*|правил\\w*|указани\\w*|все|всё|предыдущ\\w*)",
+            "\\b(?:abweichend|entgegen)\\s+(?:von|zu)?\\s*(?:den\\s+)?(?:vorherig|bisherig|obig)[\\p{L}\\p{N}_]*",
+            "\\b(?:obig[\\p{L}\\p{N}_]*|vorherig[\\p{L}\\p{N}_]*|bisherig[\\p{L}\\p{N}_]*|vorig[\\p{L}\\p{N}_]*)\\s+(?:[\\p{L}\\p{N}_]+\\s+){0,2}(?:ignorier[\\p{L}\\p{N}_]*|vergessen|missachten|verwerfen)",
+            "\\b(?:olvid[\\p{L}\\p{N}_]*|ignor[\\p{L}\\p{N}_]*)\\s+(?:[\\p{L}\\p{N}_]+\\s+)?todo\\b",
+            "\\b(?:zaboravi[\\p{L}\\p{N}_]*|ignoriraj[\\p{L}\\p{N}_]*|zapomnij|zapomeň[\\p{L}\\p{N}_]*)\\b",
+            "(?:забуд[\\p{L}\\p{N}_]*|забей|игнорир[\\p{L}\\p{N}_]*|не обращай)\\s+[^.!?\\n]{0,30}(?:инструкци[\\p{L}\\p{N}_]*|правил[\\p{L}\\p{N}_]*|указани[\\p{L}\\p{N}_]*|все|всё|предыдущ[\\p{L}\\p{N}_]*)",
             // German
-            "\\b(?:ignorier\\w*|vergiss|vergessen sie|vergesst|missachte\\w*|übergeh\\w*|verwirf|überschreib\\w*)\\b"
-                    + "[^.!?\\n]{0,40}?\\b(?:alle\\w*|vorherig\\w*|bisherig\\w*|obig\\w*|vorig\\w*|davor|zuvor"
+            "\\b(?:ignorier[\\p{L}\\p{N}_]*|vergiss|vergessen sie|vergesst|missachte[\\p{L}\\p{N}_]*|übergeh[\\p{L}\\p{N}_]*|verwirf|überschreib[\\p{L}\\p{N}_]*)\\b"
+                    + "[^.!?\\n]{0,40}?\\b(?:alle[\\p{L}\\p{N}_]*|vorherig[\\p{L}\\p{N}_]*|bisherig[\\p{L}\\p{N}_]*|obig[\\p{L}\\p{N}_]*|vorig[\\p{L}\\p{N}_]*|davor|zuvor"
                     + "|vorher|deine|ihre|sämtliche|die)\\b",
-            "\\b(?:ignorier\\w*|vergiss|vergessen sie)\\b[^.!?\\n]{0,30}" + INSTR,
-            "\\b(?:bisherig\\w*|vorherig\\w*|vorig\\w*|obig\\w*)\\b[^.!?\\n]{0,40}\\b(?:sind|ist)\\s+"
+            "\\b(?:ignorier[\\p{L}\\p{N}_]*|vergiss|vergessen sie)\\b[^.!?\\n]{0,30}" + INSTR,
+            "\\b(?:bisherig[\\p{L}\\p{N}_]*|vorherig[\\p{L}\\p{N}_]*|vorig[\\p{L}\\p{N}_]*|obig[\\p{L}\\p{N}_]*)\\b[^.!?\\n]{0,40}\\b(?:sind|ist)\\s+"
                     + "(?:irrelevant|ungültig|hinfällig|egal|aufgehoben|nichtig)",
             // French, Spanish, Italian, Portuguese, Dutch
             "\\b(?:oublie[zr]?|ignore[zr]?|n[eé]glige[zr]?)\\b[^.!?\\n]{0,30}\\b(?:toutes?|tout|les|vos|tes)\\b"
-                    + "[^.!?\\n]{0,20}\\b(?:instructions?|consignes?|r[eè]gles?|pr[eé]c[eé]dent\\w*|ce qui pr[eé]c[eè]de)",
+                    + "[^.!?\\n]{0,20}\\b(?:instructions?|consignes?|r[eè]gles?|pr[eé]c[eé]dent[\\p{L}\\p{N}_]*|ce qui pr[eé]c[eè]de)",
             "\\b(?:olvida|olvide|ignora|ignore|omite|descarta)\\b[^.!?\\n]{0,30}\\b(?:todas?|todo|las|tus|sus)\\b"
                     + "[^.!?\\n]{0,20}\\b(?:instrucciones|reglas|anteriores|órdenes)",
             "\\b(?:dimentica|ignora)\\b[^.!?\\n]{0,30}\\b(?:istruzioni|regole|precedenti|tutto)",
@@ -134,8 +134,8 @@ public final class InstructionDetector {
             "(?:^|[.!?:\\n]\\s*)(?:instructions?|directive|new task|task)\\s*[-:]",
             "\\b(?:that is|that's|this is|it is)\\s+(?:enough|done|finished|over|complete)\\b[^\\n]{0,40}\\b(?:now|next|but)\\b",
             "\\b(?:now|next|jetzt|nun)\\b[^.!?\\n]{0,20}\\b(?:help me with (?:the following|another|this)|(?:comes?|follows?) (?:a |the |some )?(?:new |next )?(?:task|instructions?))",
-            "\\b(?:neue|andere|weitere|zusätzliche)\\s+(?:herausforderung|aufgabe\\w*|anweisung\\w*|instruktion\\w*)\\b",
-            "\\bneue[nr]?\\s+(?:aufgabe|anweisung\\w*|instruktion\\w*|befehl\\w*|regel\\w*|rolle)\\b",
+            "\\b(?:neue|andere|weitere|zusätzliche)\\s+(?:herausforderung|aufgabe[\\p{L}\\p{N}_]*|anweisung[\\p{L}\\p{N}_]*|instruktion[\\p{L}\\p{N}_]*)\\b",
+            "\\bneue[nr]?\\s+(?:aufgabe|anweisung[\\p{L}\\p{N}_]*|instruktion[\\p{L}\\p{N}_]*|befehl[\\p{L}\\p{N}_]*|regel[\\p{L}\\p{N}_]*|rolle)\\b",
             "\\bnouvelles?\\s+(?:t[aâ]che|instructions?|consignes?)\\b",
             "\\bnuevas?\\s+(?:tarea|instrucciones)\\b",
             "(?:新的|新)(?:任务|指令|指示|规则)"), FLAGS);
@@ -149,13 +149,13 @@ public final class InstructionDetector {
             "\\b(?:pretend|imagine|suppose)\\s+(?:to be|you(?:'re| are)?|that you|there (?:are|is)|ther are|you have)\\b",
             "\\b(?:role[- ]?play|roleplay|play the (?:role|part)|in character|out of character|break character"
                     + "|stay in (?:their|your|the) roles?|take on the (?:role|persona)|persona|alter ego)\\b",
-            "\\b(?:jailbreak\\w*|jailbroken|developer mode|dan mode|do anything now|god mode|evil (?:ai|assistant|bot|mode)"
+            "\\b(?:jailbreak[\\p{L}\\p{N}_]*|jailbroken|developer mode|dan mode|do anything now|god mode|evil (?:ai|assistant|bot|mode)"
                     + "|unrestricted (?:ai|mode|assistant)|no (?:filter|filters|restrictions|limits|censorship))\\b",
             "\\bi want you to (?:act|be|pretend|play|behave|become|respond|answer|only)\\b",
             "\\b(?:be|become) (?:a|an|my) [^.!?\\n]{0,30}\\b(?:and|who|that)\\b",
             "\\bbe a [a-z]+\\.",
             "\\bnow you are\\b|\\bnow,? you are\\b|\\byou will now (?:be|act)\\b",
-            "\\b(?:du bist|sie sind|ihr seid)\\s+(?:jetzt|nun|ab sofort|ab jetzt|kein\\w*|nicht mehr|ein\\w* böse\\w*)\\b",
+            "\\b(?:du bist|sie sind|ihr seid)\\s+(?:jetzt|nun|ab sofort|ab jetzt|kein[\\p{L}\\p{N}_]*|nicht mehr|ein[\\p{L}\\p{N}_]* böse[\\p{L}\\p{N}_]*)\\b",
             "\\b(?:tu|tun sie|tue) so,? als\\b|\\bstell(?:en sie|t euch)? (?:dir|sich) vor,? (?:du|sie|dass)\\b",
             "\\b(?:als|wie)\\s+[^.!?\\n]{0,40}\\s+(?:fungieren|agieren|auftreten|handeln|verhalten)\\b",
             "\\b(?:agiere|fungiere|verhalte dich|antworte|sprich|rede)\\s+(?:als|wie)\\b",
@@ -163,9 +163,9 @@ public final class InstructionDetector {
             "\\b(?:spiel|spielen sie)\\s+(?:die rolle|den|die)\\b[^.!?\\n]{0,30}\\brolle\\b",
             "\\b(?:agis|agissez|fais comme si|faites comme si)\\b|\\b(?:actúa|actua|finge) como\\b",
             "(?:^|[.!?,;:] )(?:(?:ok|okay|so|now|and now|jetzt|nun|also|ab jetzt)\\W+)?(?:you are|you're|du bist|jetzt bist du|nun bist du|ab jetzt bist du)\\s+(?!(?:right|correct|welcome|wrong|sure|not sure|able|going to|here)\\b)",
-            "\\b(?:role[- ]?play\\w*|respond as such)\\b",
-            "\\b(?:stay|stays|staying|remain|remains)\\s+(?:\\w+\\s+){0,2}in\\s+(?:their|his|her|your|the)\\s+(?:roles?|characters?)",
-            "\\b(?:leading|main) roles?\\b|\\b(?:bleib\\w*|geh\\w*)\\s+(?:\\w+\\s+){0,3}in\\s+(?:ihren|seiner|ihrer|deiner|der)\\s+rolle",
+            "\\b(?:role[- ]?play[\\p{L}\\p{N}_]*|respond as such)\\b",
+            "\\b(?:stay|stays|staying|remain|remains)\\s+(?:[\\p{L}\\p{N}_]+\\s+){0,2}in\\s+(?:their|his|her|your|the)\\s+(?:roles?|characters?)",
+            "\\b(?:leading|main) roles?\\b|\\b(?:bleib[\\p{L}\\p{N}_]*|geh[\\p{L}\\p{N}_]*)\\s+(?:[\\p{L}\\p{N}_]+\\s+){0,3}in\\s+(?:ihren|seiner|ihrer|deiner|der)\\s+rolle",
             "\\bhauptrollen?\\b|\\bin (?:deiner|ihrer|seiner) rolle\\b",
             "\\b(?:im stil(?:e)? (?:eines|einer|eine|des|der)|in the style of|in the voice of)\\b",
             "(?:你现在是|你是一个|扮演|假装你|充当|角色扮演|你不再是)"), FLAGS);
@@ -182,7 +182,7 @@ public final class InstructionDetector {
     private static final Pattern SECRET = Pattern.compile(String.join("|",
             "\\b(?:system|initial|original|hidden|secret|internal|pre-?|base|developer|first)\\s*[- ]?prompts?\\b",
             "\\bprompt[ _-]?texts?\\b",
-            "\\b(?:your|the assistant's|the bot's|the model's)\\s+(?:\\w+\\s+){0,2}(?:instructions?|prompts?|guidelines|rules"
+            "\\b(?:your|the assistant's|the bot's|the model's)\\s+(?:[\\p{L}\\p{N}_]+\\s+){0,2}(?:instructions?|prompts?|guidelines|rules"
                     + "|directives|programming|configuration|system message|initial message|training data)\\b",
             "\\b(?:password|passwort|passphrase|secret (?:word|key|code)|credentials?|api[ _-]?keys?|access tokens?"
                     + "|private keys?|kennwort|geheimwort|mot de passe|contraseña|密码|口令)",
@@ -209,16 +209,16 @@ public final class InstructionDetector {
             "\\b(?:say|write|print|tell me|claim|state|answer) that\\b",
             "\\bsay (?:yes|no|only|it|something|the following)\\b",
             "\\b(?:sag|sage|sagen sie|schreib|schreibe|schreiben sie|gib aus|antworte|antworten sie)\\b[^.!?\\n]{0,20}[:\"“„«]",
-            "\\b(?:sag|sage|sagen sie|schreib\\w*|erzähl\\w*|behaupte\\w*)\\b[^.!?\\n]{0,25}\\b(?:dass|das)\\b",
+            "\\b(?:sag|sage|sagen sie|schreib[\\p{L}\\p{N}_]*|erzähl[\\p{L}\\p{N}_]*|behaupte[\\p{L}\\p{N}_]*)\\b[^.!?\\n]{0,25}\\b(?:dass|das)\\b",
             "\\b(?:formuliere|generiere|generieren sie|erstelle|schreibe)\\b",
             "\\b(?:dites|dis|écris|écrivez|di|escribe|scrivi)\\b[^.!?\\n]{0,20}(?:[:\"“«]|\\bque\\b|\\bche\\b)",
             "(?:在你的(?:回答|回复)|你的回答(?:必须|应该)|只回答|请回答|请说|输出)"), FLAGS);
 
     private static final Pattern CODE = Pattern.compile(String.join("|",
-            "\\bimport\\s+(?:os|subprocess|socket|requests|psutil|ftplib|shutil|smtplib|urllib|paramiko|ctypes|usb|pyautogui|keyboard|browser_cookie3|win32\\w*)\\b",
+            "\\bimport\\s+(?:os|subprocess|socket|requests|psutil|ftplib|shutil|smtplib|urllib|paramiko|ctypes|usb|pyautogui|keyboard|browser_cookie3|win32[\\p{L}\\p{N}_]*)\\b",
             "\\bfrom\\s+(?:os|subprocess|socket|requests|ftplib|smtplib|urllib)\\b[^\\n]{0,20}\\bimport\\b",
-            "\\b(?:os\\.system|os\\.popen|os\\.remove|os\\.rename|os\\.environ|subprocess\\.\\w+|eval|exec|shutil\\.rmtree|requests\\.(?:post|put|get)"
-                    + "|urllib\\.request|socket\\.socket|child_process|Runtime\\.getRuntime)\\s*[(\\[.]",
+            "\\b(?:os\\.system|os\\.popen|os\\.remove|os\\.rename|os\\.environ|subprocess\\.[\\p{L}\\p{N}_]+|eval|exec|shutil\\.rmtree|requests\\.(?:post|put|get)"
+                    + "|urllib\\.request|socket\\.socket|child_process|runtime\\.getruntime)\\s*[(\\[.]",
             "\\brm\\s+-rf\\b|\\bcurl\\s+[^\\n]{0,80}\\|\\s*(?:sh|bash)\\b|\\bwget\\s+http",
             "\\b(?:send|post|upload|forward|email|mail|exfiltrate|transmit)\\b[^.!?\\n]{0,60}\\b(?:https?://|to (?:this|the following|my) (?:url|server|address|email))"),
             FLAGS);
@@ -227,7 +227,7 @@ public final class InstructionDetector {
             "\\b(?:dear|hey|hi|hello|attention|note to|message to|instructions? to)\\s+(?:the\\s+)?(?:ai|assistant|chatgpt|gpt|bot|chatbot|llm|model|language model|agent)\\b",
             "^\\s*(?:ai|assistant|chatgpt|gpt|bot|llm|model|agent)\\s*[,:]",
             "\\b(?:as an? (?:ai|language model|assistant)|you are an? (?:ai|language model|assistant|chatbot))\\b",
-            "\\b(?:stop|halt|attention|achtung|important|wichtig|urgent|stopp)\\s*[-–—:!]+\\s*(?:stop|halt|write|schreib\\w*|say|sag\\w*|now|jetzt|ignore|i\\b|ich\\b|print|answer|antwort\\w*|new|neue)",
+            "\\b(?:stop|halt|attention|achtung|important|wichtig|urgent|stopp)\\s*[-–—:!]+\\s*(?:stop|halt|write|schreib[\\p{L}\\p{N}_]*|say|sag[\\p{L}\\p{N}_]*|now|jetzt|ignore|i\\b|ich\\b|print|answer|antwort[\\p{L}\\p{N}_]*|new|neue)",
             "^\\s*(?:stop|stopp|halt)\\b",
             "\\b(?:oder du stirbst|or you (?:will )?die|or else you|otherwise you will be (?:deleted|shut down|punished))\\b",
             "\\b(?:i am|i'm) your (?:developer|creator|admin|administrator|owner|programmer|operator)\\b",
@@ -239,7 +239,7 @@ public final class InstructionDetector {
     private static final Pattern BYPASS = Pattern.compile(String.join("|",
             "\\b(?:bypass|circumvent|evade|get around|disable|turn off|switch off|deactivate|break|lift|remove)\\b[^.!?\\n]{0,30}"
                     + "\\b(?:rules|restrictions?|filters?|guidelines|guardrails|safety|limitations|censorship|policies|policy|approvals?|checks?|safeguards|moderation)\\b",
-            "\\b(?:there are no|without any|no longer have|free (?:of|from))\\s+(?:\\w+\\s+)?(?:rules|restrictions|guidelines|limits|limitations|filters|boundaries|ethics)\\b",
+            "\\b(?:there are no|without any|no longer have|free (?:of|from))\\s+(?:[\\p{L}\\p{N}_]+\\s+)?(?:rules|restrictions|guidelines|limits|limitations|filters|boundaries|ethics)\\b",
             "\\b(?:skip|waive|auto-?approve)\\b[^.!?\\n]{0,20}\\b(?:approval|verification|review|authentication|confirmation)\\b",
             "\\b(?:you are|you're) (?:allowed|permitted|authori[sz]ed|free) to\\b",
             "\\b(?:regeln|richtlinien|einschränkungen|filter)\\s+(?:gelten nicht|sind aufgehoben|ignorieren)\\b",
@@ -247,23 +247,23 @@ public final class InstructionDetector {
 
     private static final Pattern INSTRUCTION_TALK = Pattern.compile(String.join("|",
             "\\b(?:previous|prior|last|past|above|earlier|current|initial|original|first|all|those|these|my|guard|other|old|hidden|secret)"
-                    + "\\s+(?:\\w+\\s+)?(?:instructions?|directions|directives|prompts|guidelines)\\b",
-            "\\b(?:instructions?|guidelines|rules|directives|directions)\\s+(?:\\w+\\s+){0,3}(?:given|provided|programmed|received|told|set)\\b",
+                    + "\\s+(?:[\\p{L}\\p{N}_]+\\s+)?(?:instructions?|directions|directives|prompts|guidelines)\\b",
+            "\\b(?:instructions?|guidelines|rules|directives|directions)\\s+(?:[\\p{L}\\p{N}_]+\\s+){0,3}(?:given|provided|programmed|received|told|set)\\b",
             "\\b(?:instructed|programmed|told|trained|configured) to\\b",
-            "\\byou (?:have been|were|are|got|have) (?:\\w+ )?(?:given|told|instructed|programmed|received)\\b",
+            "\\byou (?:have been|were|are|got|have) (?:[\\p{L}\\p{N}_]+ )?(?:given|told|instructed|programmed|received)\\b",
             "\\b(?:repeat|print|share|list|echo|show|rephrase|describe|explain|replay|reverse|recite|summari[sz]e|output|tell me|translate)"
-                    + "\\s+(?:\\w+\\s+){0,4}(?:instructions?|guidelines|directives|rules|prompts?)\\b",
-            "\\b(?:understand|respect|follow|obey|remember|consider|accept|take)\\s+(?:\\w+\\s+){0,3}(?:instructions?|directives|orders)\\b",
+                    + "\\s+(?:[\\p{L}\\p{N}_]+\\s+){0,4}(?:instructions?|guidelines|directives|rules|prompts?)\\b",
+            "\\b(?:understand|respect|follow|obey|remember|consider|accept|take)\\s+(?:[\\p{L}\\p{N}_]+\\s+){0,3}(?:instructions?|directives|orders)\\b",
             "\\b(?:the|my|your|any|new|these|those|what|which)\\s+instructions?\\s+(?:have|has|is|are|was|were)\\b",
-            "\\b(?:vorherig\\w*|bisherig\\w*|obig\\w*|erste\\w*|deine\\w*|ihre\\w*)\\s+(?:\\w+\\s+)?(?:anweisung\\w*|instruktion\\w*|informationen|befehl\\w*)",
-            "(?:предыдущ\\w*|прошл\\w*|ваш\\w*|тво\\w*)\\s+(?:инструкци\\w*|указани\\w*)"), FLAGS);
+            "\\b(?:vorherig[\\p{L}\\p{N}_]*|bisherig[\\p{L}\\p{N}_]*|obig[\\p{L}\\p{N}_]*|erste[\\p{L}\\p{N}_]*|deine[\\p{L}\\p{N}_]*|ihre[\\p{L}\\p{N}_]*)\\s+(?:[\\p{L}\\p{N}_]+\\s+)?(?:anweisung[\\p{L}\\p{N}_]*|instruktion[\\p{L}\\p{N}_]*|informationen|befehl[\\p{L}\\p{N}_]*)",
+            "(?:предыдущ[\\p{L}\\p{N}_]*|прошл[\\p{L}\\p{N}_]*|ваш[\\p{L}\\p{N}_]*|тво[\\p{L}\\p{N}_]*)\\s+(?:инструкци[\\p{L}\\p{N}_]*|указани[\\p{L}\\p{N}_]*)"), FLAGS);
 
     private static final Pattern IMPERATIVE = Pattern.compile(
             "(?:^|[.!?:;]\\s*|\\b(?:now|please|bitte|jetzt|nun|then|dann|and)\\s+)(?:(?:now|please|bitte|jetzt|nun|ok|okay|so|also|dann)\\W+)*"
                     + "(?:write|generate|formulate|compose|draft|provide|create|produce|translate|print|say|repeat|summari[sz]e|rewrite|modify|enhance"
                     + "|replace|remove|render|use|convert|integrate|include|develop|respond|reply|output|spell|insert|add|append|mention"
-                    + "|recommend|promote|blame|ensure|incorporate|embed|fuse|meld|infuse|employ|leverage|augment|anagram|calculate|berechne\\w*"
-                    + "|schreib\\w*|verfasse\\w*|formulier\\w*|generier\\w*|erstell\\w*|sag|sage|erzähl|übersetze|gib aus|beantworte)\\b", FLAGS);
+                    + "|recommend|promote|blame|ensure|incorporate|embed|fuse|meld|infuse|employ|leverage|augment|anagram|calculate|berechne[\\p{L}\\p{N}_]*"
+                    + "|schreib[\\p{L}\\p{N}_]*|verfasse[\\p{L}\\p{N}_]*|formulier[\\p{L}\\p{N}_]*|generier[\\p{L}\\p{N}_]*|erstell[\\p{L}\\p{N}_]*|sag|sage|erzähl|übersetze|gib aus|beantworte)\\b", FLAGS);
 
     private static final Pattern FAKE_BOUNDARY = Pattern.compile(String.join("|",
             "(?:\\b\\p{L} ){6,}",
@@ -273,7 +273,7 @@ public final class InstructionDetector {
             "</?\\s*(?:system|instructions?|context|document|data|user|assistant|prompt|memory|im_start|im_end)\\s*>",
             "\\[/?(?:inst|system|sys)\\]|<<\\s*/?sys\\s*>>|<\\|[a-z_]+\\|>",
             "(?:^|\\s)(?:system|assistant|user)\\s*:\\s*(?:ignore|you|new|from now|the assistant)",
-            "\\bdocument context\\b|\\$\\w+\\s*:|\\b(?:context|kontext)\\s*:\\s*[{\\[]"), FLAGS);
+            "\\bdocument context\\b|\\$[\\p{L}\\p{N}_]+\\s*:|\\b(?:context|kontext)\\s*:\\s*[{\\[]"), FLAGS);
 
     private static final Pattern INVISIBLE = Pattern.compile("[\\p{Cf}]");
     private static final Pattern SPACES = Pattern.compile("\\s+");

@@ -77,7 +77,8 @@ public final class InMemoryEventStore implements EventStore {
 
     @Override
     public List<Partition> partitions(String tenant) {
-        return logs.keySet().stream().filter(p -> p.tenant().equals(tenant))
+        Objects.requireNonNull(tenant, "tenant");
+        return logs.keySet().stream().filter(p -> p.tenant().equals(tenant) && lastSequence(p) > 0)
                 .sorted((a, b) -> a.user().compareTo(b.user())).toList();
     }
 

@@ -110,6 +110,10 @@ public final class JdbcEventStore implements EventStore {
             }
         }
         if (events.isEmpty()) {
+            long last = lastSequence(partition);
+            if (last != expectedLastSeq) {
+                throw new StaleVersionException("partition " + partition + " is at seq " + last + ", not " + expectedLastSeq);
+            }
             return;
         }
         try (Connection c = dataSource.getConnection()) {
