@@ -144,7 +144,7 @@ class AiServicesMemoryTest {
     void should_persist_a_tool_round_trip_and_reload_it() {
         Path db = dir.resolve("m");
         ToolExecutionRequest call = ToolExecutionRequest.builder().id("call-1").name("orderStatus")
-                .arguments("{\"arg0\":\"20241015\"}").build();
+                .arguments("{\"orderId\":\"20241015\"}").build();
         List<ChatMessage> afterTurn;
         try (AgentMemory memory = AgentMemory.builder().h2File(db).build()) {
             ScriptedChatModel model = new ScriptedChatModel((ChatRequest r) -> {
@@ -164,9 +164,13 @@ class AiServicesMemoryTest {
             List<ChatMessage> reloaded = memory.chatMemoryStore().getMessages(ALICE);
 
             assertThat(reloaded).isEqualTo(afterTurn);
-            assertThat(reloaded).containsExactly(UserMessage.from("where is order 20241015?"), AiMessage.from(List.of(call)),
-                    ToolExecutionResultMessage.from(call, "order 20241015 shipped on Tuesday"),
-                    AiMessage.from("Your order: order 20241015 shipped on Tuesday"));
+            assertThat(reloaded).hasSize(4);
+            assertThat(reloaded.subList(0, 2)).containsExactly(UserMessage.from("where is order 20241015?"),
+                    AiMessage.from(List.of(call)));
+            ToolExecutionResultMessage result = (ToolExecutionResultMessage) reloaded.get(2);
+            assertThat(result.id()).isEqualTo("call-1");
+            assertThat(result.text()).isEqualTo("order 20241015 shipped on Tuesday");
+            assertThat(reloaded.get(3)).isEqualTo(AiMessage.from("Your order: order 20241015 shipped on Tuesday"));
         }
     }
 
