@@ -1,0 +1,9 @@
+package dev.agentmemory.core;
+
+/** How thoroughly to forget. */
+public enum ForgetMode {
+    /** Keep a tombstone (key, version, metadata; no value) for audit. The log keeps its history. */
+    SOFT,
+    /** Remove the bytes: tombstone in the state, values scrubbed from the log and from derived data. */
+    HARD
+}

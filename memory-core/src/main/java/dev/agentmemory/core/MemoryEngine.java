@@ -1,0 +1,1212 @@
+package dev.agentmemory.core;
+
+import dev.agentmemory.core.audit.Analysis;
+import dev.agentmemory.core.audit.AuditReport;
+import dev.agentmemory.core.audit.ScopeDiff;
+import dev.agentmemory.core.event.Change;
+import dev.agentmemory.core.event.LoggedEvent;
+import dev.agentmemory.core.event.MemoryState;
+import dev.agentmemory.core.event.StoredMessage;
+import dev.agentmemory.core.event.TaskStatus;
+import dev.agentmemory.core.internal.EventCodec;
+import dev.agentmemory.core.ledger.ActionRecord;
+import dev.agentmemory.core.ledger.ActionStart;
+import dev.agentmemory.core.policy.ConflictPolicy;
+import dev.agentmemory.core.policy.KindRules;
+import dev.agentmemory.core.spi.DerivedData;
+import dev.agentmemory.core.spi.EventListener;
+import dev.agentmemory.core.spi.EventStore;
+import dev.agentmemory.core.spi.ForgetRequest;
+import dev.agentmemory.core.spi.Partition;
+import dev.agentmemory.core.spi.StoredEvent;
+import dev.agentmemory.core.spi.Verifier;
+import dev.agentmemory.core.store.InMemoryEventStore;
+import org.jspecify.annotations.Nullable;
+
+import javax.crypto.SecretKey;
+import javax.crypto.spec.SecretKeySpec;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+
+/**
+ * The front door of memory-core. Every call names a {@link Caller} (tenant, user, agent) and
+ * never reads or changes anything outside that tenant and user.
+ *
+ * <p>Every change is an event appended to the user's log in the {@link EventStore}; the state
+ * the engine serves is the replay of that log ({@link #audit} checks it). Writes are
+ * {@link Proposal}s that the engine validates (scope, permission, kind rules, conflicts) and
+ * applies or rejects with a reason. Reads are version-aware: superseded versions are never
+ * current, expired ones are reported for re-verification, conflicts are surfaced.
+ *
+ * <p>Thread-safe. Calls for one user are serialized; calls for different users run in parallel.
+ * All time comes from the builder's {@link Clock}.
+ */
+public final class MemoryEngine implements AutoCloseable {
+
+    private static final String FORGOTTEN_TEXT = "[forgotten]";
+    private static final System.Logger LOG = System.getLogger(MemoryEngine.class.getName());
+
+    private final EventStore store;
+    private final Clock clock;
+    private final EventCodec codec;
+    private final boolean strictConflicts;
+    private final int maxValueBytes;
+    private final int maxRecordsPerUser;
+    private final AtLimit atLimit;
+    private final Map<Kind, Duration> ttlByKind;
+    private final Set<Kind> sensitiveKinds;
+    private final @Nullable Pattern sensitiveKeys;
+    private final List<Verifier> verifiers;
+    private final List<DerivedData> derived = new CopyOnWriteArrayList<>();
+    private final List<EventListener> listeners = new CopyOnWriteArrayList<>();
+    private final Map<Partition, Handle> partitions = new ConcurrentHashMap<>();
+
+    /** What happens when a user reaches the record limit. */
+    public enum AtLimit {
+        /** Reject the new write with a reason. */
+        REJECT,
+        /** Soft-forget the user's oldest persistent observation or inference to make room, else reject. */
+        FORGET_OLDEST
+    }
+
+    private static final class Handle {
+        final ReentrantLock lock = new ReentrantLock();
+        MemoryState state;
+
+        Handle(MemoryState state) {
+            this.state = state;
+        }
+    }
+
+    private MemoryEngine(Builder b) {
+        this.store = b.store != null ? b.store : new InMemoryEventStore();
+        this.clock = b.clock;
+        this.codec = new EventCodec(b.encryptionKey);
+        this.strictConflicts = b.strictConflicts;
+        this.maxValueBytes = b.maxValueBytes;
+        this.maxRecordsPerUser = b.maxRecordsPerUser;
+        this.atLimit = b.atLimit;
+        this.ttlByKind = Map.copyOf(b.ttlByKind);
+        this.sensitiveKinds = Set.copyOf(b.sensitiveKinds);
+        this.sensitiveKeys = b.sensitiveKeys;
+        this.verifiers = List.copyOf(b.verifiers);
+        this.derived.addAll(b.derived);
+        this.listeners.addAll(b.listeners);
+    }
+
+    /** A builder with the defaults: in-memory store, system UTC clock, no TTLs, lenient conflicts. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The engine's clock. */
+    public Clock clock() {
+        return clock;
+    }
+
+    /** Registers derived data that must forget what the engine forgets. */
+    public void register(DerivedData data) {
+        derived.add(Objects.requireNonNull(data, "data"));
+    }
+
+    /** Registers a listener told about every committed event. */
+    public void addListener(EventListener listener) {
+        listeners.add(Objects.requireNonNull(listener, "listener"));
+    }
+
+    // ------------------------------------------------------------------ writes
+
+    /**
+     * Validates and applies proposals, in order, as one atomic append: either every accepted
+     * proposal is logged or none is. Each proposal gets an outcome (applied, conflict, rejected
+     * with a reason). A proposal naming another tenant or user fails the whole call with
+     * {@link AccessDeniedException}; an oversized value with {@link IllegalArgumentException};
+     * nothing is written then.
+     */
+    public List<Outcome> propose(Caller caller, List<Proposal> proposals) {
+        Objects.requireNonNull(caller, "caller");
+        Objects.requireNonNull(proposals, "proposals");
+        for (Proposal p : proposals) {
+            Objects.requireNonNull(p, "proposal");
+            checkScope(caller, p.scope());
+            if (p.value() != null && p.value().sizeInBytes() > maxValueBytes) {
+                throw new IllegalArgumentException("value of " + p.key() + " is " + p.value().sizeInBytes()
+                        + " bytes, over the limit of " + maxValueBytes);
+            }
+        }
+        return write(caller, (state, tx) -> {
+            List<Outcome> outcomes = new ArrayList<>();
+            for (Proposal p : proposals) {
+                outcomes.add(decide(caller, state, tx, p));
+            }
+            return outcomes;
+        });
+    }
+
+    /** Proposes one operation. */
+    public Outcome propose(Caller caller, Proposal proposal) {
+        return propose(caller, List.of(Objects.requireNonNull(proposal, "proposal"))).get(0);
+    }
+
+    /**
+     * Writes one proposal and returns the record, or throws: {@link InvalidProposalException}
+     * when a rule rejects it, {@link ConflictException} when it conflicts with the current value.
+     */
+    public MemoryRecord write(Caller caller, Proposal proposal) {
+        Outcome o = propose(caller, proposal);
+        return switch (o.result()) {
+            case APPLIED -> Objects.requireNonNull(o.record());
+            case CONFLICT -> throw new ConflictException(proposal.key() + ": " + o.reason());
+            case REJECTED -> throw new InvalidProposalException(proposal.key() + ": " + o.reason());
+        };
+    }
+
+    private Outcome decide(Caller caller, MemoryState state, Tx tx, Proposal p) {
+        Optional<String> violation = KindRules.violation(p);
+        if (violation.isPresent()) {
+            return Outcome.rejected(p, violation.get());
+        }
+        if (p.scope().layer() == Layer.TASK) {
+            TaskInfo task = findTask(state, p.scope().session(), p.scope().task());
+            if (task == null) {
+                return Outcome.rejected(p, "task " + p.scope().task() + " was never started in session " + p.scope().session());
+            }
+            if (task.status() == TaskStatus.ENDED) {
+                return Outcome.rejected(p, "task " + p.scope().task() + " has ended; its state is archived");
+            }
+        }
+        List<MemoryRecord> versions = state.versions(p.scope(), p.key());
+        MemoryRecord current = latest(versions, EnumSet.of(Status.ACTIVE, Status.EXPIRED));
+        if (current != null && !current.readableBy(caller.agent())) {
+            return Outcome.rejected(p, "the current value of " + p.key() + " belongs to another agent");
+        }
+        if (p.op() == Proposal.Op.INVALIDATE) {
+            List<String> ids = new ArrayList<>();
+            for (MemoryRecord r : versions) {
+                if (r.status() == Status.ACTIVE || r.status() == Status.CONFLICT || r.status() == Status.EXPIRED) {
+                    ids.add(r.id());
+                }
+            }
+            if (ids.isEmpty()) {
+                return Outcome.rejected(p, "nothing to invalidate at " + p.key());
+            }
+            tx.add(state, new Change.RecordsForgotten(ids, false, p.reason()));
+            return new Outcome(p, Outcome.Result.APPLIED, null, p.reason());
+        }
+        MemoryValue value = Objects.requireNonNull(p.value());
+        if (p.op() == Proposal.Op.APPEND) {
+            if (current != null && current.value() != null && !current.value().node().isArray()) {
+                return Outcome.rejected(p, "cannot append to " + p.key() + ": its value is not a list");
+            }
+            value = appended(current, value, p.key());
+            if (value.sizeInBytes() > maxValueBytes) {
+                return Outcome.rejected(p, "the list at " + p.key() + " would exceed " + maxValueBytes + " bytes");
+            }
+        }
+        Instant now = clock.instant();
+        Instant observedAt = p.observedAt() != null ? p.observedAt() : now;
+        if (current != null && current.status() == Status.ACTIVE && value.equals(current.value())
+                && current.kind() == p.kind() && current.source() == p.source() && current.trust() == p.trust()
+                && Objects.equals(current.validFrom(), p.validFrom()) && Objects.equals(current.validTo(), p.validTo())) {
+            return Outcome.applied(p, current);
+        }
+        Optional<String> full = makeRoom(state, tx, p);
+        if (full.isPresent()) {
+            return Outcome.rejected(p, full.get());
+        }
+        Status status = Status.ACTIVE;
+        String reason = null;
+        List<String> superseded = new ArrayList<>();
+        if (current != null) {
+            ConflictPolicy.Decision d = ConflictPolicy.decide(p, observedAt, current);
+            if (d.verdict() == ConflictPolicy.Verdict.CONFLICT) {
+                if (strictConflicts) {
+                    return Outcome.rejected(p, "conflict (strict mode): " + d.reason());
+                }
+                status = Status.CONFLICT;
+                reason = d.reason();
+            } else {
+                for (MemoryRecord r : versions) {
+                    if (r.status() == Status.ACTIVE || r.status() == Status.CONFLICT || r.status() == Status.EXPIRED) {
+                        superseded.add(r.id());
+                    }
+                }
+            }
+        }
+        long version = versions.isEmpty() ? 1 : versions.get(versions.size() - 1).version() + 1;
+        Duration ttl = p.ttl() != null ? p.ttl() : ttlByKind.get(p.kind());
+        boolean sensitive = p.sensitive() || sensitiveKinds.contains(p.kind())
+                || (sensitiveKeys != null && sensitiveKeys.matcher(p.key().path()).matches());
+        MemoryRecord record = new MemoryRecord(UUID.randomUUID().toString(), p.scope(), p.key(), value, p.kind(),
+                p.source(), p.sourceRef(), p.trust(), p.confidence(), observedAt, p.validFrom(), p.validTo(),
+                ttl == null ? null : observedAt.plus(ttl), status, version,
+                status == Status.ACTIVE && current != null ? current.id() : null,
+                status == Status.CONFLICT && current != null ? current.id() : null,
+                p.access(), p.ownerAgent() != null ? p.ownerAgent() : caller.agent(), caller.agent(), p.tags(),
+                p.extraction(), p.source() == Source.MODEL ? Verification.CANDIDATE : Verification.NONE, null,
+                sensitive, false, now, state.lastSeq() + 1);
+        tx.add(state, new Change.RecordWritten(record, superseded));
+        return status == Status.ACTIVE ? Outcome.applied(p, record) : Outcome.conflict(p, record, reason);
+    }
+
+    private Optional<String> makeRoom(MemoryState state, Tx tx, Proposal p) {
+        if (state.liveRecords() < maxRecordsPerUser) {
+            return Optional.empty();
+        }
+        if (atLimit == AtLimit.FORGET_OLDEST) {
+            for (MemoryRecord r : state.records()) {
+                if (r.status() != Status.FORGOTTEN && r.scope().layer() == Layer.PERSISTENT
+                        && (r.kind() == Kind.OBSERVATION || r.kind() == Kind.INFERENCE)) {
+                    tx.add(state, new Change.RecordsForgotten(List.of(r.id()), false, "record limit reached"));
+                    return Optional.empty();
+                }
+            }
+        }
+        return Optional.of("the user has reached the limit of " + maxRecordsPerUser + " records");
+    }
+
+    private static MemoryValue appended(@Nullable MemoryRecord current, MemoryValue element, MemoryKey key) {
+        com.fasterxml.jackson.databind.node.ArrayNode list;
+        if (current == null || current.value() == null) {
+            list = MemoryValue.MAPPER.createArrayNode();
+        } else {
+            com.fasterxml.jackson.databind.JsonNode node = current.value().node();
+            if (!node.isArray()) {
+                throw new InvalidProposalException("cannot append to " + key + ": its value is not a list");
+            }
+            list = (com.fasterxml.jackson.databind.node.ArrayNode) node;
+        }
+        list.add(element.node());
+        return new MemoryValue(list.toString());
+    }
+
+    // ------------------------------------------------------------------ reads
+
+    /** The servable current version of a key. */
+    public Optional<MemoryRecord> current(Caller caller, Scope scope, MemoryKey key) {
+        return keyState(caller, scope, key, ReadOptions.DEFAULT).currentRecord();
+    }
+
+    /** The current version, conflicts and expiry of one key. */
+    public KeyState keyState(Caller caller, Scope scope, MemoryKey key, ReadOptions options) {
+        checkScope(caller, scope);
+        return read(caller, s -> keyStateOf(caller, s, scope, key, options, clock.instant()));
+    }
+
+    /** Every key of a scope as a read sees it. An ended task's scope reads empty unless archived state is asked for. */
+    public ScopeView view(Caller caller, Scope scope, ReadOptions options) {
+        checkScope(caller, scope);
+        return read(caller, s -> viewOf(caller, s, scope, options, clock.instant()));
+    }
+
+    /** {@link #view} with default options. */
+    public ScopeView view(Caller caller, Scope scope) {
+        return view(caller, scope, ReadOptions.DEFAULT);
+    }
+
+    /** Every version of a key, oldest first, including superseded versions and tombstones. */
+    public List<MemoryRecord> history(Caller caller, Scope scope, MemoryKey key) {
+        checkScope(caller, scope);
+        return read(caller, s -> s.versions(scope, key).stream().filter(r -> r.readableBy(caller.agent())).toList());
+    }
+
+    /**
+     * The version of a key that applies at {@code date} by its validity interval: the newest
+     * version (current or superseded, not forgotten, conflicting or refuted) whose interval
+     * contains the date.
+     */
+    public Optional<MemoryRecord> applicableAt(Caller caller, Scope scope, MemoryKey key, Instant date) {
+        checkScope(caller, scope);
+        Objects.requireNonNull(date, "date");
+        return read(caller, s -> {
+            List<MemoryRecord> versions = s.versions(scope, key);
+            for (int i = versions.size() - 1; i >= 0; i--) {
+                MemoryRecord r = versions.get(i);
+                if ((r.status() == Status.ACTIVE || r.status() == Status.SUPERSEDED || r.status() == Status.EXPIRED)
+                        && r.verification() != Verification.REFUTED && r.readableBy(caller.agent()) && r.appliesAt(date)) {
+                    return Optional.of(r);
+                }
+            }
+            return Optional.empty();
+        });
+    }
+
+    /** The scope as it was at {@code time}: the log replayed up to that time, read with that time as now. */
+    public ScopeView asOf(Caller caller, Scope scope, Instant time) {
+        checkScope(caller, scope);
+        Objects.requireNonNull(time, "time");
+        List<LoggedEvent> events = new ArrayList<>();
+        for (LoggedEvent e : log(caller)) {
+            if (!e.at().isAfter(time)) {
+                events.add(e);
+            }
+        }
+        return viewOf(caller, MemoryState.replay(events), scope, ReadOptions.DEFAULT, time);
+    }
+
+    /** The scope as it was right after log sequence {@code seq}. */
+    public ScopeView asOfSequence(Caller caller, Scope scope, long seq) {
+        checkScope(caller, scope);
+        if (seq < 0) {
+            throw new IllegalArgumentException("seq must be >= 0: " + seq);
+        }
+        List<LoggedEvent> events = new ArrayList<>();
+        Instant at = Instant.EPOCH;
+        for (LoggedEvent e : log(caller)) {
+            if (e.seq() <= seq) {
+                events.add(e);
+                at = e.at();
+            }
+        }
+        return viewOf(caller, MemoryState.replay(events), scope, ReadOptions.DEFAULT, at);
+    }
+
+    /**
+     * Every record of the caller's user that a read may serve: current versions and open
+     * conflicts, in every scope that is active (for the task layer only the sessions' active
+     * tasks: suspended and ended tasks and archived records are left out).
+     * Used by retrieval; each entry is a key's state.
+     */
+    public List<KeyState> servable(Caller caller, Layer layer) {
+        Objects.requireNonNull(layer, "layer");
+        return read(caller, s -> {
+            List<KeyState> out = new ArrayList<>();
+            Instant now = clock.instant();
+            for (Scope scope : s.scopes()) {
+                if (scope.layer() == layer && (layer != Layer.TASK || isActive(s, scope))) {
+                    out.addAll(viewOf(caller, s, scope, ReadOptions.DEFAULT, now).keys());
+                }
+            }
+            return out;
+        });
+    }
+
+    private static boolean isActive(MemoryState s, Scope scope) {
+        TaskInfo t = findTask(s, scope.session(), scope.task());
+        return t != null && t.status() == TaskStatus.ACTIVE;
+    }
+
+    private static boolean isEnded(MemoryState s, Scope scope) {
+        TaskInfo t = findTask(s, scope.session(), scope.task());
+        return t != null && t.status() == TaskStatus.ENDED;
+    }
+
+    private ScopeView viewOf(Caller caller, MemoryState s, Scope scope, ReadOptions options, Instant now) {
+        List<KeyState> keys = new ArrayList<>();
+        if (scope.layer() == Layer.TASK && !options.includeArchived() && isEnded(s, scope)) {
+            return new ScopeView(scope, keys, s.lastSeq());
+        }
+        for (MemoryKey key : new TreeMap<>(s.keys(scope)).keySet()) {
+            KeyState k = keyStateOf(caller, s, scope, key, options, now);
+            if (!k.isEmpty()) {
+                keys.add(k);
+            }
+        }
+        return new ScopeView(scope, keys, s.lastSeq());
+    }
+
+    private static KeyState keyStateOf(Caller caller, MemoryState s, Scope scope, MemoryKey key, ReadOptions options,
+                                       Instant now) {
+        MemoryRecord current = null;
+        MemoryRecord expired = null;
+        List<MemoryRecord> conflicts = new ArrayList<>();
+        for (MemoryRecord r : s.versions(scope, key)) {
+            if (!r.readableBy(caller.agent()) || (r.archived() && !options.includeArchived())
+                    || r.verification() == Verification.REFUTED
+                    || (options.verifiedOnly() && !r.verification().countsAsVerified(r.trust()))) {
+                continue;
+            }
+            if (r.status() == Status.ACTIVE || r.status() == Status.EXPIRED) {
+                if (r.isExpiredAt(now)) {
+                    expired = r;
+                    current = null;
+                } else {
+                    current = r;
+                    expired = null;
+                }
+            } else if (r.status() == Status.CONFLICT) {
+                conflicts.add(r);
+            }
+        }
+        return new KeyState(scope, key, current, conflicts, expired);
+    }
+
+    // ------------------------------------------------------------------ tasks
+
+    /** Starts a task in a session; the session's active task (if any) is suspended first. */
+    public TaskInfo startTask(Caller caller, String session, String task, @Nullable String title) {
+        Scope scope = Scope.task(caller.tenant(), caller.user(), session, task);
+        return write(caller, (s, tx) -> {
+            TaskInfo existing = findTask(s, session, task);
+            if (existing != null) {
+                throw new IllegalStateException("task " + task + " already exists in session " + session
+                        + " (" + existing.status().name().toLowerCase(Locale.ROOT) + "); resume it instead");
+            }
+            suspendActive(s, tx, session, task);
+            tx.add(s, new Change.TaskChanged(scope.session(), task, TaskStatus.ACTIVE, title));
+            return findTask(s, session, task);
+        });
+    }
+
+    /** Suspends a task: its state stays intact, out of the session's active view, until resumed. */
+    public TaskInfo suspendTask(Caller caller, String session, String task) {
+        return changeTask(caller, session, task, TaskStatus.SUSPENDED, EnumSet.of(TaskStatus.ACTIVE));
+    }
+
+    /** Resumes a suspended task with its state exactly as it was; the active task is suspended. */
+    public TaskInfo resumeTask(Caller caller, String session, String task) {
+        return changeTask(caller, session, task, TaskStatus.ACTIVE, EnumSet.of(TaskStatus.SUSPENDED, TaskStatus.ACTIVE));
+    }
+
+    /** Ends a task: its state is archived out of the active view. */
+    public TaskInfo endTask(Caller caller, String session, String task) {
+        return changeTask(caller, session, task, TaskStatus.ENDED, EnumSet.of(TaskStatus.ACTIVE, TaskStatus.SUSPENDED));
+    }
+
+    private TaskInfo changeTask(Caller caller, String session, String task, TaskStatus to, Set<TaskStatus> from) {
+        Scope.task(caller.tenant(), caller.user(), session, task);
+        return write(caller, (s, tx) -> {
+            TaskInfo t = findTask(s, session, task);
+            if (t == null) {
+                throw new IllegalStateException("no task " + task + " in session " + session);
+            }
+            if (!from.contains(t.status())) {
+                throw new IllegalStateException("task " + task + " is " + t.status().name().toLowerCase(Locale.ROOT)
+                        + "; cannot make it " + to.name().toLowerCase(Locale.ROOT));
+            }
+            if (t.status() == to) {
+                return t;
+            }
+            if (to == TaskStatus.ACTIVE) {
+                suspendActive(s, tx, session, task);
+            }
+            tx.add(s, new Change.TaskChanged(session, task, to, null));
+            return findTask(s, session, task);
+        });
+    }
+
+    private static void suspendActive(MemoryState s, Tx tx, String session, String except) {
+        for (TaskInfo t : List.copyOf(s.tasks(session))) {
+            if (t.status() == TaskStatus.ACTIVE && !t.task().equals(except)) {
+                tx.add(s, new Change.TaskChanged(session, t.task(), TaskStatus.SUSPENDED, null));
+            }
+        }
+    }
+
+    /** The session's active task. */
+    public Optional<TaskInfo> activeTask(Caller caller, String session) {
+        Ids.check(session, "session");
+        return read(caller, s -> s.tasks(session).stream().filter(t -> t.status() == TaskStatus.ACTIVE).findFirst());
+    }
+
+    /** Every task of a session, in the order they started. */
+    public List<TaskInfo> tasks(Caller caller, String session) {
+        Ids.check(session, "session");
+        return read(caller, s -> List.copyOf(s.tasks(session)));
+    }
+
+    private static @Nullable TaskInfo findTask(MemoryState s, @Nullable String session, @Nullable String task) {
+        if (session == null || task == null) {
+            return null;
+        }
+        for (TaskInfo t : s.tasks(session)) {
+            if (t.task().equals(task)) {
+                return t;
+            }
+        }
+        return null;
+    }
+
+    // ------------------------------------------------------------------ messages
+
+    /** The messages in a session's window, in window order. */
+    public List<StoredMessage> window(Caller caller, String session) {
+        Ids.check(session, "session");
+        return read(caller, s -> s.window(session));
+    }
+
+    /** A session's whole history by index, including messages out of the window and tombstones. */
+    public NavigableMap<Long, StoredMessage> messageHistory(Caller caller, String session) {
+        Ids.check(session, "session");
+        return read(caller, s -> new TreeMap<>(s.history(session)));
+    }
+
+    /**
+     * Changes a session's window in one atomic append: {@code evicted} indices leave the window
+     * (they stay in the history), then {@code appended} messages join it. {@code compute} sees
+     * the current window and returns the change, so the decision and the write happen under the
+     * user's lock.
+     */
+    public WindowChange changeWindow(Caller caller, String session, Function<List<StoredMessage>, WindowChange> compute) {
+        Ids.check(session, "session");
+        return write(caller, (s, tx) -> {
+            WindowChange change = Objects.requireNonNull(compute.apply(s.window(session)), "window change");
+            if (!change.evicted().isEmpty()) {
+                tx.add(s, new Change.MessagesEvicted(session, change.evicted()));
+            }
+            if (!change.appended().isEmpty()) {
+                long next = s.history(session).isEmpty() ? 0 : s.history(session).lastKey() + 1;
+                for (StoredMessage m : change.appended()) {
+                    if (m.index() != next++) {
+                        throw new IllegalArgumentException("appended message index " + m.index()
+                                + " does not continue the history (expected " + (next - 1) + ")");
+                    }
+                }
+                tx.add(s, new Change.MessagesAppended(session, change.appended()));
+            }
+            return change;
+        });
+    }
+
+    /**
+     * A change to a session's window.
+     *
+     * @param evicted  indices leaving the window
+     * @param appended new messages, with indices continuing the history
+     */
+    public record WindowChange(List<Long> evicted, List<StoredMessage> appended) {
+        public WindowChange {
+            evicted = List.copyOf(evicted);
+            appended = List.copyOf(appended);
+        }
+    }
+
+    // ------------------------------------------------------------------ forgetting
+
+    /**
+     * Forgets what {@code target} names. Soft leaves tombstones (no value) and keeps the log's
+     * history; hard also scrubs the values from the stored log. Either way every registered
+     * {@link DerivedData} is told, and the receipt says what went where.
+     */
+    public ForgetReceipt forget(Caller caller, ForgetTarget target, ForgetMode mode) {
+        Objects.requireNonNull(target, "target");
+        Objects.requireNonNull(mode, "mode");
+        if (target instanceof ForgetTarget.Key k) {
+            checkScope(caller, k.scope());
+        } else if (target instanceof ForgetTarget.WholeScope w) {
+            checkScope(caller, w.scope());
+        }
+        boolean hard = mode == ForgetMode.HARD;
+        Partition partition = partition(caller);
+        Handle h = handle(partition);
+        h.lock.lock();
+        try {
+            MemoryState s = h.state;
+            Set<String> ids = new LinkedHashSet<>();
+            List<String> keys = new ArrayList<>();
+            Map<String, List<Long>> messages = new LinkedHashMap<>();
+            for (MemoryRecord r : s.records()) {
+                if ((r.status() != Status.FORGOTTEN || hard) && targets(target, r)) {
+                    ids.add(r.id());
+                    String name = r.scope() + " " + r.key();
+                    if (!keys.contains(name)) {
+                        keys.add(name);
+                    }
+                }
+            }
+            for (String session : s.messageSessions()) {
+                List<Long> idx = new ArrayList<>();
+                for (StoredMessage m : s.history(session).values()) {
+                    if ((!m.forgotten() || hard) && targetsMessage(target, session, m.index())) {
+                        idx.add(m.index());
+                    }
+                }
+                if (!idx.isEmpty()) {
+                    messages.put(session, idx);
+                }
+            }
+            Tx tx = new Tx(caller, UUID.randomUUID().toString());
+            if (!ids.isEmpty()) {
+                tx.add(s, new Change.RecordsForgotten(List.copyOf(ids), hard, null));
+            }
+            messages.forEach((session, idx) -> tx.add(s, new Change.MessagesForgotten(session, idx, hard)));
+            if (target instanceof ForgetTarget.User) {
+                tx.add(s, new Change.UserForgotten(hard));
+            }
+            if (target instanceof ForgetTarget.WholeScope w && w.scope().layer() == Layer.SESSION) {
+                for (TaskInfo t : List.copyOf(s.tasks(w.scope().session()))) {
+                    if (t.status() != TaskStatus.ENDED) {
+                        tx.add(s, new Change.TaskChanged(t.session(), t.task(), TaskStatus.ENDED, null));
+                    }
+                }
+            }
+            commit(partition, h, tx);
+            int scrubbed = hard ? scrub(partition, ids, messages, target instanceof ForgetTarget.User) : 0;
+            ForgetRequest request = new ForgetRequest(partition, ids, messages, target instanceof ForgetTarget.User, hard);
+            Map<String, Integer> removed = new TreeMap<>();
+            for (DerivedData d : derived) {
+                removed.merge(d.name(), d.forget(request), Integer::sum);
+            }
+            int messageCount = messages.values().stream().mapToInt(List::size).sum();
+            return new ForgetReceipt(target, mode, List.copyOf(ids), keys, messageCount, scrubbed, removed);
+        } finally {
+            h.lock.unlock();
+        }
+    }
+
+    private static boolean targets(ForgetTarget target, MemoryRecord r) {
+        if (target instanceof ForgetTarget.Key k) {
+            return r.scope().equals(k.scope()) && r.key().equals(k.key());
+        }
+        if (target instanceof ForgetTarget.WholeScope w) {
+            return r.scope().within(w.scope());
+        }
+        return target instanceof ForgetTarget.User;
+    }
+
+    private static boolean targetsMessage(ForgetTarget target, String session, long index) {
+        if (target instanceof ForgetTarget.Messages m) {
+            return m.session().equals(session) && m.indices().contains(index);
+        }
+        if (target instanceof ForgetTarget.WholeScope w) {
+            return w.scope().layer() == Layer.SESSION && session.equals(w.scope().session());
+        }
+        return target instanceof ForgetTarget.User;
+    }
+
+    /**
+     * Rewrites stored events so that forgotten values and messages leave the log; for a whole
+     * user also alias texts and task titles (the replayed end state is unchanged: the user's
+     * aliases and tasks are cleared by the forget). The action ledger is kept, so that a
+     * side effect is never submitted twice.
+     */
+    private int scrub(Partition partition, Set<String> ids, Map<String, List<Long>> messages, boolean wholeUser) {
+        Map<Long, String> rewritten = new HashMap<>();
+        for (StoredEvent stored : store.read(partition, 0)) {
+            LoggedEvent e = codec.decode(stored);
+            Change scrubbed = null;
+            if (e.change() instanceof Change.RecordWritten w && ids.contains(w.record().id()) && w.record().value() != null) {
+                scrubbed = new Change.RecordWritten(w.record().tombstone(), w.superseded());
+            } else if (e.change() instanceof Change.MessagesAppended m && messages.containsKey(m.session())) {
+                List<Long> gone = messages.get(m.session());
+                List<StoredMessage> kept = new ArrayList<>();
+                boolean any = false;
+                for (StoredMessage msg : m.messages()) {
+                    if (gone.contains(msg.index()) && !msg.forgotten()) {
+                        kept.add(msg.tombstone());
+                        any = true;
+                    } else {
+                        kept.add(msg);
+                    }
+                }
+                if (any) {
+                    scrubbed = new Change.MessagesAppended(m.session(), kept);
+                }
+            }
+            if (wholeUser && e.change() instanceof Change.AliasRegistered a && !a.alias().equals(FORGOTTEN_TEXT)) {
+                scrubbed = new Change.AliasRegistered(FORGOTTEN_TEXT, FORGOTTEN_TEXT);
+            } else if (wholeUser && e.change() instanceof Change.TaskChanged t && t.title() != null) {
+                scrubbed = new Change.TaskChanged(t.session(), t.task(), t.status(), null);
+            }
+            if (scrubbed != null) {
+                rewritten.put(stored.seq(), codec.encodeChange(scrubbed));
+            }
+        }
+        if (!rewritten.isEmpty()) {
+            store.rewrite(partition, rewritten);
+        }
+        return rewritten.size();
+    }
+
+    // ------------------------------------------------------------------ entities and aliases
+
+    /** Registers {@code alias} (case and spacing ignored) for {@code entity} ({@code type:id}). */
+    public void registerAlias(Caller caller, String entity, String alias) {
+        String e = checkEntity(entity);
+        String a = normalizeAlias(alias);
+        write(caller, (s, tx) -> {
+            if (!s.entitiesFor(a).contains(e)) {
+                tx.add(s, new Change.AliasRegistered(a, e));
+            }
+            return null;
+        });
+    }
+
+    /**
+     * The entity an alias names: empty when unknown; {@link AmbiguousAliasException} when it
+     * names more than one (two entities are never merged silently). An entity id resolves to itself.
+     */
+    public Optional<String> resolve(Caller caller, String alias) {
+        String a = normalizeAlias(alias);
+        return read(caller, s -> {
+            Set<String> entities = s.entitiesFor(a);
+            if (entities.size() > 1) {
+                throw new AmbiguousAliasException(alias, List.copyOf(entities));
+            }
+            if (entities.isEmpty()) {
+                return isEntity(alias.trim()) ? Optional.of(alias.trim()) : Optional.<String>empty();
+            }
+            return Optional.of(entities.iterator().next());
+        });
+    }
+
+    /** The key {@code entity.subPath} for the entity an alias names; fails when unknown or ambiguous. */
+    public MemoryKey keyFor(Caller caller, String alias, String subPath) {
+        String entity = resolve(caller, alias)
+                .orElseThrow(() -> new IllegalArgumentException("unknown alias: " + Ids.quote(alias)));
+        return MemoryKey.of(entity + "." + subPath);
+    }
+
+    private static boolean isEntity(String s) {
+        return s.matches("[A-Za-z0-9_-]{1,30}:[A-Za-z0-9_-]{1,33}");
+    }
+
+    private static String checkEntity(String entity) {
+        Objects.requireNonNull(entity, "entity");
+        if (!isEntity(entity)) {
+            throw new IllegalArgumentException("entity must look like type:id (letters, digits, _ and -): " + Ids.quote(entity));
+        }
+        return entity;
+    }
+
+    private static String normalizeAlias(String alias) {
+        Objects.requireNonNull(alias, "alias");
+        String a = alias.trim().replaceAll("\\s+", " ").toLowerCase(Locale.ROOT);
+        if (a.isEmpty() || a.length() > 200) {
+            throw new IllegalArgumentException("alias must be 1-200 characters: " + Ids.quote(alias));
+        }
+        return a;
+    }
+
+    // ------------------------------------------------------------------ verification
+
+    /** The user confirms a candidate record. */
+    public MemoryRecord confirm(Caller caller, String recordId) {
+        return verdict(caller, recordId, r -> new Change.RecordVerified(r.id(), Verification.CONFIRMED, "confirmed by the user"));
+    }
+
+    /** The user rejects a candidate record: it is refuted and never served as current. */
+    public MemoryRecord refute(Caller caller, String recordId, String why) {
+        Objects.requireNonNull(why, "why");
+        return verdict(caller, recordId, r -> new Change.RecordVerified(r.id(), Verification.REFUTED, why));
+    }
+
+    /**
+     * Runs the registered verifiers on a record; the first that has something to say decides
+     * (verified or refuted, with its evidence). Unchanged when none does.
+     */
+    public MemoryRecord verify(Caller caller, String recordId) {
+        return verdict(caller, recordId, r -> {
+            for (Verifier v : verifiers) {
+                Optional<Verifier.Verdict> verdict = v.check(r);
+                if (verdict.isPresent()) {
+                    return new Change.RecordVerified(r.id(),
+                            verdict.get().holds() ? Verification.VERIFIED : Verification.REFUTED, verdict.get().evidence());
+                }
+            }
+            return null;
+        });
+    }
+
+    private MemoryRecord verdict(Caller caller, String recordId, Function<MemoryRecord, Change.@Nullable RecordVerified> f) {
+        Objects.requireNonNull(recordId, "recordId");
+        return write(caller, (s, tx) -> {
+            MemoryRecord r = s.record(recordId);
+            if (r == null || !r.readableBy(caller.agent())) {
+                throw new IllegalArgumentException("no record " + Ids.quote(recordId) + " for " + caller.tenant() + "/" + caller.user());
+            }
+            if (r.status() == Status.FORGOTTEN) {
+                throw new IllegalStateException("record " + recordId + " is forgotten");
+            }
+            Change.RecordVerified change = f.apply(r);
+            if (change != null) {
+                tx.add(s, change);
+            }
+            return s.record(recordId);
+        });
+    }
+
+    /** Marks records past their re-verify deadline as expired in the log; returns how many. */
+    public int expireDue(Caller caller) {
+        return write(caller, (s, tx) -> {
+            Instant now = clock.instant();
+            List<String> ids = s.records().stream()
+                    .filter(r -> r.status() == Status.ACTIVE && r.expiresAt() != null && !now.isBefore(r.expiresAt()))
+                    .map(MemoryRecord::id).toList();
+            if (!ids.isEmpty()) {
+                tx.add(s, new Change.RecordsExpired(ids));
+            }
+            return ids.size();
+        });
+    }
+
+    // ------------------------------------------------------------------ action ledger
+
+    /**
+     * Logs the intent of a side-effecting action before it is performed. A repeated intent with
+     * the same id returns the recorded outcome ({@code ALREADY_DONE}) or, when none was recorded
+     * (a crash between the call and its outcome), {@code NEEDS_RECONCILIATION}: ask the external
+     * system before anything is retried. Only {@code PROCEED} means "perform it now".
+     */
+    public ActionStart beginAction(Caller caller, String operationId, String action, MemoryValue params) {
+        Objects.requireNonNull(operationId, "operationId");
+        Objects.requireNonNull(action, "action");
+        Objects.requireNonNull(params, "params");
+        return write(caller, (s, tx) -> {
+            ActionRecord existing = s.action(operationId);
+            if (existing != null) {
+                return new ActionStart(existing.pending() ? ActionStart.Decision.NEEDS_RECONCILIATION
+                        : ActionStart.Decision.ALREADY_DONE, existing);
+            }
+            tx.add(s, new Change.ActionIntended(operationId, action, params));
+            return new ActionStart(ActionStart.Decision.PROCEED, s.action(operationId));
+        });
+    }
+
+    /** Logs the outcome of an intended action (also used to settle a reconciled one). */
+    public ActionRecord completeAction(Caller caller, String operationId, boolean success, MemoryValue outcome) {
+        Objects.requireNonNull(operationId, "operationId");
+        Objects.requireNonNull(outcome, "outcome");
+        return write(caller, (s, tx) -> {
+            ActionRecord existing = s.action(operationId);
+            if (existing == null) {
+                throw new IllegalStateException("no intent logged for operation " + operationId);
+            }
+            if (!existing.pending()) {
+                return existing;
+            }
+            tx.add(s, new Change.ActionCompleted(operationId, success, outcome));
+            return s.action(operationId);
+        });
+    }
+
+    /** Actions whose intent was logged without an outcome: to reconcile before any retry. */
+    public List<ActionRecord> pendingActions(Caller caller) {
+        return read(caller, s -> s.actions().stream().filter(ActionRecord::pending).toList());
+    }
+
+    /** One ledger entry. */
+    public Optional<ActionRecord> action(Caller caller, String operationId) {
+        return read(caller, s -> Optional.ofNullable(s.action(operationId)));
+    }
+
+    // ------------------------------------------------------------------ log and analysis
+
+    /** The user's log, decoded, in sequence order. */
+    public List<LoggedEvent> log(Caller caller) {
+        Objects.requireNonNull(caller, "caller");
+        return store.read(partition(caller), 0).stream().map(codec::decode).toList();
+    }
+
+    /** The log in readable form, one line per event, sensitive values redacted. */
+    public List<String> readableLog(Caller caller) {
+        return log(caller).stream().map(EventText::readable).toList();
+    }
+
+    /** A fresh replay of the stored log. */
+    public MemoryState replay(Caller caller) {
+        return MemoryState.replay(log(caller));
+    }
+
+    /**
+     * Audits the user's memory: open conflicts, expired-but-active records, keys not updated
+     * within {@code staleAfter}, ended tasks still referenced, pending actions, and whether the
+     * live state equals a fresh replay of the stored log.
+     */
+    public AuditReport audit(Caller caller, Duration staleAfter) {
+        Objects.requireNonNull(staleAfter, "staleAfter");
+        Partition partition = partition(caller);
+        Handle h = handle(partition);
+        h.lock.lock();
+        try {
+            return Analysis.audit(h.state, replay(caller), clock.instant(), staleAfter);
+        } finally {
+            h.lock.unlock();
+        }
+    }
+
+    /**
+     * Archives state no longer reachable from an active task or the user's persistent memory
+     * (records of ended tasks). Nothing is deleted; returns the ids archived.
+     */
+    public List<String> collect(Caller caller) {
+        return write(caller, (s, tx) -> {
+            List<String> ids = Analysis.unreachable(s);
+            if (!ids.isEmpty()) {
+                tx.add(s, new Change.RecordsArchived(ids));
+            }
+            return ids;
+        });
+    }
+
+    /** How the current values of two of the caller's scopes differ. */
+    public ScopeDiff diff(Caller caller, Scope left, Scope right) {
+        return Analysis.diff(view(caller, left, ReadOptions.withArchived()), view(caller, right, ReadOptions.withArchived()));
+    }
+
+    /** Tenants' users that have a log, for tools that inspect a whole store. */
+    public List<Partition> users(String tenant) {
+        return store.partitions(Ids.check(tenant, "tenant"));
+    }
+
+    /** Compacts the store so that scrubbed bytes leave the storage medium. */
+    public void compact() {
+        store.compact();
+    }
+
+    /** Forgets the cached state of every user so the next call reloads from the store. */
+    public void invalidateCache() {
+        partitions.clear();
+    }
+
+    @Override
+    public void close() {
+        store.close();
+    }
+
+    // ------------------------------------------------------------------ internals
+
+    private static void checkScope(Caller caller, Scope scope) {
+        Objects.requireNonNull(caller, "caller");
+        Objects.requireNonNull(scope, "scope");
+        if (!scope.belongsTo(caller.tenant(), caller.user())) {
+            throw new AccessDeniedException("caller " + caller.tenant() + "/" + caller.user()
+                    + " cannot touch scope " + scope + " of another tenant or user");
+        }
+    }
+
+    private static Partition partition(Caller caller) {
+        Objects.requireNonNull(caller, "caller");
+        return new Partition(caller.tenant(), caller.user());
+    }
+
+    private Handle handle(Partition p) {
+        return partitions.computeIfAbsent(p, k -> new Handle(load(k)));
+    }
+
+    private MemoryState load(Partition p) {
+        MemoryState s = new MemoryState();
+        for (StoredEvent e : store.read(p, 0)) {
+            s.apply(codec.decode(e));
+        }
+        return s;
+    }
+
+    private <T> T read(Caller caller, Function<MemoryState, T> f) {
+        Handle h = handle(partition(caller));
+        h.lock.lock();
+        try {
+            return f.apply(h.state);
+        } finally {
+            h.lock.unlock();
+        }
+    }
+
+    @FunctionalInterface
+    private interface Work<T> {
+        T run(MemoryState state, Tx tx);
+    }
+
+    /** The events of one call: applied to the live state as they are made, appended together. */
+    private final class Tx {
+        final Caller caller;
+        final String traceId;
+        final List<LoggedEvent> events = new ArrayList<>();
+
+        Tx(Caller caller, String traceId) {
+            this.caller = caller;
+            this.traceId = traceId;
+        }
+
+        void add(MemoryState s, Change change) {
+            LoggedEvent e = new LoggedEvent(s.lastSeq() + 1, clock.instant(), caller.agent(), traceId, change);
+            s.apply(e);
+            events.add(e);
+        }
+    }
+
+    private <T> T write(Caller caller, Work<T> work) {
+        Partition partition = partition(caller);
+        Handle h = handle(partition);
+        h.lock.lock();
+        try {
+            Tx tx = new Tx(caller, UUID.randomUUID().toString());
+            T result;
+            try {
+                result = work.run(h.state, tx);
+            } catch (RuntimeException e) {
+                if (!tx.events.isEmpty()) {
+                    h.state = load(partition);
+                }
+                throw e;
+            }
+            commit(partition, h, tx);
+            return result;
+        } finally {
+            h.lock.unlock();
+        }
+    }
+
+    private void commit(Partition partition, Handle h, Tx tx) {
+        if (tx.events.isEmpty()) {
+            return;
+        }
+        long expected = tx.events.get(0).seq() - 1;
+        try {
+            store.append(partition, expected, tx.events.stream().map(codec::encode).toList());
+        } catch (RuntimeException e) {
+            h.state = load(partition);
+            throw e;
+        }
+        List<LoggedEvent> committed = List.copyOf(tx.events);
+        for (EventListener l : listeners) {
+            try {
+                l.committed(partition, committed);
+            } catch (RuntimeException e) {
+                // The events are durable; a listener that fails must not make the caller think otherwise.
+                LOG.log(System.Logger.Level.WARNING, "event listener " + l + " failed on " + partition, e);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ builder
+
+    /** Configures a {@link MemoryEngine}. Every setting has a documented default. */
+    public static final class Builder {
+        private @Nullable EventStore store;
+        private Clock clock = Clock.systemUTC();
+        private boolean strictConflicts;
+        private int maxValueBytes = 64 * 1024;
+        private int maxRecordsPerUser = 100_000;
+        private AtLimit atLimit = AtLimit.REJECT;
+        private final Map<Kind, Duration> ttlByKind = new EnumMap<>(Kind.class);
+        private final Set<Kind> sensitiveKinds = EnumSet.noneOf(Kind.class);
+        private @Nullable Pattern sensitiveKeys;
+        private @Nullable SecretKey encryptionKey;
+        private final List<Verifier> verifiers = new ArrayList<>();
+        private final List<DerivedData> derived = new ArrayList<>();
+        private final List<EventListener> listeners = new ArrayList<>();
+
+        private Builder() {
+        }
+
+        /** Where events are kept. Default: a fresh {@link InMemoryEventStore}. */
+        public Builder store(EventStore store) {
+            this.store = Objects.requireNonNull(store, "store");
+            return this;
+        }
+
+        /** The clock for every time rule. Default: {@link Clock#systemUTC()}. */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /** Reject conflicting writes instead of recording them as conflicts. Default: false. */
+        public Builder strictConflicts(boolean strict) {
+            this.strictConflicts = strict;
+            return this;
+        }
+
+        /** Largest value accepted, in UTF-8 bytes of its JSON. Default: 65,536. */
+        public Builder maxValueBytes(int bytes) {
+            if (bytes < 16 || bytes > 16 * 1024 * 1024) {
+                throw new IllegalArgumentException("maxValueBytes must be within 16..16777216: " + bytes);
+            }
+            this.maxValueBytes = bytes;
+            return this;
+        }
+
+        /** Most live records one user may hold, and what happens at the limit. Default: 100,000, reject. */
+        public Builder maxRecordsPerUser(int max, AtLimit atLimit) {
+            if (max < 1) {
+                throw new IllegalArgumentException("maxRecordsPerUser must be >= 1: " + max);
+            }
+            this.maxRecordsPerUser = max;
+            this.atLimit = Objects.requireNonNull(atLimit, "atLimit");
+            return this;
+        }
+
+        /** Default re-verify deadline for records of a kind. Default: none. */
+        public Builder ttl(Kind kind, Duration ttl) {
+            Objects.requireNonNull(kind, "kind");
+            Objects.requireNonNull(ttl, "ttl");
+            if (ttl.isNegative() || ttl.isZero()) {
+                throw new IllegalArgumentException("ttl for " + kind + " must be positive: " + ttl);
+            }
+            ttlByKind.put(kind, ttl);
+            return this;
+        }
+
+        /** Records of this kind are sensitive: redacted from readable logs. */
+        public Builder sensitiveKind(Kind kind) {
+            sensitiveKinds.add(Objects.requireNonNull(kind, "kind"));
+            return this;
+        }
+
+        /** Records whose key matches this regular expression are sensitive. */
+        public Builder sensitiveKeys(String regex) {
+            Objects.requireNonNull(regex, "regex");
+            try {
+                this.sensitiveKeys = Pattern.compile(regex);
+            } catch (java.util.regex.PatternSyntaxException e) {
+                throw new IllegalArgumentException("sensitiveKeys is not a valid regular expression: " + e.getDescription());
+            }
+            return this;
+        }
+
+        /** Seals every stored event with AES-GCM under this 128-, 192- or 256-bit key. Default: none. */
+        public Builder encryptionKey(byte[] key) {
+            Objects.requireNonNull(key, "key");
+            if (key.length != 16 && key.length != 24 && key.length != 32) {
+                throw new IllegalArgumentException("encryption key must be 16, 24 or 32 bytes: " + key.length);
+            }
+            this.encryptionKey = new SecretKeySpec(key.clone(), "AES");
+            return this;
+        }
+
+        /** Adds a verifier for candidate records. */
+        public Builder verifier(Verifier verifier) {
+            verifiers.add(Objects.requireNonNull(verifier, "verifier"));
+            return this;
+        }
+
+        /** Adds derived data that must forget what the engine forgets. */
+        public Builder derived(DerivedData data) {
+            derived.add(Objects.requireNonNull(data, "data"));
+            return this;
+        }
+
+        /** Adds a listener told about every committed event. */
+        public Builder listener(EventListener listener) {
+            listeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
+        public MemoryEngine build() {
+            return new MemoryEngine(this);
+        }
+    }
+
+    private static @Nullable MemoryRecord latest(List<MemoryRecord> versions, Set<Status> statuses) {
+        for (int i = versions.size() - 1; i >= 0; i--) {
+            if (statuses.contains(versions.get(i).status())) {
+                return versions.get(i);
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,170 @@
+package dev.agentmemory.core;
+
+import org.jspecify.annotations.Nullable;
+
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * One version of a remembered value, with everything needed to judge it: where it lives, who
+ * said it, how far to trust it, when it applies and what became of it. Immutable.
+ *
+ * @param id           unique id of this version
+ * @param scope        where the record lives
+ * @param key          the name of the value
+ * @param value        the value; {@code null} only for a forgotten record (a tombstone)
+ * @param kind         what sort of statement this is
+ * @param source       who it came from
+ * @param sourceRef    the message or tool call it came from, when known
+ * @param trust        whether it may steer the assistant
+ * @param confidence   the writer's confidence, 0..1
+ * @param observedAt   when the fact was observed
+ * @param validFrom    start of the interval the value applies to (inclusive), or open
+ * @param validTo      end of the interval the value applies to (exclusive), or open
+ * @param expiresAt    re-verify deadline; after it the value is not served as current
+ * @param status       lifecycle status as recorded in the log
+ * @param version      1 for the first version of a key in its scope, then +1 per version
+ * @param supersedes   id of the version this one replaced, if any
+ * @param conflictsWith id of the current version this one disagrees with, for conflicts
+ * @param access       which agents may read it
+ * @param ownerAgent   the agent the record belongs to
+ * @param writerAgent  the agent that wrote it
+ * @param tags         free labels
+ * @param extraction   the model and prompt version that extracted it, for extracted records
+ * @param verification whether it was checked
+ * @param evidence     what the confirmation or verifier said
+ * @param sensitive    whether the value is redacted from readable logs
+ * @param archived     whether the collector moved it out of the active view
+ * @param recordedAt   when the engine recorded it
+ * @param seq          log sequence number of the event that wrote it
+ */
+public record MemoryRecord(
+        String id,
+        Scope scope,
+        MemoryKey key,
+        @Nullable MemoryValue value,
+        Kind kind,
+        Source source,
+        @Nullable String sourceRef,
+        Trust trust,
+        double confidence,
+        Instant observedAt,
+        @Nullable Instant validFrom,
+        @Nullable Instant validTo,
+        @Nullable Instant expiresAt,
+        Status status,
+        long version,
+        @Nullable String supersedes,
+        @Nullable String conflictsWith,
+        Access access,
+        String ownerAgent,
+        String writerAgent,
+        Set<String> tags,
+        @Nullable Extraction extraction,
+        Verification verification,
+        @Nullable String evidence,
+        boolean sensitive,
+        boolean archived,
+        Instant recordedAt,
+        long seq) {
+
+    public MemoryRecord {
+        Objects.requireNonNull(id, "id");
+        Objects.requireNonNull(scope, "scope");
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(kind, "kind");
+        Objects.requireNonNull(source, "source");
+        Objects.requireNonNull(trust, "trust");
+        Objects.requireNonNull(observedAt, "observedAt");
+        Objects.requireNonNull(status, "status");
+        Objects.requireNonNull(access, "access");
+        Objects.requireNonNull(ownerAgent, "ownerAgent");
+        Objects.requireNonNull(writerAgent, "writerAgent");
+        Objects.requireNonNull(verification, "verification");
+        Objects.requireNonNull(recordedAt, "recordedAt");
+        if (value == null && status != Status.FORGOTTEN) {
+            throw new IllegalArgumentException("only a forgotten record has no value: " + id);
+        }
+        if (!(confidence >= 0.0 && confidence <= 1.0)) {
+            throw new IllegalArgumentException("confidence must be within 0..1: " + confidence);
+        }
+        if (version < 1) {
+            throw new IllegalArgumentException("version must be >= 1: " + version);
+        }
+        if (validFrom != null && validTo != null && !validFrom.isBefore(validTo)) {
+            throw new IllegalArgumentException("validFrom must be before validTo: " + validFrom + " >= " + validTo);
+        }
+        tags = Set.copyOf(new TreeSet<>(tags));
+    }
+
+    /** The entity this record is about, when its key names one. */
+    public @Nullable String entity() {
+        return key.entity().orElse(null);
+    }
+
+    /** Whether the re-verify deadline has passed at {@code now}. */
+    public boolean isExpiredAt(Instant now) {
+        return status == Status.EXPIRED || (expiresAt != null && !now.isBefore(expiresAt));
+    }
+
+    /** Whether the validity interval contains {@code date}. */
+    public boolean appliesAt(Instant date) {
+        return (validFrom == null || !date.isBefore(validFrom)) && (validTo == null || date.isBefore(validTo));
+    }
+
+    /** The value's text, or an empty string for a tombstone. */
+    public String text() {
+        return value == null ? "" : value.text();
+    }
+
+    /** Whether {@code agent} may read this record. */
+    public boolean readableBy(String agent) {
+        return switch (access) {
+            case PUBLIC -> true;
+            case PROTECTED -> agent.equals(ownerAgent) || agent.equals(writerAgent);
+            case PRIVATE -> agent.equals(writerAgent);
+        };
+    }
+
+    MemoryRecord withStatus(Status newStatus) {
+        return new MemoryRecord(id, scope, key, value, kind, source, sourceRef, trust, confidence, observedAt,
+                validFrom, validTo, expiresAt, newStatus, version, supersedes, conflictsWith, access, ownerAgent,
+                writerAgent, tags, extraction, verification, evidence, sensitive, archived, recordedAt, seq);
+    }
+
+    /** A copy with the given status (used by replay). */
+    public MemoryRecord status(Status newStatus) {
+        return withStatus(newStatus);
+    }
+
+    /** A tombstone of this record: same metadata, no value. */
+    public MemoryRecord tombstone() {
+        return new MemoryRecord(id, scope, key, null, kind, source, sourceRef, trust, confidence, observedAt,
+                validFrom, validTo, expiresAt, Status.FORGOTTEN, version, supersedes, conflictsWith, access,
+                ownerAgent, writerAgent, tags, extraction, verification, null, sensitive, archived, recordedAt, seq);
+    }
+
+    /** A copy carrying a verification verdict. */
+    public MemoryRecord verified(Verification newVerification, @Nullable String newEvidence) {
+        return new MemoryRecord(id, scope, key, value, kind, source, sourceRef, trust, confidence, observedAt,
+                validFrom, validTo, expiresAt, status, version, supersedes, conflictsWith, access, ownerAgent,
+                writerAgent, tags, extraction, newVerification, newEvidence, sensitive, archived, recordedAt, seq);
+    }
+
+    /** A copy moved out of (or back into) the active view. */
+    public MemoryRecord archived(boolean isArchived) {
+        return new MemoryRecord(id, scope, key, value, kind, source, sourceRef, trust, confidence, observedAt,
+                validFrom, validTo, expiresAt, status, version, supersedes, conflictsWith, access, ownerAgent,
+                writerAgent, tags, extraction, verification, evidence, sensitive, isArchived, recordedAt, seq);
+    }
+
+    /** The model and prompt version that produced an extracted record. */
+    public record Extraction(String model, String promptVersion) {
+        public Extraction {
+            Objects.requireNonNull(model, "model");
+            Objects.requireNonNull(promptVersion, "promptVersion");
+        }
+    }
+}

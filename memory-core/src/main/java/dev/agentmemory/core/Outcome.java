@@ -1,0 +1,60 @@
+package dev.agentmemory.core;
+
+import org.jspecify.annotations.Nullable;
+
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * What became of one proposal.
+ *
+ * @param proposal the proposal
+ * @param result   applied, recorded as a conflict, or rejected
+ * @param record   the record written (for applied and conflict results)
+ * @param reason   why it was rejected or recorded as a conflict
+ */
+public record Outcome(Proposal proposal, Result result, @Nullable MemoryRecord record, @Nullable String reason) {
+
+    /** The three ends of a proposal. */
+    public enum Result {
+        /** Written as the current version. */
+        APPLIED,
+        /** Written as a conflict candidate beside the current version; reads surface it. */
+        CONFLICT,
+        /** Not written. */
+        REJECTED
+    }
+
+    public Outcome {
+        Objects.requireNonNull(proposal, "proposal");
+        Objects.requireNonNull(result, "result");
+        if (result == Result.REJECTED && reason == null) {
+            throw new IllegalArgumentException("a rejection needs a reason");
+        }
+    }
+
+    static Outcome applied(Proposal p, MemoryRecord r) {
+        return new Outcome(p, Result.APPLIED, r, null);
+    }
+
+    static Outcome conflict(Proposal p, MemoryRecord r, String reason) {
+        return new Outcome(p, Result.CONFLICT, r, reason);
+    }
+
+    static Outcome rejected(Proposal p, String reason) {
+        return new Outcome(p, Result.REJECTED, null, reason);
+    }
+
+    public boolean isApplied() {
+        return result == Result.APPLIED;
+    }
+
+    public boolean isRejected() {
+        return result == Result.REJECTED;
+    }
+
+    /** The written record, for applied and conflict results. */
+    public Optional<MemoryRecord> written() {
+        return Optional.ofNullable(record);
+    }
+}

@@ -1,0 +1,254 @@
+package dev.agentmemory.core;
+
+import org.jspecify.annotations.Nullable;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashSet;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * A proposed write. Whoever writes (application code, a tool, a model) proposes; the engine
+ * validates each proposal against the scope, the caller's permissions and the kind rules, and
+ * applies it or rejects it with a reason. Build one with {@link #set}, {@link #append} or
+ * {@link #invalidate}.
+ *
+ * @param op         what to do
+ * @param scope      where
+ * @param key        which value
+ * @param value      the new value (for {@code SET}) or the element to add (for {@code APPEND}); null for {@code INVALIDATE}
+ * @param kind       what sort of statement it is
+ * @param source     who it comes from
+ * @param sourceRef  the message or tool call it comes from
+ * @param trust      how far to trust it; defaults to the source's default trust
+ * @param confidence 0..1
+ * @param observedAt when it was observed; null means now
+ * @param validFrom  start of the interval it applies to, or open
+ * @param validTo    end of the interval it applies to, or open
+ * @param ttl        re-verify after this long; null means the engine's default for the kind
+ * @param access     which agents may read it
+ * @param ownerAgent the agent it belongs to; null means the writing agent
+ * @param tags       free labels
+ * @param extraction for model-extracted records: which model and prompt produced it
+ * @param sensitive  redact the value from readable logs (the engine may also mark it by kind or key)
+ * @param reason     why, for invalidations
+ */
+public record Proposal(
+        Op op,
+        Scope scope,
+        MemoryKey key,
+        @Nullable MemoryValue value,
+        Kind kind,
+        Source source,
+        @Nullable String sourceRef,
+        Trust trust,
+        double confidence,
+        @Nullable Instant observedAt,
+        @Nullable Instant validFrom,
+        @Nullable Instant validTo,
+        @Nullable Duration ttl,
+        Access access,
+        @Nullable String ownerAgent,
+        Set<String> tags,
+        MemoryRecord.@Nullable Extraction extraction,
+        boolean sensitive,
+        @Nullable String reason) {
+
+    /** What a proposal does. */
+    public enum Op {
+        /** Write a new version of the key. */
+        SET,
+        /** Add an element to the key's list value (a new version holding the longer list). */
+        APPEND,
+        /** End the key's current value (a soft forget of the key). */
+        INVALIDATE
+    }
+
+    public Proposal {
+        Objects.requireNonNull(op, "op");
+        Objects.requireNonNull(scope, "scope");
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(kind, "kind");
+        Objects.requireNonNull(source, "source");
+        Objects.requireNonNull(trust, "trust");
+        Objects.requireNonNull(access, "access");
+        if (op != Op.INVALIDATE && value == null) {
+            throw new IllegalArgumentException(op + " of " + key + " needs a value");
+        }
+        if (!(confidence >= 0.0 && confidence <= 1.0)) {
+            throw new IllegalArgumentException("confidence must be within 0..1: " + confidence);
+        }
+        if (validFrom != null && validTo != null && !validFrom.isBefore(validTo)) {
+            throw new IllegalArgumentException("validFrom must be before validTo: " + validFrom + " >= " + validTo);
+        }
+        if (ttl != null && (ttl.isNegative() || ttl.isZero())) {
+            throw new IllegalArgumentException("ttl must be positive: " + ttl);
+        }
+        if (ownerAgent != null) {
+            Ids.check(ownerAgent, "ownerAgent");
+        }
+        if (sourceRef != null && sourceRef.length() > 512) {
+            throw new IllegalArgumentException("sourceRef longer than 512 characters");
+        }
+        for (String tag : tags) {
+            if (tag == null || tag.isBlank() || tag.length() > 64) {
+                throw new IllegalArgumentException("tags must be 1-64 characters: " + (tag == null ? "null" : Ids.quote(tag)));
+            }
+        }
+        tags = Set.copyOf(tags);
+    }
+
+    /** Proposes a new value for {@code key}. */
+    public static Builder set(Scope scope, MemoryKey key, MemoryValue value) {
+        return new Builder(Op.SET, scope, key, Objects.requireNonNull(value, "value"));
+    }
+
+    /** Proposes a new string value for {@code key}. */
+    public static Builder set(Scope scope, String key, String value) {
+        return set(scope, MemoryKey.of(key), MemoryValue.of(value));
+    }
+
+    /** Proposes adding {@code element} to the list held by {@code key}. */
+    public static Builder append(Scope scope, MemoryKey key, MemoryValue element) {
+        return new Builder(Op.APPEND, scope, key, Objects.requireNonNull(element, "element"));
+    }
+
+    /** Proposes ending the current value of {@code key}. */
+    public static Builder invalidate(Scope scope, MemoryKey key) {
+        return new Builder(Op.INVALIDATE, scope, key, null);
+    }
+
+    /** A builder starting from this proposal. */
+    public Builder toBuilder() {
+        Builder b = new Builder(op, scope, key, value);
+        b.kind = kind;
+        b.source = source;
+        b.sourceRef = sourceRef;
+        b.trust = trust;
+        b.trustSet = true;
+        b.confidence = confidence;
+        b.observedAt = observedAt;
+        b.validFrom = validFrom;
+        b.validTo = validTo;
+        b.ttl = ttl;
+        b.access = access;
+        b.ownerAgent = ownerAgent;
+        b.tags.addAll(tags);
+        b.extraction = extraction;
+        b.sensitive = sensitive;
+        b.reason = reason;
+        return b;
+    }
+
+    /** Builds a {@link Proposal}. Defaults: kind TASK_FACT, source USER, trust from source, confidence 1, public. */
+    public static final class Builder {
+        private final Op op;
+        private final Scope scope;
+        private final MemoryKey key;
+        private final @Nullable MemoryValue value;
+        private Kind kind = Kind.TASK_FACT;
+        private Source source = Source.USER;
+        private @Nullable String sourceRef;
+        private Trust trust = Trust.TRUSTED;
+        private boolean trustSet;
+        private double confidence = 1.0;
+        private @Nullable Instant observedAt;
+        private @Nullable Instant validFrom;
+        private @Nullable Instant validTo;
+        private @Nullable Duration ttl;
+        private Access access = Access.PUBLIC;
+        private @Nullable String ownerAgent;
+        private final Set<String> tags = new LinkedHashSet<>();
+        private MemoryRecord.@Nullable Extraction extraction;
+        private boolean sensitive;
+        private @Nullable String reason;
+
+        private Builder(Op op, Scope scope, MemoryKey key, @Nullable MemoryValue value) {
+            this.op = op;
+            this.scope = Objects.requireNonNull(scope, "scope");
+            this.key = Objects.requireNonNull(key, "key");
+            this.value = value;
+        }
+
+        public Builder kind(Kind kind) {
+            this.kind = Objects.requireNonNull(kind, "kind");
+            return this;
+        }
+
+        /** Who it comes from; also sets the trust to the source's default unless trust was set. */
+        public Builder source(Source source) {
+            this.source = Objects.requireNonNull(source, "source");
+            return this;
+        }
+
+        public Builder source(Source source, String sourceRef) {
+            this.sourceRef = Objects.requireNonNull(sourceRef, "sourceRef");
+            return source(source);
+        }
+
+        public Builder trust(Trust trust) {
+            this.trust = Objects.requireNonNull(trust, "trust");
+            this.trustSet = true;
+            return this;
+        }
+
+        public Builder confidence(double confidence) {
+            this.confidence = confidence;
+            return this;
+        }
+
+        public Builder observedAt(Instant observedAt) {
+            this.observedAt = Objects.requireNonNull(observedAt, "observedAt");
+            return this;
+        }
+
+        /** The interval the value applies to; either end may be null for open. */
+        public Builder validity(@Nullable Instant from, @Nullable Instant to) {
+            this.validFrom = from;
+            this.validTo = to;
+            return this;
+        }
+
+        public Builder ttl(Duration ttl) {
+            this.ttl = Objects.requireNonNull(ttl, "ttl");
+            return this;
+        }
+
+        public Builder access(Access access) {
+            this.access = Objects.requireNonNull(access, "access");
+            return this;
+        }
+
+        public Builder owner(String ownerAgent) {
+            this.ownerAgent = Objects.requireNonNull(ownerAgent, "ownerAgent");
+            return this;
+        }
+
+        public Builder tag(String tag) {
+            this.tags.add(Objects.requireNonNull(tag, "tag"));
+            return this;
+        }
+
+        public Builder extractedBy(String model, String promptVersion) {
+            this.extraction = new MemoryRecord.Extraction(model, promptVersion);
+            return this;
+        }
+
+        public Builder sensitive() {
+            this.sensitive = true;
+            return this;
+        }
+
+        public Builder reason(String reason) {
+            this.reason = Objects.requireNonNull(reason, "reason");
+            return this;
+        }
+
+        public Proposal build() {
+            Trust t = trustSet ? trust : source.defaultTrust();
+            return new Proposal(op, scope, key, value, kind, source, sourceRef, t, confidence, observedAt, validFrom,
+                    validTo, ttl, access, ownerAgent, tags, extraction, sensitive, reason);
+        }
+    }
+}

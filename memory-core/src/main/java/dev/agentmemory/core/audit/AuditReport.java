@@ -1,0 +1,46 @@
+package dev.agentmemory.core.audit;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What the audit found in one user's memory.
+ *
+ * @param seq                       log sequence audited
+ * @param conflictingKeys           keys with an open conflict ({@code scope key})
+ * @param expiredButActive          records past their re-verify deadline still marked active in the log
+ * @param staleKeys                 keys not updated within the staleness window
+ * @param archivedScopesReferenced  ended tasks still referenced by active state
+ * @param pendingActions            side effects logged without an outcome
+ * @param replayMatches             whether the live state equals a fresh replay of the stored log
+ * @param replayDifference          what differs, when it does not
+ */
+public record AuditReport(long seq, List<String> conflictingKeys, List<String> expiredButActive,
+                          List<String> staleKeys, List<String> archivedScopesReferenced,
+                          List<String> pendingActions, boolean replayMatches, String replayDifference) {
+    public AuditReport {
+        conflictingKeys = List.copyOf(conflictingKeys);
+        expiredButActive = List.copyOf(expiredButActive);
+        staleKeys = List.copyOf(staleKeys);
+        archivedScopesReferenced = List.copyOf(archivedScopesReferenced);
+        pendingActions = List.copyOf(pendingActions);
+        Objects.requireNonNull(replayDifference, "replayDifference");
+    }
+
+    /** Whether the state is consistent: it equals the replay and nothing archived is still referenced. */
+    public boolean consistent() {
+        return replayMatches && archivedScopesReferenced.isEmpty();
+    }
+
+    /** One line per finding, for people. */
+    public List<String> lines() {
+        List<String> out = new java.util.ArrayList<>();
+        out.add("state == replay(log) at seq " + seq + ": " + (replayMatches ? "yes" : "NO, " + replayDifference));
+        conflictingKeys.forEach(k -> out.add("conflict: " + k));
+        expiredButActive.forEach(k -> out.add("expired but active: " + k));
+        staleKeys.forEach(k -> out.add("stale: " + k));
+        archivedScopesReferenced.forEach(k -> out.add("archived task still referenced: " + k));
+        pendingActions.forEach(k -> out.add("pending action (reconcile before retry): " + k));
+        return out;
+    }
+}

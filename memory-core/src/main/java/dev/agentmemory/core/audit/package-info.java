@@ -1,0 +1,4 @@
+@NullMarked
+package dev.agentmemory.core.audit;
+
+import org.jspecify.annotations.NullMarked;

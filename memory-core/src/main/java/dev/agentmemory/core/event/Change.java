@@ -1,0 +1,144 @@
+package dev.agentmemory.core.event;
+
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import dev.agentmemory.core.MemoryRecord;
+import dev.agentmemory.core.MemoryValue;
+import dev.agentmemory.core.Verification;
+import org.jspecify.annotations.Nullable;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One change to a user's memory, as appended to the log. Replaying every change of a user in
+ * sequence order rebuilds that user's state ({@link MemoryState}).
+ */
+@JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "type")
+@JsonSubTypes({
+        @JsonSubTypes.Type(value = Change.RecordWritten.class, name = "record-written"),
+        @JsonSubTypes.Type(value = Change.RecordsExpired.class, name = "records-expired"),
+        @JsonSubTypes.Type(value = Change.RecordsForgotten.class, name = "records-forgotten"),
+        @JsonSubTypes.Type(value = Change.RecordVerified.class, name = "record-verified"),
+        @JsonSubTypes.Type(value = Change.RecordsArchived.class, name = "records-archived"),
+        @JsonSubTypes.Type(value = Change.TaskChanged.class, name = "task-changed"),
+        @JsonSubTypes.Type(value = Change.AliasRegistered.class, name = "alias-registered"),
+        @JsonSubTypes.Type(value = Change.ActionIntended.class, name = "action-intended"),
+        @JsonSubTypes.Type(value = Change.ActionCompleted.class, name = "action-completed"),
+        @JsonSubTypes.Type(value = Change.MessagesAppended.class, name = "messages-appended"),
+        @JsonSubTypes.Type(value = Change.MessagesEvicted.class, name = "messages-evicted"),
+        @JsonSubTypes.Type(value = Change.MessagesForgotten.class, name = "messages-forgotten"),
+        @JsonSubTypes.Type(value = Change.UserForgotten.class, name = "user-forgotten")
+})
+public sealed interface Change {
+
+    /** The short name stored beside the payload. */
+    default String type() {
+        JsonSubTypes.Type[] types = Change.class.getAnnotation(JsonSubTypes.class).value();
+        for (JsonSubTypes.Type t : types) {
+            if (t.value() == getClass()) {
+                return t.name();
+            }
+        }
+        throw new IllegalStateException("unregistered change " + getClass());
+    }
+
+    /** A new version of a key; {@code superseded} lists the versions it replaced. */
+    record RecordWritten(MemoryRecord record, List<String> superseded) implements Change {
+        public RecordWritten {
+            Objects.requireNonNull(record, "record");
+            superseded = List.copyOf(superseded);
+        }
+    }
+
+    /** Records whose re-verify deadline passed. */
+    record RecordsExpired(List<String> ids) implements Change {
+        public RecordsExpired {
+            ids = List.copyOf(ids);
+        }
+    }
+
+    /** Records forgotten; their values are gone from the state (and, when hard, from the log). */
+    record RecordsForgotten(List<String> ids, boolean hard, @Nullable String reason) implements Change {
+        public RecordsForgotten {
+            ids = List.copyOf(ids);
+        }
+    }
+
+    /** A confirmation or a verifier's verdict on a record. */
+    record RecordVerified(String id, Verification verification, @Nullable String evidence) implements Change {
+        public RecordVerified {
+            Objects.requireNonNull(id, "id");
+            Objects.requireNonNull(verification, "verification");
+        }
+    }
+
+    /** Records the collector moved out of the active view (nothing is deleted). */
+    record RecordsArchived(List<String> ids) implements Change {
+        public RecordsArchived {
+            ids = List.copyOf(ids);
+        }
+    }
+
+    /** A task started, was suspended, resumed or ended. */
+    record TaskChanged(String session, String task, TaskStatus status, @Nullable String title) implements Change {
+        public TaskChanged {
+            Objects.requireNonNull(session, "session");
+            Objects.requireNonNull(task, "task");
+            Objects.requireNonNull(status, "status");
+        }
+    }
+
+    /** An alias now names an entity. */
+    record AliasRegistered(String alias, String entity) implements Change {
+        public AliasRegistered {
+            Objects.requireNonNull(alias, "alias");
+            Objects.requireNonNull(entity, "entity");
+        }
+    }
+
+    /** A side-effecting action is about to be performed. */
+    record ActionIntended(String operationId, String action, MemoryValue params) implements Change {
+        public ActionIntended {
+            Objects.requireNonNull(operationId, "operationId");
+            Objects.requireNonNull(action, "action");
+            Objects.requireNonNull(params, "params");
+        }
+    }
+
+    /** The outcome of an intended action. */
+    record ActionCompleted(String operationId, boolean success, MemoryValue outcome) implements Change {
+        public ActionCompleted {
+            Objects.requireNonNull(operationId, "operationId");
+            Objects.requireNonNull(outcome, "outcome");
+        }
+    }
+
+    /** Messages added to a session's history (and to its window). */
+    record MessagesAppended(String session, List<StoredMessage> messages) implements Change {
+        public MessagesAppended {
+            Objects.requireNonNull(session, "session");
+            messages = List.copyOf(messages);
+        }
+    }
+
+    /** Messages that left a session's window; they stay in its history. */
+    record MessagesEvicted(String session, List<Long> indices) implements Change {
+        public MessagesEvicted {
+            Objects.requireNonNull(session, "session");
+            indices = List.copyOf(indices);
+        }
+    }
+
+    /** Messages forgotten: out of the window and without content. */
+    record MessagesForgotten(String session, List<Long> indices, boolean hard) implements Change {
+        public MessagesForgotten {
+            Objects.requireNonNull(session, "session");
+            indices = List.copyOf(indices);
+        }
+    }
+
+    /** Everything the user had is forgotten. */
+    record UserForgotten(boolean hard) implements Change {
+    }
+}

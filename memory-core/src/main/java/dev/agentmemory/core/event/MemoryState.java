@@ -1,0 +1,248 @@
+package dev.agentmemory.core.event;
+
+import dev.agentmemory.core.MemoryKey;
+import dev.agentmemory.core.MemoryRecord;
+import dev.agentmemory.core.Scope;
+import dev.agentmemory.core.Status;
+import dev.agentmemory.core.TaskInfo;
+import dev.agentmemory.core.ledger.ActionRecord;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.NavigableSet;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * The state of one user's memory that a log replays to. {@link #apply} is the only way it
+ * changes, so the engine's live state and a fresh replay of the stored log are the same by
+ * construction, and {@link #equals} compares them. Not thread-safe: the engine guards it.
+ */
+public final class MemoryState {
+
+    private final Map<String, MemoryRecord> records = new LinkedHashMap<>();
+    private final Map<Scope, Map<MemoryKey, List<String>>> versions = new LinkedHashMap<>();
+    private final Map<String, Map<String, TaskInfo>> tasks = new TreeMap<>();
+    private final Map<String, NavigableSet<String>> aliases = new TreeMap<>();
+    private final Map<String, ActionRecord> actions = new LinkedHashMap<>();
+    private final Map<String, NavigableMap<Long, StoredMessage>> messages = new TreeMap<>();
+    private final Map<String, NavigableSet<Long>> windows = new TreeMap<>();
+    private long lastSeq;
+    private long liveRecords;
+
+    /** Replays {@code events} (in sequence order) into a fresh state. */
+    public static MemoryState replay(Collection<LoggedEvent> events) {
+        MemoryState state = new MemoryState();
+        events.forEach(state::apply);
+        return state;
+    }
+
+    /** Applies one event; events must come in sequence order. */
+    public void apply(LoggedEvent event) {
+        Objects.requireNonNull(event, "event");
+        if (event.seq() != lastSeq + 1) {
+            throw new IllegalStateException("event " + event.seq() + " does not follow " + lastSeq);
+        }
+        lastSeq = event.seq();
+        Change c = event.change();
+        if (c instanceof Change.RecordWritten w) {
+            for (String id : w.superseded()) {
+                update(id, r -> r.status() == Status.FORGOTTEN ? r : r.status(Status.SUPERSEDED));
+            }
+            MemoryRecord r = w.record();
+            MemoryRecord before = records.put(r.id(), r);
+            if (before == null && r.status() != Status.FORGOTTEN) {
+                liveRecords++;
+            }
+            versions.computeIfAbsent(r.scope(), s -> new LinkedHashMap<>())
+                    .computeIfAbsent(r.key(), k -> new ArrayList<>()).add(r.id());
+        } else if (c instanceof Change.RecordsExpired e) {
+            e.ids().forEach(id -> update(id, r -> r.status() == Status.ACTIVE ? r.status(Status.EXPIRED) : r));
+        } else if (c instanceof Change.RecordsForgotten f) {
+            f.ids().forEach(id -> update(id, MemoryRecord::tombstone));
+        } else if (c instanceof Change.RecordVerified v) {
+            update(v.id(), r -> r.verified(v.verification(), v.evidence()));
+        } else if (c instanceof Change.RecordsArchived a) {
+            a.ids().forEach(id -> update(id, r -> r.archived(true)));
+        } else if (c instanceof Change.TaskChanged t) {
+            tasks.computeIfAbsent(t.session(), s -> new LinkedHashMap<>()).merge(t.task(),
+                    new TaskInfo(t.session(), t.task(), t.title(), t.status(), event.at()),
+                    (old, neu) -> new TaskInfo(old.session(), old.task(),
+                            neu.title() != null ? neu.title() : old.title(), neu.status(), neu.changedAt()));
+        } else if (c instanceof Change.AliasRegistered a) {
+            aliases.computeIfAbsent(a.alias(), k -> new TreeSet<>()).add(a.entity());
+        } else if (c instanceof Change.ActionIntended i) {
+            actions.putIfAbsent(i.operationId(),
+                    new ActionRecord(i.operationId(), i.action(), i.params(), event.at(), null, null, null));
+        } else if (c instanceof Change.ActionCompleted done) {
+            ActionRecord r = actions.get(done.operationId());
+            if (r != null) {
+                actions.put(r.operationId(), new ActionRecord(r.operationId(), r.action(), r.params(), r.intendedAt(),
+                        done.outcome(), done.success(), event.at()));
+            }
+        } else if (c instanceof Change.MessagesAppended m) {
+            NavigableMap<Long, StoredMessage> history = messages.computeIfAbsent(m.session(), s -> new TreeMap<>());
+            NavigableSet<Long> window = windows.computeIfAbsent(m.session(), s -> new TreeSet<>());
+            for (StoredMessage msg : m.messages()) {
+                history.put(msg.index(), msg);
+                window.add(msg.index());
+            }
+        } else if (c instanceof Change.MessagesEvicted e) {
+            NavigableSet<Long> window = windows.get(e.session());
+            if (window != null) {
+                e.indices().forEach(window::remove);
+            }
+        } else if (c instanceof Change.MessagesForgotten f) {
+            NavigableMap<Long, StoredMessage> history = messages.get(f.session());
+            NavigableSet<Long> window = windows.get(f.session());
+            for (Long i : f.indices()) {
+                if (history != null) {
+                    history.computeIfPresent(i, (k, m) -> m.tombstone());
+                }
+                if (window != null) {
+                    window.remove(i);
+                }
+            }
+        } else if (c instanceof Change.UserForgotten) {
+            records.replaceAll((id, r) -> r.tombstone());
+            liveRecords = 0;
+            tasks.clear();
+            aliases.clear();
+            messages.values().forEach(h -> h.replaceAll((i, m) -> m.tombstone()));
+            windows.clear();
+        }
+    }
+
+    private void update(String id, java.util.function.UnaryOperator<MemoryRecord> f) {
+        MemoryRecord r = records.get(id);
+        if (r != null) {
+            MemoryRecord changed = f.apply(r);
+            if (r.status() != Status.FORGOTTEN && changed.status() == Status.FORGOTTEN) {
+                liveRecords--;
+            }
+            records.put(id, changed);
+        }
+    }
+
+    /** How many records are not forgotten. */
+    public long liveRecords() {
+        return liveRecords;
+    }
+
+    /** Sequence number of the last applied event (0 when empty). */
+    public long lastSeq() {
+        return lastSeq;
+    }
+
+    /** A record by id, or null. */
+    public MemoryRecord record(String id) {
+        return records.get(id);
+    }
+
+    /** Every record, in write order. */
+    public Collection<MemoryRecord> records() {
+        return Collections.unmodifiableCollection(records.values());
+    }
+
+    /** The scopes that hold records. */
+    public Set<Scope> scopes() {
+        return Collections.unmodifiableSet(versions.keySet());
+    }
+
+    /** The keys of a scope, with their versions' ids in version order. */
+    public Map<MemoryKey, List<String>> keys(Scope scope) {
+        return Collections.unmodifiableMap(versions.getOrDefault(scope, Map.of()));
+    }
+
+    /** The versions of one key in one scope, oldest first. */
+    public List<MemoryRecord> versions(Scope scope, MemoryKey key) {
+        List<String> ids = versions.getOrDefault(scope, Map.of()).getOrDefault(key, List.of());
+        List<MemoryRecord> out = new ArrayList<>(ids.size());
+        ids.forEach(id -> out.add(records.get(id)));
+        return out;
+    }
+
+    /** Tasks of a session in the order they were first seen. */
+    public Collection<TaskInfo> tasks(String session) {
+        return Collections.unmodifiableCollection(tasks.getOrDefault(session, Map.of()).values());
+    }
+
+    /** Every task of every session. */
+    public List<TaskInfo> allTasks() {
+        List<TaskInfo> out = new ArrayList<>();
+        tasks.values().forEach(m -> out.addAll(m.values()));
+        return out;
+    }
+
+    /** The entities an alias names. */
+    public Set<String> entitiesFor(String alias) {
+        return Collections.unmodifiableSet(aliases.getOrDefault(alias, Collections.emptyNavigableSet()));
+    }
+
+    /** Every alias with its entities. */
+    public Map<String, NavigableSet<String>> aliases() {
+        return Collections.unmodifiableMap(aliases);
+    }
+
+    /** A ledger entry, or null. */
+    public ActionRecord action(String operationId) {
+        return actions.get(operationId);
+    }
+
+    /** Every ledger entry. */
+    public Collection<ActionRecord> actions() {
+        return Collections.unmodifiableCollection(actions.values());
+    }
+
+    /** Sessions that have messages. */
+    public Set<String> messageSessions() {
+        return Collections.unmodifiableSet(messages.keySet());
+    }
+
+    /** A session's full message history by index. */
+    public NavigableMap<Long, StoredMessage> history(String session) {
+        return Collections.unmodifiableNavigableMap(messages.getOrDefault(session, Collections.emptyNavigableMap()));
+    }
+
+    /** The messages in a session's window, in window order. */
+    public List<StoredMessage> window(String session) {
+        NavigableMap<Long, StoredMessage> history = messages.getOrDefault(session, Collections.emptyNavigableMap());
+        List<StoredMessage> out = new ArrayList<>();
+        for (Long i : windows.getOrDefault(session, Collections.emptyNavigableSet())) {
+            out.add(history.get(i));
+        }
+        out.sort((a, b) -> a.order() != b.order() ? Long.compare(a.order(), b.order()) : Long.compare(a.index(), b.index()));
+        return out;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof MemoryState s)) {
+            return false;
+        }
+        return lastSeq == s.lastSeq && records.equals(s.records) && versions.equals(s.versions)
+                && tasks.equals(s.tasks) && aliases.equals(s.aliases) && actions.equals(s.actions)
+                && messages.equals(s.messages) && windows.equals(s.windows);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(lastSeq, records.size(), messages.size());
+    }
+
+    @Override
+    public String toString() {
+        return "MemoryState{seq=" + lastSeq + ", records=" + records.size() + ", tasks=" + tasks.size()
+                + ", sessions with messages=" + messages.size() + "}";
+    }
+}

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.agentmemory.core.event;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,98 @@
+package dev.agentmemory.core.internal;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.agentmemory.core.MemoryException;
+import dev.agentmemory.core.event.Change;
+import dev.agentmemory.core.event.LoggedEvent;
+import dev.agentmemory.core.spi.StoredEvent;
+import org.jspecify.annotations.Nullable;
+
+import javax.crypto.Cipher;
+import javax.crypto.SecretKey;
+import javax.crypto.spec.GCMParameterSpec;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.SecureRandom;
+import java.util.Base64;
+
+/**
+ * Turns events into stored payloads and back: JSON, optionally sealed with AES-GCM under a
+ * caller-supplied key (sealed payloads start with {@value #SEALED}). Thread-safe.
+ */
+public final class EventCodec {
+    private static final String SEALED = "aesgcm1:";
+    private static final int IV_BYTES = 12;
+    private static final ObjectMapper JSON = JsonMapper.builder()
+            .addModule(new com.fasterxml.jackson.datatype.jsr310.JavaTimeModule())
+            .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .build();
+
+    private final @Nullable SecretKey key;
+    private final SecureRandom random = new SecureRandom();
+
+    public EventCodec(@Nullable SecretKey key) {
+        this.key = key;
+    }
+
+    /** The stored form of an event. */
+    public StoredEvent encode(LoggedEvent e) {
+        return new StoredEvent(e.seq(), e.at(), e.change().type(), e.actor(), e.traceId(), encodeChange(e.change()));
+    }
+
+    /** The payload of a change. */
+    public String encodeChange(Change change) {
+        String json;
+        try {
+            json = JSON.writeValueAsString(change);
+        } catch (JsonProcessingException e) {
+            throw new MemoryException("cannot encode " + change.type() + ": " + e.getOriginalMessage(), e);
+        }
+        return key == null ? json : seal(json);
+    }
+
+    /** The event a stored form holds. */
+    public LoggedEvent decode(StoredEvent s) {
+        String json = s.payload().startsWith(SEALED) ? open(s) : s.payload();
+        try {
+            Change change = JSON.readValue(json, Change.class);
+            return new LoggedEvent(s.seq(), s.at(), s.actor(), s.traceId(), change);
+        } catch (JsonProcessingException e) {
+            throw new MemoryException("cannot decode event " + s.seq() + " (" + s.type() + "): " + e.getOriginalMessage(), e);
+        }
+    }
+
+    private String seal(String json) {
+        try {
+            byte[] iv = new byte[IV_BYTES];
+            random.nextBytes(iv);
+            Cipher c = Cipher.getInstance("AES/GCM/NoPadding");
+            c.init(Cipher.ENCRYPT_MODE, key, new GCMParameterSpec(128, iv));
+            byte[] ct = c.doFinal(json.getBytes(StandardCharsets.UTF_8));
+            byte[] out = new byte[iv.length + ct.length];
+            System.arraycopy(iv, 0, out, 0, iv.length);
+            System.arraycopy(ct, 0, out, iv.length, ct.length);
+            return SEALED + Base64.getEncoder().encodeToString(out);
+        } catch (GeneralSecurityException e) {
+            throw new MemoryException("cannot encrypt an event: " + e.getMessage(), e);
+        }
+    }
+
+    private String open(StoredEvent s) {
+        if (key == null) {
+            throw new MemoryException("event " + s.seq() + " is encrypted but no encryption key is configured");
+        }
+        try {
+            byte[] in = Base64.getDecoder().decode(s.payload().substring(SEALED.length()));
+            Cipher c = Cipher.getInstance("AES/GCM/NoPadding");
+            c.init(Cipher.DECRYPT_MODE, key, new GCMParameterSpec(128, in, 0, IV_BYTES));
+            return new String(c.doFinal(in, IV_BYTES, in.length - IV_BYTES), StandardCharsets.UTF_8);
+        } catch (GeneralSecurityException | IllegalArgumentException e) {
+            throw new MemoryException("cannot decrypt event " + s.seq() + ": wrong key or damaged payload", e);
+        }
+    }
+}

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.agentmemory.core.internal;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.agentmemory.core.ledger;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.agentmemory.core.policy;
+
+import org.jspecify.annotations.NullMarked;

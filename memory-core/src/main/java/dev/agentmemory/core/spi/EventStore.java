@@ -1,0 +1,49 @@
+package dev.agentmemory.core.spi;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Where memory events are kept. The engine decides what is written; a store appends and reads
+ * back, nothing more, so a new backend cannot get policy wrong.
+ *
+ * <p>Contract (checked by {@code EventStoreContract} in memory-core's test jar):
+ * <ul>
+ *   <li>Thread-safe. Appends to one partition are atomic: all of a batch or none of it is ever
+ *       visible, also after a crash.</li>
+ *   <li>{@link #append} succeeds only if the partition's last sequence equals
+ *       {@code expectedLastSeq} and the batch's sequences continue it contiguously; otherwise it
+ *       throws {@link dev.agentmemory.core.StaleVersionException} and stores nothing.</li>
+ *   <li>Reads return events in sequence order, never null; an unknown partition reads as empty.</li>
+ *   <li>Partitions are isolated: nothing read from one ever comes from another.</li>
+ * </ul>
+ * Implementations grow only by default methods.
+ */
+public interface EventStore extends AutoCloseable {
+
+    /** Appends {@code events} (sequences {@code expectedLastSeq+1 ...}) atomically. */
+    void append(Partition partition, long expectedLastSeq, List<StoredEvent> events);
+
+    /** Events of the partition with sequence greater than {@code afterSeq}, in order. */
+    List<StoredEvent> read(Partition partition, long afterSeq);
+
+    /** The last sequence of the partition, 0 when it has none. */
+    long lastSequence(Partition partition);
+
+    /**
+     * Replaces the payloads of stored events, for hard forgetting only: the log is append-only
+     * except that purged bytes must be removed. Unknown sequences are ignored.
+     */
+    void rewrite(Partition partition, Map<Long, String> payloadBySeq);
+
+    /** Every partition of a tenant that has events. */
+    List<Partition> partitions(String tenant);
+
+    /** Reclaims space freed by rewrites so purged bytes leave the storage medium. No-op by default. */
+    default void compact() {
+    }
+
+    /** Releases resources. */
+    @Override
+    void close();
+}

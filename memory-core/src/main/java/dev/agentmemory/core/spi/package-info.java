@@ -1,0 +1,4 @@
+@NullMarked
+package dev.agentmemory.core.spi;
+
+import org.jspecify.annotations.NullMarked;

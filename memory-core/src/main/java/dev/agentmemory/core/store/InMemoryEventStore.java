@@ -1,0 +1,88 @@
+package dev.agentmemory.core.store;
+
+import dev.agentmemory.core.StaleVersionException;
+import dev.agentmemory.core.spi.EventStore;
+import dev.agentmemory.core.spi.Partition;
+import dev.agentmemory.core.spi.StoredEvent;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** An {@link EventStore} in the heap: fast, and gone with the process. Thread-safe. */
+public final class InMemoryEventStore implements EventStore {
+
+    private final Map<Partition, List<StoredEvent>> logs = new ConcurrentHashMap<>();
+
+    @Override
+    public void append(Partition partition, long expectedLastSeq, List<StoredEvent> events) {
+        Objects.requireNonNull(partition, "partition");
+        Objects.requireNonNull(events, "events");
+        List<StoredEvent> log = logs.computeIfAbsent(partition, p -> new ArrayList<>());
+        synchronized (log) {
+            if (log.size() != expectedLastSeq) {
+                throw new StaleVersionException("partition " + partition + " is at seq " + log.size()
+                        + ", not " + expectedLastSeq);
+            }
+            long next = expectedLastSeq + 1;
+            for (StoredEvent e : events) {
+                if (e.seq() != next++) {
+                    throw new IllegalArgumentException("event seq " + e.seq() + " does not continue " + (next - 2));
+                }
+            }
+            log.addAll(events);
+        }
+    }
+
+    @Override
+    public List<StoredEvent> read(Partition partition, long afterSeq) {
+        List<StoredEvent> log = logs.get(Objects.requireNonNull(partition, "partition"));
+        if (log == null) {
+            return List.of();
+        }
+        synchronized (log) {
+            int from = (int) Math.min(Math.max(afterSeq, 0), log.size());
+            return List.copyOf(log.subList(from, log.size()));
+        }
+    }
+
+    @Override
+    public long lastSequence(Partition partition) {
+        List<StoredEvent> log = logs.get(Objects.requireNonNull(partition, "partition"));
+        if (log == null) {
+            return 0;
+        }
+        synchronized (log) {
+            return log.size();
+        }
+    }
+
+    @Override
+    public void rewrite(Partition partition, Map<Long, String> payloadBySeq) {
+        List<StoredEvent> log = logs.get(Objects.requireNonNull(partition, "partition"));
+        if (log == null) {
+            return;
+        }
+        synchronized (log) {
+            payloadBySeq.forEach((seq, payload) -> {
+                if (seq >= 1 && seq <= log.size()) {
+                    StoredEvent e = log.get((int) (seq - 1));
+                    log.set((int) (seq - 1), new StoredEvent(e.seq(), e.at(), e.type(), e.actor(), e.traceId(), payload));
+                }
+            });
+        }
+    }
+
+    @Override
+    public List<Partition> partitions(String tenant) {
+        Objects.requireNonNull(tenant, "tenant");
+        return logs.keySet().stream().filter(p -> p.tenant().equals(tenant) && lastSequence(p) > 0)
+                .sorted((a, b) -> a.user().compareTo(b.user())).toList();
+    }
+
+    @Override
+    public void close() {
+    }
+}

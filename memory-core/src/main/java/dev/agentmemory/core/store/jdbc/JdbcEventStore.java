@@ -1,0 +1,295 @@
+package dev.agentmemory.core.store.jdbc;
+
+import dev.agentmemory.core.MemoryException;
+import dev.agentmemory.core.StaleVersionException;
+import dev.agentmemory.core.spi.EventStore;
+import dev.agentmemory.core.spi.Partition;
+import dev.agentmemory.core.spi.StoredEvent;
+import org.h2.jdbcx.JdbcConnectionPool;
+
+import javax.sql.DataSource;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * An {@link EventStore} on a relational database through JDBC. H2 (embedded file or in-memory)
+ * is the default; the SQL is portable to PostgreSQL (only the large-text column type differs,
+ * chosen from the driver's product name). The schema is created or migrated at start.
+ *
+ * <p>One table, {@code memory_events}, primary key (tenant, user_id, seq): the key both orders a
+ * user's log and stops two writers from appending the same sequence. Appends are one
+ * transaction. Thread-safe.
+ */
+public final class JdbcEventStore implements EventStore {
+
+    static final int SCHEMA_VERSION = 1;
+
+    private volatile DataSource dataSource;
+    private final String h2Url;
+    private volatile JdbcConnectionPool pool;
+
+    /** A store on any JDBC data source (e.g. a PostgreSQL pool); the caller owns its life. */
+    public JdbcEventStore(DataSource dataSource) {
+        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this.h2Url = null;
+        migrate();
+    }
+
+    private JdbcEventStore(String h2Url) {
+        this.h2Url = h2Url;
+        this.pool = JdbcConnectionPool.create(h2Url, "sa", "");
+        this.pool.setMaxConnections(16);
+        this.dataSource = pool;
+        migrate();
+    }
+
+    /** An embedded H2 database in {@code file} (H2 adds {@code .mv.db}); created when missing. */
+    public static JdbcEventStore h2File(Path file) {
+        Objects.requireNonNull(file, "file");
+        String path = file.toAbsolutePath().toString();
+        if (path.endsWith(".mv.db")) {
+            path = path.substring(0, path.length() - ".mv.db".length());
+        }
+        return new JdbcEventStore("jdbc:h2:file:" + path + ";WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE");
+    }
+
+    /** A named in-memory H2 database that lives until this store is closed. */
+    public static JdbcEventStore h2InMemory(String name) {
+        Objects.requireNonNull(name, "name");
+        if (!name.matches("[A-Za-z0-9_-]{1,64}")) {
+            throw new IllegalArgumentException("database name must be 1-64 letters, digits, _ or -: " + name);
+        }
+        return new JdbcEventStore("jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1");
+    }
+
+    private void migrate() {
+        try (Connection c = dataSource.getConnection(); Statement st = c.createStatement()) {
+            String product = c.getMetaData().getDatabaseProductName().toLowerCase();
+            String text = product.contains("postgres") ? "TEXT" : "CLOB";
+            st.execute("CREATE TABLE IF NOT EXISTS memory_schema (version INTEGER NOT NULL)");
+            int version = 0;
+            try (ResultSet rs = st.executeQuery("SELECT MAX(version) FROM memory_schema")) {
+                if (rs.next()) {
+                    version = rs.getInt(1);
+                }
+            }
+            if (version > SCHEMA_VERSION) {
+                throw new MemoryException("database schema version " + version + " is newer than this library ("
+                        + SCHEMA_VERSION + ")");
+            }
+            if (version < 1) {
+                st.execute("CREATE TABLE IF NOT EXISTS memory_events ("
+                        + "tenant VARCHAR(128) NOT NULL, user_id VARCHAR(128) NOT NULL, seq BIGINT NOT NULL, "
+                        + "at_time VARCHAR(40) NOT NULL, type VARCHAR(64) NOT NULL, actor VARCHAR(128) NOT NULL, "
+                        + "trace_id VARCHAR(64) NOT NULL, payload " + text + " NOT NULL, "
+                        + "PRIMARY KEY (tenant, user_id, seq))");
+                st.execute("INSERT INTO memory_schema (version) VALUES (1)");
+            }
+        } catch (SQLException e) {
+            throw new MemoryException("cannot create or migrate the memory schema: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void append(Partition partition, long expectedLastSeq, List<StoredEvent> events) {
+        Objects.requireNonNull(partition, "partition");
+        Objects.requireNonNull(events, "events");
+        long next = expectedLastSeq + 1;
+        for (StoredEvent e : events) {
+            if (e.seq() != next++) {
+                throw new IllegalArgumentException("event seq " + e.seq() + " does not continue " + (next - 2));
+            }
+        }
+        if (events.isEmpty()) {
+            long last = lastSequence(partition);
+            if (last != expectedLastSeq) {
+                throw new StaleVersionException("partition " + partition + " is at seq " + last + ", not " + expectedLastSeq);
+            }
+            return;
+        }
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                long last = lastSequence(c, partition);
+                if (last != expectedLastSeq) {
+                    throw new StaleVersionException("partition " + partition + " is at seq " + last + ", not " + expectedLastSeq);
+                }
+                try (PreparedStatement ps = c.prepareStatement("INSERT INTO memory_events "
+                        + "(tenant, user_id, seq, at_time, type, actor, trace_id, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+                    for (StoredEvent e : events) {
+                        ps.setString(1, partition.tenant());
+                        ps.setString(2, partition.user());
+                        ps.setLong(3, e.seq());
+                        ps.setString(4, e.at().toString());
+                        ps.setString(5, e.type());
+                        ps.setString(6, e.actor());
+                        ps.setString(7, e.traceId());
+                        ps.setString(8, e.payload());
+                        ps.addBatch();
+                    }
+                    ps.executeBatch();
+                }
+                c.commit();
+            } catch (SQLException e) {
+                c.rollback();
+                if (isDuplicateKey(e)) {
+                    throw new StaleVersionException("another writer appended to " + partition + " first");
+                }
+                throw e;
+            } catch (RuntimeException e) {
+                c.rollback();
+                throw e;
+            }
+        } catch (SQLException e) {
+            throw new MemoryException("cannot append to " + partition + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static boolean isDuplicateKey(SQLException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException s && "23505".equals(s.getSQLState())) {
+                return true;
+            }
+            if (t instanceof java.sql.BatchUpdateException b && b.getNextException() != null
+                    && "23505".equals(b.getNextException().getSQLState())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public List<StoredEvent> read(Partition partition, long afterSeq) {
+        Objects.requireNonNull(partition, "partition");
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement ps = c.prepareStatement("SELECT seq, at_time, type, actor, trace_id, payload "
+                     + "FROM memory_events WHERE tenant = ? AND user_id = ? AND seq > ? ORDER BY seq")) {
+            ps.setString(1, partition.tenant());
+            ps.setString(2, partition.user());
+            ps.setLong(3, afterSeq);
+            List<StoredEvent> out = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new StoredEvent(rs.getLong(1), Instant.parse(rs.getString(2)), rs.getString(3),
+                            rs.getString(4), rs.getString(5), rs.getString(6)));
+                }
+            }
+            return out;
+        } catch (SQLException e) {
+            throw new MemoryException("cannot read " + partition + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public long lastSequence(Partition partition) {
+        Objects.requireNonNull(partition, "partition");
+        try (Connection c = dataSource.getConnection()) {
+            return lastSequence(c, partition);
+        } catch (SQLException e) {
+            throw new MemoryException("cannot read " + partition + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static long lastSequence(Connection c, Partition partition) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT MAX(seq) FROM memory_events WHERE tenant = ? AND user_id = ?")) {
+            ps.setString(1, partition.tenant());
+            ps.setString(2, partition.user());
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getLong(1) : 0;
+            }
+        }
+    }
+
+    @Override
+    public void rewrite(Partition partition, Map<Long, String> payloadBySeq) {
+        Objects.requireNonNull(partition, "partition");
+        if (payloadBySeq.isEmpty()) {
+            return;
+        }
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(false);
+            try (PreparedStatement ps = c.prepareStatement(
+                    "UPDATE memory_events SET payload = ? WHERE tenant = ? AND user_id = ? AND seq = ?")) {
+                for (Map.Entry<Long, String> e : payloadBySeq.entrySet()) {
+                    ps.setString(1, e.getValue());
+                    ps.setString(2, partition.tenant());
+                    ps.setString(3, partition.user());
+                    ps.setLong(4, e.getKey());
+                    ps.addBatch();
+                }
+                ps.executeBatch();
+                c.commit();
+            } catch (SQLException e) {
+                c.rollback();
+                throw e;
+            }
+        } catch (SQLException e) {
+            throw new MemoryException("cannot rewrite events of " + partition + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public List<Partition> partitions(String tenant) {
+        Objects.requireNonNull(tenant, "tenant");
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement ps = c.prepareStatement(
+                     "SELECT DISTINCT user_id FROM memory_events WHERE tenant = ? ORDER BY user_id")) {
+            ps.setString(1, tenant);
+            List<Partition> out = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new Partition(tenant, rs.getString(1)));
+                }
+            }
+            return out;
+        } catch (SQLException e) {
+            throw new MemoryException("cannot list users of " + tenant + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * For an embedded H2 file: closes the database with {@code SHUTDOWN COMPACT}, which rewrites
+     * the file without free or stale pages (so purged bytes leave it), then reopens it. Other
+     * databases reclaim space with their own tools (PostgreSQL: VACUUM FULL); no-op for them.
+     */
+    @Override
+    public synchronized void compact() {
+        if (h2Url == null || !h2Url.startsWith("jdbc:h2:file:")) {
+            return;
+        }
+        pool.dispose();
+        try (Connection c = java.sql.DriverManager.getConnection(h2Url, "sa", ""); Statement st = c.createStatement()) {
+            st.execute("SHUTDOWN COMPACT");
+        } catch (SQLException e) {
+            throw new MemoryException("cannot compact the H2 database: " + e.getMessage(), e);
+        }
+        JdbcConnectionPool fresh = JdbcConnectionPool.create(h2Url, "sa", "");
+        fresh.setMaxConnections(16);
+        pool = fresh;
+        dataSource = fresh;
+    }
+
+    @Override
+    public void close() {
+        if (pool != null) {
+            try (Connection c = pool.getConnection(); Statement st = c.createStatement()) {
+                if (h2Url.startsWith("jdbc:h2:mem:")) {
+                    st.execute("SHUTDOWN");
+                }
+            } catch (SQLException e) {
+                // closing anyway: the pool is disposed below
+            }
+            pool.dispose();
+        }
+    }
+}

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.agentmemory.core.store;
+
+import org.jspecify.annotations.NullMarked;

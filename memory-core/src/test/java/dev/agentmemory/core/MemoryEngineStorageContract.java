@@ -1,0 +1,373 @@
+package dev.agentmemory.core;
+
+import dev.agentmemory.core.event.StoredMessage;
+import dev.agentmemory.core.ledger.ActionStart;
+import dev.agentmemory.core.ledger.OperationId;
+import dev.agentmemory.core.spi.DerivedData;
+import dev.agentmemory.core.spi.EventStore;
+import dev.agentmemory.core.spi.ForgetRequest;
+import dev.agentmemory.core.spi.Partition;
+import dev.agentmemory.core.spi.StoredEvent;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+import java.util.stream.LongStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.groups.Tuple.tuple;
+
+/**
+ * Everything the engine does that storage touches, run against every store: what is written
+ * is read back, survives a restart, is forgotten from the stored bytes, sealed at rest, and
+ * not lost under concurrency.
+ */
+abstract class MemoryEngineStorageContract {
+
+    static final Caller ALICE = Caller.of("shop", "alice");
+    static final Caller BOB = Caller.of("shop", "bob");
+    static final MemoryKey COLOR = MemoryKey.of("exchange.color");
+    static final byte[] KEY = "0123456789abcdef0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+
+    final MutableClock clock = MutableClock.start();
+    EventStore store;
+    MemoryEngine engine;
+
+    /** A fresh, empty store. */
+    abstract EventStore openStore();
+
+    /** A store on the same data as {@link #store} after it was closed (a process restart). */
+    abstract EventStore reopenStore();
+
+    /** The payloads exactly as the storage medium holds them. */
+    abstract List<String> rawPayloads(Partition partition);
+
+    @BeforeEach
+    void open() {
+        store = openStore();
+        engine = MemoryEngine.builder().store(store).clock(clock).build();
+    }
+
+    @AfterEach
+    void close() {
+        engine.close();
+    }
+
+    MemoryEngine restart(UnaryOperator<MemoryEngine.Builder> config) {
+        engine.close();
+        store = reopenStore();
+        engine = config.apply(MemoryEngine.builder().store(store).clock(clock)).build();
+        return engine;
+    }
+
+    static Partition partition(Caller c) {
+        return new Partition(c.tenant(), c.user());
+    }
+
+    @Test
+    void should_supersede_old_version_and_keep_it_in_history_when_key_is_rewritten() {
+        // given
+        Scope s = ALICE.session("s1");
+        engine.write(ALICE, Proposal.set(s, "exchange.color", "black").build());
+        clock.advance(Duration.ofMinutes(1));
+
+        // when
+        MemoryRecord white = engine.write(ALICE, Proposal.set(s, "exchange.color", "white").build());
+
+        // then
+        assertThat(engine.current(ALICE, s, COLOR)).contains(white);
+        assertThat(engine.history(ALICE, s, COLOR))
+                .extracting(MemoryRecord::text, MemoryRecord::status, MemoryRecord::version)
+                .containsExactly(tuple("black", Status.SUPERSEDED, 1L), tuple("white", Status.ACTIVE, 2L));
+        assertThat(white.supersedes()).isEqualTo(engine.history(ALICE, s, COLOR).get(0).id());
+        assertThat(engine.log(ALICE)).extracting(e -> e.seq()).containsExactly(1L, 2L);
+    }
+
+    @Test
+    void should_find_same_state_and_history_when_restarted() {
+        // given: records, a task, an alias, a pending action, messages
+        Scope session = ALICE.session("s1");
+        engine.write(ALICE, Proposal.set(session, "exchange.color", "black").build());
+        engine.write(ALICE, Proposal.set(session, "exchange.color", "white").build());
+        engine.write(ALICE, Proposal.set(ALICE.persistent(), "lang", "zh").kind(Kind.PREFERENCE).build());
+        engine.startTask(ALICE, "s1", "refund", "refund the earbuds");
+        engine.write(ALICE, Proposal.set(ALICE.task("s1", "refund"), "order", "20241015").build());
+        engine.registerAlias(ALICE, "order:20241015", "the order ending in 15");
+        String op = OperationId.of("create-exchange", "order:20241015");
+        engine.beginAction(ALICE, op, "create-exchange", MemoryValue.of("white"));
+        engine.changeWindow(ALICE, "s1", w -> new MemoryEngine.WindowChange(List.of(),
+                List.of(new StoredMessage(0, 0, "USER", "{\"text\":\"hi\"}", "hi"))));
+        var replayBefore = engine.replay(ALICE);
+        var historyBefore = engine.history(ALICE, session, COLOR);
+        var logBefore = engine.log(ALICE);
+
+        // when
+        MemoryEngine reopened = restart(b -> b);
+
+        // then
+        assertThat(reopened.replay(ALICE)).isEqualTo(replayBefore);
+        assertThat(reopened.log(ALICE)).isEqualTo(logBefore);
+        assertThat(reopened.history(ALICE, session, COLOR)).isEqualTo(historyBefore);
+        assertThat(reopened.view(ALICE, session).text("exchange.color")).contains("white");
+        assertThat(reopened.activeTask(ALICE, "s1")).get().extracting(TaskInfo::task).isEqualTo("refund");
+        assertThat(reopened.resolve(ALICE, "The order  ending in 15")).contains("order:20241015");
+        assertThat(reopened.beginAction(ALICE, op, "create-exchange", MemoryValue.of("white")).decision())
+                .isEqualTo(ActionStart.Decision.NEEDS_RECONCILIATION);
+        assertThat(reopened.window(ALICE, "s1")).extracting(StoredMessage::text).containsExactly("hi");
+        assertThat(reopened.audit(ALICE, Duration.ofDays(30)).consistent()).isTrue();
+        assertThat(reopened.users("shop")).containsExactly(partition(ALICE));
+    }
+
+    @Test
+    void should_serve_state_as_of_a_sequence_when_restarted() {
+        Scope s = ALICE.session("s1");
+        engine.write(ALICE, Proposal.set(s, "exchange.color", "black").build());
+        engine.write(ALICE, Proposal.set(s, "exchange.color", "white").build());
+
+        MemoryEngine reopened = restart(b -> b);
+
+        assertThat(reopened.asOfSequence(ALICE, s, 1).text("exchange.color")).contains("black");
+        assertThat(reopened.asOfSequence(ALICE, s, 2).text("exchange.color")).contains("white");
+        assertThat(reopened.asOfSequence(ALICE, s, 0).keys()).isEmpty();
+    }
+
+    @Test
+    void should_leave_tombstone_and_keep_log_when_key_is_soft_forgotten() {
+        // given
+        Scope p = ALICE.persistent();
+        engine.write(ALICE, Proposal.set(p, "lang", "soft-zh-value").kind(Kind.PREFERENCE).build());
+        engine.write(ALICE, Proposal.set(p, "lang", "en").kind(Kind.PREFERENCE).build());
+
+        // when
+        ForgetReceipt receipt = engine.forget(ALICE, ForgetTarget.key(p, MemoryKey.of("lang")), ForgetMode.SOFT);
+
+        // then
+        assertThat(receipt.recordIds()).hasSize(2);
+        assertThat(receipt.keys()).containsExactly("shop/alice/persistent lang");
+        assertThat(receipt.eventsScrubbed()).isZero();
+        assertThat(engine.current(ALICE, p, MemoryKey.of("lang"))).isEmpty();
+        assertThat(engine.history(ALICE, p, MemoryKey.of("lang")))
+                .extracting(MemoryRecord::status, MemoryRecord::value)
+                .containsExactly(tuple(Status.FORGOTTEN, null), tuple(Status.FORGOTTEN, null));
+        assertThat(String.join("\n", rawPayloads(partition(ALICE)))).contains("soft-zh-value");
+        assertThat(restart(b -> b).current(ALICE, p, MemoryKey.of("lang"))).isEmpty();
+    }
+
+    @Test
+    void should_remove_value_from_stored_log_and_tell_derived_data_when_key_is_hard_forgotten() {
+        // given
+        List<ForgetRequest> told = new CopyOnWriteArrayList<>();
+        engine.register(new DerivedData() {
+            @Override
+            public String name() {
+                return "embeddings";
+            }
+
+            @Override
+            public int forget(ForgetRequest request) {
+                told.add(request);
+                return request.recordIds().size();
+            }
+        });
+        Scope p = ALICE.persistent();
+        engine.write(ALICE, Proposal.set(p, "home", "Hailan-secret-street").kind(Kind.OBSERVATION).build());
+        engine.write(ALICE, Proposal.set(p, "home", "Nordvik-secret-road").kind(Kind.OBSERVATION).build());
+        engine.write(ALICE, Proposal.set(p, "lang", "kept-zh-value").kind(Kind.PREFERENCE).build());
+
+        // when
+        ForgetReceipt receipt = engine.forget(ALICE, ForgetTarget.key(p, MemoryKey.of("home")), ForgetMode.HARD);
+
+        // then
+        String raw = String.join("\n", rawPayloads(partition(ALICE)));
+        assertThat(raw).doesNotContain("Hailan-secret-street").doesNotContain("Nordvik-secret-road").contains("kept-zh-value");
+        assertThat(receipt.eventsScrubbed()).isEqualTo(2);
+        assertThat(receipt.derived()).containsEntry("embeddings", 2);
+        assertThat(told).singleElement().satisfies(r -> {
+            assertThat(r.hard()).isTrue();
+            assertThat(r.wholeUser()).isFalse();
+            assertThat(r.recordIds()).containsExactlyInAnyOrderElementsOf(receipt.recordIds());
+        });
+        assertThat(engine.history(ALICE, p, MemoryKey.of("home"))).extracting(MemoryRecord::status)
+                .containsExactly(Status.FORGOTTEN, Status.FORGOTTEN);
+        assertThat(engine.audit(ALICE, Duration.ofDays(1)).replayMatches()).isTrue();
+        assertThat(restart(b -> b).view(ALICE, p).values()).containsOnlyKeys(MemoryKey.of("lang"));
+    }
+
+    @Test
+    void should_remove_every_value_message_alias_and_title_when_user_is_hard_forgotten() {
+        // given
+        engine.write(ALICE, Proposal.set(ALICE.persistent(), "lang", "value-zh-1").kind(Kind.PREFERENCE).build());
+        engine.startTask(ALICE, "s1", "t1", "title-earbuds-2");
+        engine.write(ALICE, Proposal.set(ALICE.task("s1", "t1"), "color", "value-white-3").build());
+        engine.registerAlias(ALICE, "order:20241015", "alias-my-white-earbuds-4");
+        engine.changeWindow(ALICE, "s1", w -> new MemoryEngine.WindowChange(List.of(),
+                List.of(new StoredMessage(0, 0, "USER", "{\"text\":\"message-5\"}", "message-5"))));
+        engine.write(BOB, Proposal.set(BOB.persistent(), "lang", "value-bob").kind(Kind.PREFERENCE).build());
+
+        // when
+        ForgetReceipt receipt = engine.forget(ALICE, ForgetTarget.user(), ForgetMode.HARD);
+
+        // then
+        assertThat(receipt.recordIds()).hasSize(2);
+        assertThat(receipt.messages()).isEqualTo(1);
+        String raw = String.join("\n", rawPayloads(partition(ALICE)));
+        assertThat(raw).doesNotContain("value-zh-1", "title-earbuds-2", "value-white-3", "alias-my-white-earbuds-4",
+                "message-5");
+        assertThat(engine.servable(ALICE, Layer.PERSISTENT)).isEmpty();
+        assertThat(engine.resolve(ALICE, "alias-my-white-earbuds-4")).isEmpty();
+        assertThat(engine.window(ALICE, "s1")).isEmpty();
+        assertThat(engine.audit(ALICE, Duration.ofDays(1)).replayMatches()).isTrue();
+        assertThat(engine.view(BOB, BOB.persistent()).text("lang")).contains("value-bob");
+    }
+
+    @Test
+    void should_seal_payloads_at_rest_when_an_encryption_key_is_given() {
+        // given
+        MemoryEngine sealed = restart(b -> b.encryptionKey(KEY));
+        Scope p = ALICE.persistent();
+
+        // when
+        sealed.write(ALICE, Proposal.set(p, "card.last4", "cleartext-4242").kind(Kind.OBSERVATION).build());
+
+        // then
+        List<String> raw = rawPayloads(partition(ALICE));
+        assertThat(raw).singleElement().asString().startsWith("aesgcm1:").doesNotContain("cleartext-4242");
+        assertThat(restart(b -> b.encryptionKey(KEY)).view(ALICE, p).text("card.last4")).contains("cleartext-4242");
+    }
+
+    @Test
+    void should_fail_clearly_when_sealed_log_is_read_without_or_with_wrong_key() {
+        restart(b -> b.encryptionKey(KEY)).write(ALICE,
+                Proposal.set(ALICE.persistent(), "lang", "zh").kind(Kind.PREFERENCE).build());
+
+        assertThatThrownBy(() -> restart(b -> b).view(ALICE, ALICE.persistent()))
+                .isInstanceOf(MemoryException.class)
+                .hasMessage("event 1 is encrypted but no encryption key is configured");
+        byte[] wrong = KEY.clone();
+        wrong[0] ^= 1;
+        assertThatThrownBy(() -> restart(b -> b.encryptionKey(wrong)).view(ALICE, ALICE.persistent()))
+                .isInstanceOf(MemoryException.class)
+                .hasMessage("cannot decrypt event 1: wrong key or damaged payload");
+    }
+
+    @Test
+    void should_scrub_sealed_payloads_when_hard_forgetting_with_encryption() {
+        MemoryEngine sealed = restart(b -> b.encryptionKey(KEY));
+        Scope p = ALICE.persistent();
+        sealed.write(ALICE, Proposal.set(p, "home", "secret-home").kind(Kind.OBSERVATION).build());
+        List<String> before = rawPayloads(partition(ALICE));
+
+        sealed.forget(ALICE, ForgetTarget.key(p, MemoryKey.of("home")), ForgetMode.HARD);
+
+        assertThat(rawPayloads(partition(ALICE))).doesNotContainAnyElementsOf(before)
+                .allMatch(s -> s.startsWith("aesgcm1:"));
+        assertThat(sealed.log(ALICE).get(0).change()).isInstanceOfSatisfying(
+                dev.agentmemory.core.event.Change.RecordWritten.class, w -> assertThat(w.record().value()).isNull());
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void should_produce_contiguous_versions_and_lose_nothing_when_many_threads_write_one_key() throws Exception {
+        // given
+        int threads = 8;
+        int each = 20;
+        Scope s = ALICE.session("s1");
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<?>> futures = new ArrayList<>();
+        try {
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                futures.add(pool.submit(() -> {
+                    start.await();
+                    for (int i = 0; i < each; i++) {
+                        engine.write(ALICE, Proposal.set(s, "counter", "t" + thread + "-" + i).build());
+                    }
+                    return null;
+                }));
+            }
+
+            // when
+            start.countDown();
+            for (Future<?> f : futures) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+
+        // then
+        int n = threads * each;
+        List<MemoryRecord> history = engine.history(ALICE, s, MemoryKey.of("counter"));
+        assertThat(history).extracting(MemoryRecord::version)
+                .containsExactlyElementsOf(LongStream.rangeClosed(1, n).boxed().toList());
+        assertThat(history).filteredOn(r -> r.status() == Status.ACTIVE).hasSize(1);
+        assertThat(history).extracting(MemoryRecord::text).doesNotHaveDuplicates().hasSize(n);
+        assertThat(history.get(n - 1).status()).isEqualTo(Status.ACTIVE);
+        assertThat(restart(b -> b).history(ALICE, s, MemoryKey.of("counter"))).isEqualTo(history);
+    }
+
+    @Test
+    void should_detect_replay_mismatch_and_recover_when_another_engine_appended_to_the_same_store() {
+        // given: two engines on one store; the first has cached alice's state
+        Scope s = ALICE.session("s1");
+        engine.write(ALICE, Proposal.set(s, "exchange.color", "black").build());
+        MemoryEngine other = MemoryEngine.builder().store(store).clock(clock).build();
+        other.write(ALICE, Proposal.set(s, "exchange.color", "white").build());
+
+        // when / then: the audit sees that the live state is behind the log
+        var report = engine.audit(ALICE, Duration.ofDays(1));
+        assertThat(report.replayMatches()).isFalse();
+        assertThat(report.replayDifference()).isEqualTo("live state is at seq 1, the log at 2");
+        assertThat(report.consistent()).isFalse();
+
+        // and a write from the stale engine fails without storing anything, then succeeds on retry
+        Proposal red = Proposal.set(s, "exchange.color", "red").build();
+        assertThatThrownBy(() -> engine.write(ALICE, red)).isInstanceOf(StaleVersionException.class);
+        assertThat(engine.log(ALICE)).hasSize(2);
+        engine.write(ALICE, red);
+        assertThat(engine.history(ALICE, s, COLOR)).extracting(MemoryRecord::text, MemoryRecord::status)
+                .containsExactly(tuple("black", Status.SUPERSEDED), tuple("white", Status.SUPERSEDED),
+                        tuple("red", Status.ACTIVE));
+    }
+
+    @Test
+    void should_detect_replay_mismatch_when_stored_payload_was_tampered_with() {
+        Scope s = ALICE.session("s1");
+        MemoryRecord black = engine.write(ALICE, Proposal.set(s, "exchange.color", "black").build());
+        StoredEvent stored = store.read(partition(ALICE), 0).get(0);
+
+        store.rewrite(partition(ALICE), java.util.Map.of(1L, stored.payload().replace("black", "pink")));
+
+        var report = engine.audit(ALICE, Duration.ofDays(1));
+        assertThat(report.replayMatches()).isFalse();
+        assertThat(report.replayDifference()).isEqualTo("record " + black.id() + " (exchange.color) differs");
+        assertThat(report.lines().get(0)).startsWith("state == replay(log) at seq 1: NO, record ");
+    }
+
+    @Test
+    void should_keep_users_apart_in_storage() {
+        engine.write(ALICE, Proposal.set(ALICE.persistent(), "lang", "zh").kind(Kind.PREFERENCE).build());
+        engine.write(BOB, Proposal.set(BOB.persistent(), "lang", "en").kind(Kind.PREFERENCE).build());
+
+        MemoryEngine reopened = restart(b -> b);
+
+        assertThat(reopened.view(ALICE, ALICE.persistent()).text("lang")).contains("zh");
+        assertThat(reopened.view(BOB, BOB.persistent()).text("lang")).contains("en");
+        assertThat(reopened.log(ALICE)).hasSize(1);
+        assertThat(reopened.users("shop")).containsExactly(partition(ALICE), partition(BOB));
+        assertThat(reopened.users("bank")).isEmpty();
+    }
+}

@@ -1,0 +1,94 @@
+package dev.agentmemory.core.store.jdbc;
+
+import dev.agentmemory.core.MemoryException;
+import dev.agentmemory.core.spi.EventStore;
+import dev.agentmemory.core.spi.EventStoreContract;
+import dev.agentmemory.core.spi.StoredEvent;
+import org.h2.jdbcx.JdbcDataSource;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The store contract on H2 in memory, plus what only the JDBC store does. */
+class JdbcEventStoreTest extends EventStoreContract {
+
+    @Override
+    protected EventStore openEmptyStore() {
+        return JdbcEventStore.h2InMemory("contract-" + UUID.randomUUID());
+    }
+
+    /** The same contract on an embedded H2 file. */
+    @Nested
+    class OnH2File extends EventStoreContract {
+        @TempDir
+        Path dir;
+
+        @Override
+        protected EventStore openEmptyStore() {
+            return JdbcEventStore.h2File(dir.resolve("events"));
+        }
+
+        @Test
+        void should_find_every_event_when_the_file_is_reopened() {
+            store.append(ALICE, 0, List.of(event(1, "one"), event(2, "two")));
+            store.close();
+
+            store = JdbcEventStore.h2File(dir.resolve("events.mv.db"));
+
+            assertThat(store.read(ALICE, 0)).extracting(StoredEvent::payload).containsExactly("one", "two");
+            assertThat(store.lastSequence(ALICE)).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void should_keep_named_in_memory_databases_apart() {
+        try (EventStore other = JdbcEventStore.h2InMemory("other-" + UUID.randomUUID())) {
+            store.append(ALICE, 0, List.of(event(1, "here")));
+
+            assertThat(other.read(ALICE, 0)).isEmpty();
+        }
+    }
+
+    @Test
+    void should_reject_database_name_when_it_is_not_an_identifier() {
+        assertThatThrownBy(() -> JdbcEventStore.h2InMemory("a;INIT=RUNSCRIPT FROM 'x'"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("database name must be 1-64 letters, digits, _ or -: a;INIT=RUNSCRIPT FROM 'x'");
+    }
+
+    @Test
+    void should_create_schema_once_when_a_data_source_is_opened_twice() {
+        JdbcDataSource ds = new JdbcDataSource();
+        ds.setURL("jdbc:h2:mem:twice-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+        EventStore first = new JdbcEventStore(ds);
+        first.append(ALICE, 0, List.of(event(1, "kept")));
+
+        EventStore second = new JdbcEventStore(ds);
+
+        assertThat(second.read(ALICE, 0)).extracting(StoredEvent::payload).containsExactly("kept");
+    }
+
+    @Test
+    void should_refuse_a_database_whose_schema_is_newer() throws SQLException {
+        JdbcDataSource ds = new JdbcDataSource();
+        ds.setURL("jdbc:h2:mem:newer-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+        new JdbcEventStore(ds);
+        try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+            st.execute("INSERT INTO memory_schema (version) VALUES (" + (JdbcEventStore.SCHEMA_VERSION + 1) + ")");
+        }
+
+        assertThatThrownBy(() -> new JdbcEventStore(ds))
+                .isInstanceOf(MemoryException.class)
+                .hasMessage("database schema version 2 is newer than this library (1)");
+    }
+}

@@ -1,0 +1,383 @@
+package dev.agentmemory.langchain4j;
+
+import dev.agentmemory.core.Caller;
+import dev.agentmemory.core.ForgetMode;
+import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.spi.DerivedData;
+import dev.agentmemory.core.spi.EventStore;
+import dev.agentmemory.core.spi.ForgetRequest;
+import dev.agentmemory.core.store.jdbc.JdbcEventStore;
+import dev.agentmemory.langchain4j.framing.MemoryFramer;
+import dev.agentmemory.langchain4j.tools.MemoryTools;
+import dev.langchain4j.memory.chat.ChatMemoryProvider;
+import dev.langchain4j.memory.chat.MessageWindowChatMemory;
+import dev.langchain4j.model.embedding.EmbeddingModel;
+import dev.langchain4j.rag.RetrievalAugmentor;
+import dev.langchain4j.rag.content.injector.ContentInjector;
+import dev.langchain4j.rag.content.retriever.ContentRetriever;
+import dev.langchain4j.store.memory.chat.ChatMemoryStore;
+import org.jspecify.annotations.Nullable;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.function.Function;
+
+/**
+ * The front door of the LangChain4j module: one object that gives an AiService layered,
+ * versioned, auditable memory.
+ *
+ * <pre>{@code
+ * AgentMemory memory = AgentMemory.builder()
+ *         .h2File(Path.of("data/memory"))
+ *         .embeddingModel(new AllMiniLmL6V2EmbeddingModel())
+ *         .build();
+ * Assistant assistant = AiServices.builder(Assistant.class)
+ *         .chatModel(model)
+ *         .chatMemoryProvider(memory.chatMemoryProvider())
+ *         .retrievalAugmentor(memory.retrievalAugmentor())
+ *         .build();
+ * assistant.chat(new SessionRef("acme", "alice", "s1"), "Hello");
+ * }</pre>
+ *
+ * <p>Memory ids are {@link SessionRef}s or strings {@code tenant/user/session} (see
+ * {@link Builder#memoryIds} to map other ids). Every read and write is bound to that tenant
+ * and user.
+ *
+ * <p>Configuration (builder methods, or the {@code agentmemory.*} keys of a properties file via
+ * {@link Builder#config(Properties)} / {@link Builder#configFile(Path)}), with defaults:
+ * <table>
+ *   <caption>settings</caption>
+ *   <tr><th>key</th><th>builder</th><th>default</th></tr>
+ *   <tr><td>{@code agentmemory.ttl.<kind>} (ISO-8601, e.g. {@code P30D})</td><td>{@link Builder#ttl}</td><td>none</td></tr>
+ *   <tr><td>{@code agentmemory.max-records-per-user}, {@code agentmemory.at-limit} ({@code reject}|{@code forget-oldest})</td><td>{@link Builder#maxRecordsPerUser}</td><td>100000, reject</td></tr>
+ *   <tr><td>{@code agentmemory.results.state|persistent|episodic}</td><td>{@link Builder#resultsPerLayer}</td><td>20, 10, 5</td></tr>
+ *   <tr><td>{@code agentmemory.min-score} (episodic hits)</td><td>{@link Builder#minScore}</td><td>0.0</td></tr>
+ *   <tr><td>{@code agentmemory.block.max-chars}, {@code agentmemory.block.max-tokens}</td><td>{@link Builder#blockBudget}</td><td>8000, 2000</td></tr>
+ *   <tr><td>{@code agentmemory.strict-conflicts}</td><td>{@link Builder#strictConflicts}</td><td>false</td></tr>
+ *   <tr><td>{@code agentmemory.delete-mode} ({@code soft}|{@code hard})</td><td>{@link Builder#deleteMode}</td><td>soft</td></tr>
+ *   <tr><td>{@code agentmemory.encryption-key} (base64 of 16/24/32 bytes)</td><td>{@link Builder#encryptionKey}</td><td>none</td></tr>
+ *   <tr><td>{@code agentmemory.window-size}</td><td>{@link Builder#windowSize}</td><td>20</td></tr>
+ *   <tr><td>{@code agentmemory.agent}</td><td>{@link Builder#agent}</td><td>assistant</td></tr>
+ * </table>
+ * A bad value or an unknown {@code agentmemory.*} key fails with an {@link IllegalArgumentException}
+ * naming the setting. Settings applied in the order given: a later call or file overrides an
+ * earlier one.
+ *
+ * <p>Thread-safe. Close it to close the store it opened.
+ */
+public final class AgentMemory implements AutoCloseable {
+
+    private final MemoryEngine engine;
+    private final boolean ownsEngine;
+    private final String agent;
+    private final Settings settings;
+    private final MemoryFramer framer;
+    private final EngineChatMemoryStore store;
+    private final MemoryContentRetriever retriever;
+    private final MemoryContentInjector injector;
+    private final MemoryRetrievalAugmentor augmentor;
+    private final Function<Object, SessionRef> ids;
+    private final MemoryTools tools;
+
+    private AgentMemory(Builder b, MemoryEngine engine, boolean ownsEngine) {
+        this.engine = engine;
+        this.ownsEngine = ownsEngine;
+        this.settings = b.settings;
+        this.agent = settings.agent;
+        this.ids = b.ids;
+        MemoryFramer.Builder fb = MemoryFramer.builder().maxChars(settings.blockMaxChars).maxTokens(settings.blockMaxTokens);
+        if (b.framingKey != null) {
+            fb.key(b.framingKey);
+        }
+        this.framer = fb.build();
+        this.store = new EngineChatMemoryStore(engine, agent, framer, ids, settings.deleteMode);
+        this.retriever = new MemoryContentRetriever(engine, agent, ids, settings, null);
+        this.injector = new MemoryContentInjector(framer);
+        this.augmentor = new MemoryRetrievalAugmentor(retriever, injector, engine.clock());
+        this.tools = new MemoryTools(engine, agent, settings.deleteMode);
+        engine.register(new DerivedData() {
+            @Override
+            public String name() {
+                return "chat-cache";
+            }
+
+            @Override
+            public int forget(ForgetRequest request) {
+                return store.invalidate(request.partition()) + augmentor.forget(request.partition());
+            }
+        });
+    }
+
+    /** A builder with the documented defaults. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The engine underneath, for everything the adapters do not cover (audit, log, tasks, ledger). */
+    public MemoryEngine engine() {
+        return engine;
+    }
+
+    /** The agent name every call acts as. */
+    public String agent() {
+        return agent;
+    }
+
+    /** The caller for a memory id (a {@link SessionRef} or {@code tenant/user/session}). */
+    public Caller caller(Object memoryId) {
+        return store.ref(memoryId).caller(agent);
+    }
+
+    /**
+     * The chat memory store: logs only the change of each window, keeps the full history in the
+     * engine, strips injected memory blocks, keeps tool calls paired across restarts, and forgets
+     * the session (with derived data) on {@code deleteMessages}.
+     */
+    public ChatMemoryStore chatMemoryStore() {
+        return store;
+    }
+
+    /** A provider of {@link MessageWindowChatMemory}s over {@link #chatMemoryStore()}, window size from the settings. */
+    public ChatMemoryProvider chatMemoryProvider() {
+        return memoryId -> MessageWindowChatMemory.builder()
+                .id(memoryId)
+                .maxMessages(settings.windowSize)
+                .chatMemoryStore(store)
+                .build();
+    }
+
+    /** The layered retriever (session and task state, persistent memory, episodic clues). */
+    public ContentRetriever contentRetriever() {
+        return retriever;
+    }
+
+    /** The injection-safe injector: one framed data block in front of the user's text. */
+    public ContentInjector contentInjector() {
+        return injector;
+    }
+
+    /**
+     * The retrieval augmentor to register on an AiService: layered retrieval, framed injection,
+     * and a record of what was used (see {@link #lastRecall}).
+     */
+    public RetrievalAugmentor retrievalAugmentor() {
+        return augmentor;
+    }
+
+    /**
+     * The memory tools to register with {@code AiServices.builder(...).tools(...)}: remember,
+     * update state, forget, start/suspend/resume/end a task; every call is a proposal the engine
+     * validates, and a rejection comes back to the model with its reason.
+     */
+    public MemoryTools tools() {
+        return tools;
+    }
+
+    /** What the last augmentation of a session put in front of the model, if any. */
+    public Optional<Recall> lastRecall(Object memoryId) {
+        return augmentor.last(store.ref(memoryId));
+    }
+
+    /** The framer used for injection (and for stripping blocks before messages are stored). */
+    MemoryFramer framer() {
+        return framer;
+    }
+
+    @Override
+    public void close() {
+        if (ownsEngine) {
+            engine.close();
+        }
+    }
+
+    /** Configures an {@link AgentMemory}. Not thread-safe. */
+    public static final class Builder {
+        private @Nullable MemoryEngine engine;
+        private @Nullable EventStore store;
+        private @Nullable Path h2File;
+        private @Nullable EmbeddingModel embeddingModel;
+        private @Nullable Clock clock;
+        private byte @Nullable [] framingKey;
+        private Function<Object, SessionRef> ids = SessionRef::of;
+        private final Settings settings = new Settings();
+
+        private Builder() {
+        }
+
+        /** A ready engine; engine settings (TTL, limits, strict conflicts, encryption) must then be set on it. */
+        public Builder engine(MemoryEngine engine) {
+            this.engine = Objects.requireNonNull(engine, "engine");
+            return this;
+        }
+
+        /** The event store for a new engine. */
+        public Builder store(EventStore store) {
+            this.store = Objects.requireNonNull(store, "store");
+            return this;
+        }
+
+        /** An H2 database file (path without the {@code .mv.db} suffix) for a new engine; closed with this memory. */
+        public Builder h2File(Path path) {
+            this.h2File = Objects.requireNonNull(path, "path");
+            return this;
+        }
+
+        /** The embedding model for episodic recall. Without one, the episodic layer is off. */
+        public Builder embeddingModel(EmbeddingModel model) {
+            this.embeddingModel = Objects.requireNonNull(model, "model");
+            return this;
+        }
+
+        /** The clock for a new engine. Default: {@link Clock#systemUTC()}. */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /** The agent name every call acts as. Default: {@code assistant}. */
+        public Builder agent(String agent) {
+            settings.agent = Objects.requireNonNull(agent, "agent");
+            return this;
+        }
+
+        /** How memory ids map to sessions. Default: {@link SessionRef#of}. */
+        public Builder memoryIds(Function<Object, SessionRef> ids) {
+            this.ids = Objects.requireNonNull(ids, "ids");
+            return this;
+        }
+
+        /** Messages kept in each chat memory window. Default: 20. */
+        public Builder windowSize(int messages) {
+            settings.windowSize(messages);
+            return this;
+        }
+
+        /** Default re-verify deadline for records of a kind. Default: none. */
+        public Builder ttl(Kind kind, Duration ttl) {
+            settings.ttl(Objects.requireNonNull(kind, "kind"), Objects.requireNonNull(ttl, "ttl"));
+            return this;
+        }
+
+        /** Most live records per user and what happens at the limit. Default: 100,000, reject. */
+        public Builder maxRecordsPerUser(int max, MemoryEngine.AtLimit atLimit) {
+            settings.maxRecordsPerUser(max, Objects.requireNonNull(atLimit, "atLimit"));
+            return this;
+        }
+
+        /** Most contents per layer (state, persistent, episodic); 0 turns a layer off. Default: 20, 10, 5. */
+        public Builder resultsPerLayer(int state, int persistent, int episodic) {
+            settings.results(state, persistent, episodic);
+            return this;
+        }
+
+        /** Episodic hits scoring below this are dropped. Default: 0. */
+        public Builder minScore(double minScore) {
+            settings.minScore(minScore);
+            return this;
+        }
+
+        /** Budget of the memory block in characters and approximate tokens. Default: 8,000 and 2,000. */
+        public Builder blockBudget(int maxChars, int maxTokens) {
+            settings.blockBudget(maxChars, maxTokens);
+            return this;
+        }
+
+        /** Reject conflicting writes instead of recording conflicts. Default: false. */
+        public Builder strictConflicts(boolean strict) {
+            settings.strictConflicts(strict);
+            return this;
+        }
+
+        /** How {@code deleteMessages} forgets a session. Default: {@link ForgetMode#SOFT}. */
+        public Builder deleteMode(ForgetMode mode) {
+            settings.deleteMode = Objects.requireNonNull(mode, "mode");
+            return this;
+        }
+
+        /** Encrypts every stored event with AES-GCM under this 16-, 24- or 32-byte key. Default: none. */
+        public Builder encryptionKey(byte[] key) {
+            settings.encryptionKey(Objects.requireNonNull(key, "key"));
+            return this;
+        }
+
+        /** The key authenticating memory blocks (so only this memory's blocks are stripped). Default: random. */
+        public Builder framingKey(byte[] key) {
+            Objects.requireNonNull(key, "key");
+            if (key.length < 16) {
+                throw new IllegalArgumentException("framing key must be at least 16 bytes: " + key.length);
+            }
+            this.framingKey = key.clone();
+            return this;
+        }
+
+        /** Applies the {@code agentmemory.*} keys of {@code properties} (others are ignored). */
+        public Builder config(Properties properties) {
+            settings.apply(Objects.requireNonNull(properties, "properties"));
+            return this;
+        }
+
+        /** Applies the {@code agentmemory.*} keys of a {@code .properties} file. */
+        public Builder configFile(Path file) {
+            Objects.requireNonNull(file, "file");
+            String name = file.getFileName().toString().toLowerCase(Locale.ROOT);
+            if (!name.endsWith(".properties")) {
+                throw new IllegalArgumentException("config file must end in .properties: " + file);
+            }
+            Properties p = new Properties();
+            try (InputStream in = Files.newInputStream(file)) {
+                p.load(in);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read config file " + file, e);
+            }
+            return config(p);
+        }
+
+        /**
+         * Builds the memory: over the given engine, or a new engine over the given store or H2
+         * file (an in-memory store when none is given). Fails when more than one of them is given,
+         * or when engine settings (TTL, record limit, strict conflicts, encryption, clock) are set
+         * together with a ready engine.
+         */
+        public AgentMemory build() {
+            int given = (engine != null ? 1 : 0) + (store != null ? 1 : 0) + (h2File != null ? 1 : 0);
+            if (given > 1) {
+                throw new IllegalStateException("give only one of engine, store and h2File");
+            }
+            if (engine != null) {
+                if (!settings.engineSettingsSet.isEmpty()) {
+                    throw new IllegalStateException("settings " + settings.engineSettingsSet
+                            + " belong to the engine: set them on MemoryEngine.builder() when passing a ready engine");
+                }
+                if (clock != null) {
+                    throw new IllegalStateException("clock belongs to the engine: set it on MemoryEngine.builder()"
+                            + " when passing a ready engine");
+                }
+                return new AgentMemory(this, engine, false);
+            }
+            MemoryEngine.Builder eb = MemoryEngine.builder()
+                    .clock(clock != null ? clock : Clock.systemUTC())
+                    .strictConflicts(settings.strictConflicts)
+                    .maxRecordsPerUser(settings.maxRecordsPerUser, settings.atLimit);
+            settings.ttl.forEach(eb::ttl);
+            if (settings.encryptionKey != null) {
+                eb.encryptionKey(settings.encryptionKey);
+            }
+            if (store != null) {
+                eb.store(store);
+            } else if (h2File != null) {
+                eb.store(JdbcEventStore.h2File(h2File));
+            }
+            return new AgentMemory(this, eb.build(), true);
+        }
+    }
+}

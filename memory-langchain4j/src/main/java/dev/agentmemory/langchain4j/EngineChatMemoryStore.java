@@ -1,0 +1,406 @@
+package dev.agentmemory.langchain4j;
+
+import dev.agentmemory.core.Caller;
+import dev.agentmemory.core.ForgetMode;
+import dev.agentmemory.core.ForgetTarget;
+import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.MemoryEngine.WindowChange;
+import dev.agentmemory.core.event.StoredMessage;
+import dev.agentmemory.core.spi.Partition;
+import dev.agentmemory.langchain4j.framing.MemoryFramer;
+import dev.langchain4j.agent.tool.ToolExecutionRequest;
+import dev.langchain4j.data.message.AiMessage;
+import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.data.message.ChatMessageDeserializer;
+import dev.langchain4j.data.message.ChatMessageSerializer;
+import dev.langchain4j.data.message.Content;
+import dev.langchain4j.data.message.CustomMessage;
+import dev.langchain4j.data.message.SystemMessage;
+import dev.langchain4j.data.message.TextContent;
+import dev.langchain4j.data.message.ToolExecutionResultMessage;
+import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.store.memory.chat.ChatMemoryStore;
+import org.jspecify.annotations.Nullable;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+/**
+ * A {@link ChatMemoryStore} over the memory engine's message log.
+ *
+ * <p>LangChain4j hands {@code updateMessages} the whole window every time. This store diffs it
+ * against the window the engine holds and logs only the change: messages that left the window
+ * are evicted (they stay in the session's history), new ones are appended with an order that
+ * places them where the list has them. Nothing already stored is rewritten, so a turn costs the
+ * same whatever the length of the history. The diff and the write run under the engine's per-user
+ * lock; different users never wait for each other.
+ *
+ * <p>User messages carrying a memory block injected by this {@link AgentMemory}'s framer are
+ * stored without it. When a session is first read by this store (after a restart), an AI message
+ * whose tool calls never all got their results, and such partial results, leave the window, so
+ * the list handed back is always valid to send to a model.
+ */
+final class EngineChatMemoryStore implements ChatMemoryStore {
+
+    /** Distance between the orders of messages appended at the end, leaving room for insertions. */
+    static final long GAP = 1L << 20;
+
+    private final MemoryEngine engine;
+    private final String agent;
+    private final MemoryFramer framer;
+    private final Function<Object, SessionRef> ids;
+    private final ForgetMode deleteMode;
+    private final Map<SessionRef, SessionCache> sessions = new ConcurrentHashMap<>();
+    /** Sessions this store has read or written since it was created: their windows are live, never repaired. */
+    private final Set<SessionRef> seen = ConcurrentHashMap.newKeySet();
+
+    /** What this store knows of one session: decoded messages of the window and the last history index. */
+    private static final class SessionCache {
+        final Map<Long, ChatMessage> decoded = new ConcurrentHashMap<>();
+        volatile long lastIndex;
+
+        SessionCache(long lastIndex) {
+            this.lastIndex = lastIndex;
+        }
+    }
+
+    EngineChatMemoryStore(MemoryEngine engine, String agent, MemoryFramer framer, Function<Object, SessionRef> ids,
+                          ForgetMode deleteMode) {
+        this.engine = engine;
+        this.agent = agent;
+        this.framer = framer;
+        this.ids = ids;
+        this.deleteMode = deleteMode;
+    }
+
+    @Override
+    public List<ChatMessage> getMessages(Object memoryId) {
+        SessionRef ref = ref(memoryId);
+        Caller caller = ref.caller(agent);
+        SessionCache cache = cache(ref, caller);
+        if (!seen.contains(ref)) {
+            repair(ref, caller, cache);
+            seen.add(ref);
+        }
+        List<StoredMessage> window = engine.window(caller, ref.session());
+        List<ChatMessage> out = new ArrayList<>(window.size());
+        for (StoredMessage m : window) {
+            out.add(decode(cache, m));
+        }
+        return out;
+    }
+
+    @Override
+    public void updateMessages(Object memoryId, List<ChatMessage> messages) {
+        Objects.requireNonNull(messages, "messages");
+        SessionRef ref = ref(memoryId);
+        Caller caller = ref.caller(agent);
+        List<ChatMessage> incoming = new ArrayList<>(messages.size());
+        for (ChatMessage m : messages) {
+            incoming.add(withoutFrames(Objects.requireNonNull(m, "message")));
+        }
+        for (int attempt = 0; ; attempt++) {
+            SessionCache cache = cache(ref, caller);
+            try {
+                engine.changeWindow(caller, ref.session(), window -> diff(cache, window, incoming));
+                seen.add(ref);
+                return;
+            } catch (RuntimeException e) {
+                // A failed append leaves the cache ahead of the log (e.g. the history moved on
+                // through another writer): reload what the cache knows and try once more.
+                sessions.remove(ref);
+                if (attempt > 0 || !(e instanceof IllegalArgumentException)) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    @Override
+    public void deleteMessages(Object memoryId) {
+        SessionRef ref = ref(memoryId);
+        engine.forget(ref.caller(agent), ForgetTarget.scope(ref.scope()), deleteMode);
+    }
+
+    /** Drops what this store cached about a user's sessions (after a forget); returns how many sessions. */
+    int invalidate(Partition partition) {
+        int n = 0;
+        for (SessionRef ref : List.copyOf(sessions.keySet())) {
+            if (ref.tenant().equals(partition.tenant()) && ref.user().equals(partition.user())
+                    && sessions.remove(ref) != null) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    SessionRef ref(Object memoryId) {
+        return Objects.requireNonNull(ids.apply(Objects.requireNonNull(memoryId, "memoryId")), "resolved SessionRef");
+    }
+
+    private SessionCache cache(SessionRef ref, Caller caller) {
+        SessionCache cache = sessions.get(ref);
+        if (cache != null) {
+            return cache;
+        }
+        var history = engine.messageHistory(caller, ref.session());
+        SessionCache fresh = new SessionCache(history.isEmpty() ? -1 : history.lastKey());
+        SessionCache raced = sessions.putIfAbsent(ref, fresh);
+        return raced != null ? raced : fresh;
+    }
+
+    private ChatMessage decode(SessionCache cache, StoredMessage m) {
+        ChatMessage known = cache.decoded.get(m.index());
+        if (known != null) {
+            return known;
+        }
+        String json = Objects.requireNonNull(m.json(), "a forgotten message is never in a window");
+        ChatMessage decoded = ChatMessageDeserializer.messageFromJson(json);
+        cache.decoded.put(m.index(), decoded);
+        return decoded;
+    }
+
+    /** Under the user's lock: the change that turns {@code window} into {@code incoming}. */
+    private WindowChange diff(SessionCache cache, List<StoredMessage> window, List<ChatMessage> incoming) {
+        int k = window.size();
+        int n = incoming.size();
+        // Keys: the stored JSON. Messages this store handed out are recognised by identity, so only
+        // new messages are serialized.
+        Map<ChatMessage, String> known = new IdentityHashMap<>();
+        for (StoredMessage m : window) {
+            ChatMessage c = cache.decoded.get(m.index());
+            if (c != null) {
+                known.put(c, m.json());
+            }
+        }
+        String[] keys = new String[n];
+        Map<String, Integer> remaining = new HashMap<>();
+        for (int j = 0; j < n; j++) {
+            String key = known.get(incoming.get(j));
+            if (key == null) {
+                key = ChatMessageSerializer.messageToJson(incoming.get(j));
+            }
+            keys[j] = key;
+            remaining.merge(key, 1, Integer::sum);
+        }
+        // Greedy common subsequence: a stored message is kept when it matches the next incoming
+        // one; an incoming message is new when the stored one still occurs later; else the stored
+        // one left the window.
+        StoredMessage[] keptAt = new StoredMessage[n];
+        List<Long> evicted = new ArrayList<>();
+        int i = 0;
+        int j = 0;
+        while (i < k && j < n) {
+            String stored = window.get(i).json();
+            if (Objects.equals(stored, keys[j])) {
+                keptAt[j] = window.get(i);
+                remaining.merge(keys[j], -1, Integer::sum);
+                i++;
+                j++;
+            } else if (remaining.getOrDefault(stored, 0) > 0) {
+                remaining.merge(keys[j], -1, Integer::sum);
+                j++;
+            } else {
+                evicted.add(window.get(i).index());
+                i++;
+            }
+        }
+        while (i < k) {
+            evicted.add(window.get(i++).index());
+        }
+        long[] orders = assignOrders(keptAt, evicted);
+        List<StoredMessage> appended = new ArrayList<>();
+        long next = cache.lastIndex + 1;
+        for (int p = 0; p < n; p++) {
+            if (keptAt[p] == null) {
+                ChatMessage m = incoming.get(p);
+                appended.add(new StoredMessage(next, orders[p], m.type().name(), keys[p], textOf(m)));
+                cache.decoded.put(next, m);
+                next++;
+            }
+        }
+        cache.lastIndex = next - 1;
+        for (Long e : evicted) {
+            cache.decoded.remove(e);
+        }
+        return new WindowChange(evicted, appended);
+    }
+
+    /**
+     * Orders for the new messages (slots where {@code keptAt} is null) so that sorting the window
+     * by order gives the incoming list. When a run of new messages does not fit between two kept
+     * neighbours, the kept messages from there on are evicted and appended again as new ones.
+     */
+    private static long[] assignOrders(StoredMessage[] keptAt, List<Long> evicted) {
+        int n = keptAt.length;
+        long[] orders = new long[n];
+        int p = 0;
+        long prev = Long.MIN_VALUE;
+        boolean anyKeptBefore = false;
+        while (p < n) {
+            if (keptAt[p] != null) {
+                prev = keptAt[p].order();
+                orders[p] = prev;
+                anyKeptBefore = true;
+                p++;
+                continue;
+            }
+            int start = p;
+            while (p < n && keptAt[p] == null) {
+                p++;
+            }
+            int m = p - start;
+            if (p == n) {
+                long base = anyKeptBefore ? prev : 0;
+                for (int t = 0; t < m; t++) {
+                    orders[start + t] = base + GAP * (t + 1);
+                }
+            } else if (!anyKeptBefore) {
+                long nextOrder = keptAt[p].order();
+                for (int t = 0; t < m; t++) {
+                    orders[start + t] = nextOrder - GAP * (m - t);
+                }
+            } else {
+                long nextOrder = keptAt[p].order();
+                if (nextOrder - prev - 1 >= m) {
+                    long span = nextOrder - prev;
+                    for (int t = 0; t < m; t++) {
+                        orders[start + t] = prev + span * (t + 1) / (m + 1);
+                    }
+                } else {
+                    for (int q = p; q < n; q++) {
+                        if (keptAt[q] != null) {
+                            evicted.add(keptAt[q].index());
+                            keptAt[q] = null;
+                        }
+                    }
+                    p = start;
+                    // Loop again: the run now reaches the end and is appended after prev.
+                }
+            }
+        }
+        return orders;
+    }
+
+    /** On first read after a (re)start: tool calls whose results never all arrived leave the window. */
+    private void repair(SessionRef ref, Caller caller, SessionCache cache) {
+        engine.changeWindow(caller, ref.session(), window -> {
+            List<ChatMessage> decoded = new ArrayList<>(window.size());
+            for (StoredMessage m : window) {
+                decoded.add(decode(cache, m));
+            }
+            List<Long> drop = new ArrayList<>();
+            for (int p : danglingToolMessages(decoded)) {
+                drop.add(window.get(p).index());
+                cache.decoded.remove(window.get(p).index());
+            }
+            return new WindowChange(drop, List.of());
+        });
+    }
+
+    /**
+     * Positions of messages that break tool-call pairing: an AI message with tool requests not all
+     * answered by the results right after it (with those results), and results that answer no request.
+     */
+    static List<Integer> danglingToolMessages(List<ChatMessage> messages) {
+        List<Integer> out = new ArrayList<>();
+        int p = 0;
+        while (p < messages.size()) {
+            ChatMessage m = messages.get(p);
+            if (m instanceof AiMessage ai && ai.hasToolExecutionRequests()) {
+                int q = p + 1;
+                Set<String> answered = new HashSet<>();
+                int results = 0;
+                while (q < messages.size() && messages.get(q) instanceof ToolExecutionResultMessage r) {
+                    if (r.id() != null) {
+                        answered.add(r.id());
+                    }
+                    results++;
+                    q++;
+                }
+                if (!complete(ai.toolExecutionRequests(), answered, results)) {
+                    for (int x = p; x < q; x++) {
+                        out.add(x);
+                    }
+                }
+                p = q;
+            } else {
+                if (m instanceof ToolExecutionResultMessage) {
+                    out.add(p);
+                }
+                p++;
+            }
+        }
+        return out;
+    }
+
+    private static boolean complete(List<ToolExecutionRequest> requests, Set<String> answered, int results) {
+        if (results < requests.size()) {
+            return false;
+        }
+        for (ToolExecutionRequest r : requests) {
+            if (r.id() != null && !answered.contains(r.id())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The message without memory blocks this framer injected; the same instance when it has none. */
+    ChatMessage withoutFrames(ChatMessage m) {
+        if (!(m instanceof UserMessage u)) {
+            return m;
+        }
+        List<Content> contents = u.contents();
+        List<Content> stripped = new ArrayList<>(contents.size());
+        boolean changed = false;
+        for (Content c : contents) {
+            if (c instanceof TextContent t) {
+                String s = framer.stripFrames(t.text());
+                if (!s.equals(t.text())) {
+                    changed = true;
+                    stripped.add(new TextContent(s));
+                    continue;
+                }
+            }
+            stripped.add(c);
+        }
+        return changed ? u.toBuilder().contents(stripped).build() : m;
+    }
+
+    static @Nullable String textOf(ChatMessage m) {
+        if (m instanceof UserMessage u) {
+            StringBuilder b = new StringBuilder();
+            for (Content c : u.contents()) {
+                if (c instanceof TextContent t) {
+                    if (!b.isEmpty()) {
+                        b.append('\n');
+                    }
+                    b.append(t.text());
+                }
+            }
+            return b.toString();
+        }
+        if (m instanceof AiMessage ai) {
+            return ai.text() == null ? "" : ai.text();
+        }
+        if (m instanceof SystemMessage s) {
+            return s.text();
+        }
+        if (m instanceof ToolExecutionResultMessage r) {
+            return r.text() == null ? "" : r.text();
+        }
+        if (m instanceof CustomMessage) {
+            return "";
+        }
+        return "";
+    }
+}

@@ -1,0 +1,260 @@
+package dev.agentmemory.langchain4j;
+
+import dev.agentmemory.core.AccessDeniedException;
+import dev.agentmemory.core.Caller;
+import dev.agentmemory.core.KeyState;
+import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.Layer;
+import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.MemoryRecord;
+import dev.agentmemory.core.ScopeView;
+import dev.agentmemory.core.TaskInfo;
+import dev.agentmemory.core.Trust;
+import dev.langchain4j.data.document.Metadata;
+import dev.langchain4j.data.segment.TextSegment;
+import dev.langchain4j.invocation.InvocationParameters;
+import dev.langchain4j.rag.content.Content;
+import dev.langchain4j.rag.content.ContentMetadata;
+import dev.langchain4j.rag.content.retriever.ContentRetriever;
+import dev.langchain4j.rag.query.Query;
+import org.jspecify.annotations.Nullable;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * Layered recall for one query, never outside the query's tenant and user:
+ * <ol>
+ *   <li>session state and the active task's state (authoritative, current values, conflicts and
+ *       values past their re-verify deadline, each marked as such);</li>
+ *   <li>persistent memory: the user's current records (preferences first, then by overlap with
+ *       the query, newest first);</li>
+ *   <li>episodic clues: past messages and facts found by the hybrid index, when an embedding
+ *       model was given.</li>
+ * </ol>
+ * Every content carries the {@link MemoryContent} metadata.
+ */
+final class MemoryContentRetriever implements ContentRetriever {
+
+    private final MemoryEngine engine;
+    private final String agent;
+    private final Function<Object, SessionRef> ids;
+    private final Settings settings;
+    private final @Nullable EpisodicRecall episodic;
+
+    MemoryContentRetriever(MemoryEngine engine, String agent, Function<Object, SessionRef> ids, Settings settings,
+                           @Nullable EpisodicRecall episodic) {
+        this.engine = engine;
+        this.agent = agent;
+        this.ids = ids;
+        this.settings = settings;
+        this.episodic = episodic;
+    }
+
+    /** Who and which session a query is for. */
+    record Target(Caller caller, @Nullable SessionRef session) {
+    }
+
+    @Override
+    public List<Content> retrieve(Query query) {
+        Objects.requireNonNull(query, "query");
+        Target target = target(query);
+        Caller caller = target.caller();
+        List<Content> out = new ArrayList<>();
+        Set<String> shown = new HashSet<>();
+        if (target.session() != null) {
+            String session = target.session().session();
+            List<Content> state = new ArrayList<>();
+            Optional<TaskInfo> task = engine.activeTask(caller, session);
+            if (task.isPresent()) {
+                ScopeView view = engine.view(caller, caller.task(session, task.get().task()));
+                addAll(state, view.keys(), "task-state", "state of the active task " + task.get().task(), shown);
+            }
+            addAll(state, engine.view(caller, caller.session(session)).keys(), "session-state",
+                    "state of this session", shown);
+            out.addAll(state.subList(0, Math.min(state.size(), settings.stateResults)));
+        }
+        out.addAll(persistent(caller, query.text(), shown));
+        if (episodic != null && settings.episodicResults > 0 && !query.text().isBlank()) {
+            out.addAll(episodic.recall(caller, target.session(), query.text(), settings.episodicResults,
+                    settings.minScore, shown));
+        }
+        return out;
+    }
+
+    private List<Content> persistent(Caller caller, String queryText, Set<String> shown) {
+        if (settings.persistentResults == 0) {
+            return List.of();
+        }
+        Set<String> queryTerms = terms(queryText);
+        record Ranked(KeyState key, double score, boolean preference, Instant recordedAt) {
+        }
+        List<Ranked> ranked = new ArrayList<>();
+        for (KeyState k : engine.servable(caller, Layer.PERSISTENT)) {
+            MemoryRecord r = representative(k);
+            double overlap = overlap(queryTerms, terms(k.key().path().replace('.', ' ') + " " + r.text()));
+            ranked.add(new Ranked(k, overlap, r.kind() == Kind.PREFERENCE, r.recordedAt()));
+        }
+        ranked.sort(Comparator.comparing(Ranked::preference).reversed()
+                .thenComparing(Comparator.comparingDouble(Ranked::score).reversed())
+                .thenComparing(Comparator.comparing(Ranked::recordedAt).reversed()));
+        List<Content> out = new ArrayList<>();
+        for (Ranked r : ranked) {
+            if (out.size() >= settings.persistentResults) {
+                break;
+            }
+            String why = r.preference() ? "a standing preference of the user"
+                    : r.score() > 0 ? String.format(Locale.ROOT, "persistent memory sharing %.0f%% of the query's terms",
+                    r.score() * 100) : "persistent memory, most recent first";
+            List<Content> one = new ArrayList<>();
+            addAll(one, List.of(r.key()), "persistent", why, shown);
+            for (Content c : one) {
+                out.add(withScore(c, r.score()));
+            }
+        }
+        return out;
+    }
+
+    private static MemoryRecord representative(KeyState k) {
+        if (k.current() != null) {
+            return k.current();
+        }
+        if (k.needsReverification() != null) {
+            return k.needsReverification();
+        }
+        return k.conflicts().get(0);
+    }
+
+    private static void addAll(List<Content> out, List<KeyState> keys, String layer, String why, Set<String> shown) {
+        for (KeyState k : keys) {
+            if (k.current() != null && shown.add(k.current().id())) {
+                out.add(content(k.current(), layer, "current", why, 1.0));
+            }
+            if (k.needsReverification() != null && shown.add(k.needsReverification().id())) {
+                out.add(content(k.needsReverification(), layer, "needs-reverification",
+                        why + "; past its re-verify deadline " + k.needsReverification().expiresAt()
+                                + ", check before relying on it", 1.0));
+            }
+            for (MemoryRecord c : k.conflicts()) {
+                if (shown.add(c.id())) {
+                    out.add(content(c, layer, "conflict", why + "; disagrees with the current value"
+                            + (c.conflictsWith() != null ? " (" + c.conflictsWith() + ")" : ""), 1.0));
+                }
+            }
+        }
+    }
+
+    static Content content(MemoryRecord r, String layer, String status, String why, double score) {
+        Metadata md = new Metadata();
+        md.put(MemoryContent.LAYER, layer);
+        md.put(MemoryContent.ID, r.id());
+        md.put(MemoryContent.KEY, r.key().path());
+        md.put(MemoryContent.VERSION, r.version());
+        md.put(MemoryContent.SCOPE, r.scope().toString());
+        md.put(MemoryContent.KIND, label(r.kind().name()));
+        md.put(MemoryContent.SOURCE, label(r.source().name()) + (r.sourceRef() != null ? ":" + r.sourceRef() : ""));
+        md.put(MemoryContent.TRUST, r.trust() == Trust.TRUSTED ? "trusted" : "untrusted");
+        md.put(MemoryContent.STATUS, status);
+        md.put(MemoryContent.OBSERVED_AT, r.observedAt().toString());
+        md.put(MemoryContent.RECORDED_AT, r.recordedAt().toString());
+        if (r.validFrom() != null) {
+            md.put(MemoryContent.VALID_FROM, r.validFrom().toString());
+        }
+        if (r.validTo() != null) {
+            md.put(MemoryContent.VALID_TO, r.validTo().toString());
+        }
+        if (r.expiresAt() != null) {
+            md.put(MemoryContent.EXPIRES_AT, r.expiresAt().toString());
+        }
+        md.put(MemoryContent.SCORE, score);
+        md.put(MemoryContent.WHY, why);
+        String text = r.key().path() + " = " + r.text();
+        return Content.from(TextSegment.from(text, md), Map.of(ContentMetadata.SCORE, score));
+    }
+
+    static Content withScore(Content c, double score) {
+        Metadata md = c.textSegment().metadata().copy();
+        md.put(MemoryContent.SCORE, score);
+        return Content.from(TextSegment.from(c.textSegment().text(), md), Map.of(ContentMetadata.SCORE, score));
+    }
+
+    static String label(String enumName) {
+        return enumName.toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
+    /**
+     * The caller and session of a query: the session from the chat memory id; tenant and user
+     * from it, or from the invocation parameters {@code tenant} and {@code user} when the id is a
+     * bare session name. When both name a tenant and user they must agree.
+     */
+    Target target(Query query) {
+        dev.langchain4j.rag.query.Metadata md = query.metadata();
+        Object memoryId = md == null ? null : md.chatMemoryId();
+        InvocationParameters params = md == null ? null : md.invocationParameters();
+        String tenant = param(params, "tenant");
+        String user = param(params, "user");
+        SessionRef ref = null;
+        if (memoryId != null) {
+            try {
+                ref = ids.apply(memoryId);
+            } catch (IllegalArgumentException e) {
+                if (tenant == null || user == null) {
+                    throw new IllegalArgumentException("cannot tell tenant and user of memory id \"" + memoryId
+                            + "\": use a SessionRef or \"tenant/user/session\", or pass invocation parameters"
+                            + " \"tenant\" and \"user\"", e);
+                }
+                ref = new SessionRef(tenant, user, memoryId.toString());
+            }
+            if ((tenant != null && !tenant.equals(ref.tenant())) || (user != null && !user.equals(ref.user()))) {
+                throw new AccessDeniedException("invocation parameters name " + tenant + "/" + user
+                        + " but the memory id belongs to " + ref.tenant() + "/" + ref.user());
+            }
+            return new Target(ref.caller(agent), ref);
+        }
+        if (tenant == null || user == null) {
+            throw new IllegalArgumentException("a memory query needs a chat memory id or invocation parameters"
+                    + " \"tenant\" and \"user\"");
+        }
+        return new Target(new Caller(tenant, user, agent), null);
+    }
+
+    private static @Nullable String param(@Nullable InvocationParameters params, String name) {
+        if (params == null || !params.containsKey(name)) {
+            return null;
+        }
+        Object v = params.get(name);
+        return v == null ? null : v.toString();
+    }
+
+    static Set<String> terms(String text) {
+        Set<String> out = new HashSet<>();
+        for (String t : text.toLowerCase(Locale.ROOT).split("[^\\p{L}\\p{N}]+")) {
+            if (t.length() > 2) {
+                out.add(t);
+            }
+        }
+        return out;
+    }
+
+    private static double overlap(Set<String> query, Set<String> item) {
+        if (query.isEmpty() || item.isEmpty()) {
+            return 0;
+        }
+        int shared = 0;
+        for (String t : query) {
+            if (item.contains(t)) {
+                shared++;
+            }
+        }
+        return (double) shared / query.size();
+    }
+}

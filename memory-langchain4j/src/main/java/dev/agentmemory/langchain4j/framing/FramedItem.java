@@ -1,0 +1,72 @@
+package dev.agentmemory.langchain4j.framing;
+
+import static java.util.Objects.requireNonNull;
+
+import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * One remembered item as it is shown to the model: its text and where it came from. Every field
+ * is rendered inside the data block and only there; any string is allowed in any field.
+ *
+ * @param id     the item's identifier (e.g. memory key and version), for citing it later
+ * @param text   the remembered content, verbatim
+ * @param kind   e.g. {@code preference}, {@code task-fact}, {@code observation}
+ * @param source e.g. {@code user-message}, {@code tool:orders}, {@code document}
+ * @param trust  whether the source is trusted (user-stated, system) or not (tools, documents)
+ * @param date   when the item was observed
+ * @param status e.g. {@code current}, {@code conflict}, {@code needs-reverification}
+ * @param extra  further attributes to show (score, valid-from, ...), in insertion order
+ */
+public record FramedItem(String id, String text, String kind, String source, Trust trust, Instant date,
+                         String status, Map<String, String> extra) {
+
+    /** How far the source of an item is trusted. */
+    public enum Trust {
+        /** Stated by the user or by the system. */
+        TRUSTED("trusted"),
+        /** Came from a tool, a document, a web page or a model inference. */
+        UNTRUSTED("untrusted");
+
+        private final String label;
+
+        Trust(String label) {
+            this.label = label;
+        }
+
+        /** The label rendered in the block: {@code trusted} or {@code untrusted}. */
+        public String label() {
+            return label;
+        }
+
+        static Trust ofLabel(String label) {
+            for (Trust t : values()) {
+                if (t.label.equals(label)) {
+                    return t;
+                }
+            }
+            throw new IllegalArgumentException("unknown trust label: " + label);
+        }
+    }
+
+    public FramedItem {
+        requireNonNull(id, "id");
+        requireNonNull(text, "text");
+        requireNonNull(kind, "kind");
+        requireNonNull(source, "source");
+        requireNonNull(trust, "trust");
+        requireNonNull(date, "date");
+        requireNonNull(status, "status");
+        requireNonNull(extra, "extra");
+        LinkedHashMap<String, String> copy = new LinkedHashMap<>();
+        extra.forEach((k, v) -> copy.put(requireNonNull(k, "extra key"), requireNonNull(v, "extra value of " + k)));
+        extra = Collections.unmodifiableMap(copy);
+    }
+
+    /** An item with no extra attributes. */
+    public FramedItem(String id, String text, String kind, String source, Trust trust, Instant date, String status) {
+        this(id, text, kind, source, trust, date, status, Map.of());
+    }
+}

@@ -1,0 +1,329 @@
+package dev.agentmemory.langchain4j.tools;
+
+import dev.agentmemory.core.Caller;
+import dev.agentmemory.core.ForgetMode;
+import dev.agentmemory.core.ForgetReceipt;
+import dev.agentmemory.core.ForgetTarget;
+import dev.agentmemory.core.KeyState;
+import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.MemoryKey;
+import dev.agentmemory.core.MemoryRecord;
+import dev.agentmemory.core.MemoryValue;
+import dev.agentmemory.core.Outcome;
+import dev.agentmemory.core.Proposal;
+import dev.agentmemory.core.ReadOptions;
+import dev.agentmemory.core.Scope;
+import dev.agentmemory.core.Source;
+import dev.agentmemory.core.TaskInfo;
+import dev.agentmemory.core.event.StoredMessage;
+import dev.agentmemory.core.policy.KindRules;
+import dev.agentmemory.langchain4j.SessionRef;
+import dev.langchain4j.agent.tool.P;
+import dev.langchain4j.agent.tool.Tool;
+import dev.langchain4j.agent.tool.ToolMemoryId;
+import org.jspecify.annotations.Nullable;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Memory tools for an AiService: remember, update state, forget, and start, suspend, resume or
+ * end a task. Pass an instance to {@code AiServices.builder(...).tools(...)}; the AiService's
+ * {@code @MemoryId} must be a {@link SessionRef} or its string form {@code tenant/user/session}.
+ *
+ * <p><b>Trust.</b> A model is not believed on its own say-so. Every call becomes a core
+ * {@link Proposal} that the engine validates like any other write:
+ * <ul>
+ *   <li>Without {@code userQuote}, a write is the model's own: source MODEL, untrusted, a
+ *       candidate waiting for confirmation. A requested preference or decision is kept as an
+ *       unconfirmed inference (tagged {@code unconfirmed-preference} or {@code unconfirmed-decision})
+ *       because the engine lets no untrusted source write either; a model can never forget.</li>
+ *   <li>With {@code userQuote}, the tool checks the claim: the quoted words must occur in one of
+ *       the user's messages in the session's window, and every word of the value must occur in
+ *       the quote. Then the write is the user's statement (source USER, trusted) with a reference
+ *       to that message ({@code message:<session>#<index>}) and the tag {@code cited-by-model}.</li>
+ * </ul>
+ * Rule violations, unknown keys, bad ids and uncheckable quotes come back as the tool's text
+ * result, never as an exception into the AiService. Thread-safe.
+ */
+public final class MemoryTools {
+
+    /** Tag on writes the model made for the user by citing the user's words. */
+    public static final String CITED_TAG = "cited-by-model";
+
+    private final MemoryEngine engine;
+    private final String agent;
+    private final ForgetMode forgetMode;
+
+    /** Tools acting as {@code agent}; forgetting is soft (tombstones stay for audit). */
+    public MemoryTools(MemoryEngine engine, String agent) {
+        this(engine, agent, ForgetMode.SOFT);
+    }
+
+    /** Tools acting as {@code agent}, forgetting in {@code forgetMode}. */
+    public MemoryTools(MemoryEngine engine, String agent, ForgetMode forgetMode) {
+        this.engine = Objects.requireNonNull(engine, "engine");
+        this.agent = Objects.requireNonNull(agent, "agent");
+        this.forgetMode = Objects.requireNonNull(forgetMode, "forgetMode");
+        new Caller("tenant", "user", agent); // validates the agent id
+    }
+
+    @Tool(name = "remember", value = {
+            "Remembers a lasting fact or preference about the user, kept across sessions.",
+            "If the user stated it, copy their exact words into userQuote; otherwise it is kept only as",
+            "your unconfirmed guess. Preferences need the user's words."})
+    public String remember(@ToolMemoryId Object memoryId,
+                           @P("dotted key naming the value, e.g. answer.language") String key,
+                           @P("the value, short, in the user's words") String value,
+                           @P("preference or fact") String kind,
+                           @P(value = "the user's exact words stating it, copied from their message", required = false)
+                           @Nullable String userQuote) {
+        SessionRef ref = SessionRef.of(memoryId);
+        Caller caller = ref.caller(agent);
+        boolean preference;
+        if ("preference".equals(kind)) {
+            preference = true;
+        } else if ("fact".equals(kind)) {
+            preference = false;
+        } else {
+            return "Not saved: kind must be preference or fact: " + OperationParser.quote(String.valueOf(kind)) + ".";
+        }
+        return write(caller, ref, caller.persistent(), "persistent memory", key, value,
+                preference ? Kind.PREFERENCE : Kind.OBSERVATION, preference ? "preference" : "fact", userQuote);
+    }
+
+    @Tool(name = "updateState", value = {
+            "Sets a variable of the current conversation: in the active task (default when one is active)",
+            "or in the session. If the user stated it, copy their exact words into userQuote."})
+    public String updateState(@ToolMemoryId Object memoryId,
+                              @P("dotted key, e.g. order.current or exchange.color") String key,
+                              @P("the value") String value,
+                              @P(value = "task or session; default: the active task, else the session", required = false)
+                              @Nullable String scope,
+                              @P(value = "fact (default) or decision", required = false) @Nullable String kind,
+                              @P(value = "the user's exact words stating it, copied from their message", required = false)
+                              @Nullable String userQuote) {
+        SessionRef ref = SessionRef.of(memoryId);
+        Caller caller = ref.caller(agent);
+        Kind k;
+        if (kind == null || kind.isBlank() || "fact".equals(kind)) {
+            k = Kind.TASK_FACT;
+        } else if ("decision".equals(kind)) {
+            k = Kind.DECISION;
+        } else {
+            return "Not saved: kind must be fact or decision: " + OperationParser.quote(kind) + ".";
+        }
+        String where = scope == null || scope.isBlank() ? null : scope;
+        Scope target;
+        String place;
+        if (where != null && !where.equals("task") && !where.equals("session")) {
+            return "Not saved: scope must be task or session: " + OperationParser.quote(where) + ".";
+        }
+        Optional<TaskInfo> active = engine.activeTask(caller, ref.session());
+        if ("task".equals(where) && active.isEmpty()) {
+            return "Not saved: session " + ref.session() + " has no active task; start one or use scope session.";
+        }
+        if (!"session".equals(where) && active.isPresent()) {
+            target = caller.task(ref.session(), active.get().task());
+            place = "task " + active.get().task();
+        } else {
+            target = caller.session(ref.session());
+            place = "session " + ref.session();
+        }
+        return write(caller, ref, target, place, key, value, k, k == Kind.DECISION ? "decision" : "fact", userQuote);
+    }
+
+    @Tool(name = "forget", value = {
+            "Forgets a remembered value because the user asked to. Copy the user's exact words asking",
+            "to forget into userQuote; without them nothing is forgotten."})
+    public String forget(@ToolMemoryId Object memoryId,
+                         @P("the dotted key to forget") String key,
+                         @P("persistent, session or task (the active task)") String scope,
+                         @P(value = "the user's exact words asking to forget it", required = false)
+                         @Nullable String userQuote) {
+        SessionRef ref = SessionRef.of(memoryId);
+        Caller caller = ref.caller(agent);
+        MemoryKey k;
+        try {
+            k = MemoryKey.of(key);
+        } catch (IllegalArgumentException e) {
+            return "Nothing forgotten: " + e.getMessage() + ".";
+        }
+        Scope target;
+        switch (String.valueOf(scope)) {
+            case "persistent" -> target = caller.persistent();
+            case "session" -> target = caller.session(ref.session());
+            case "task" -> {
+                Optional<TaskInfo> active = engine.activeTask(caller, ref.session());
+                if (active.isEmpty()) {
+                    return "Nothing forgotten: session " + ref.session() + " has no active task.";
+                }
+                target = caller.task(ref.session(), active.get().task());
+            }
+            default -> {
+                return "Nothing forgotten: scope must be persistent, session or task: "
+                        + OperationParser.quote(String.valueOf(scope)) + ".";
+            }
+        }
+        Proposal.Builder b = Proposal.invalidate(target, k).reason("forget requested through the forget tool");
+        if (userQuote == null || userQuote.isBlank()) {
+            b.source(Source.MODEL);
+        } else {
+            Optional<StoredMessage> said = Citations.findUserMessage(engine.window(caller, ref.session()), userQuote);
+            if (said.isEmpty()) {
+                return "Nothing forgotten: the quote was not found in the user's messages of this session; "
+                        + "copy the user's exact words.";
+            }
+            b.source(Source.USER, Citations.messageRef(ref.session(), said.get().index())).tag(CITED_TAG);
+        }
+        Optional<String> violation = KindRules.violation(b.build());
+        if (violation.isPresent()) {
+            return "Nothing forgotten: " + violation.get()
+                    + ". Only the user can have memory forgotten: quote their request in userQuote.";
+        }
+        KeyState state = engine.keyState(caller, target, k, ReadOptions.withArchived());
+        if (state.isEmpty()) {
+            return "Nothing forgotten: there is no value at " + k + " in " + describe(target) + ".";
+        }
+        ForgetReceipt receipt = engine.forget(caller, ForgetTarget.key(target, k), forgetMode);
+        StringBuilder text = new StringBuilder("Forgot ").append(k).append(" in ").append(describe(target))
+                .append(": ").append(receipt.recordIds().size()).append(" version(s)");
+        receipt.derived().forEach((name, n) -> {
+            if (n > 0) {
+                text.append(", ").append(n).append(" derived item(s) in ").append(name);
+            }
+        });
+        return text.append('.').toString();
+    }
+
+    @Tool(name = "startTask", value = {
+            "Starts a task in this conversation (e.g. one order's exchange); the active task, if any,",
+            "is suspended with its state intact."})
+    public String startTask(@ToolMemoryId Object memoryId,
+                            @P("task id: letters, digits, . _ : @ -") String task,
+                            @P(value = "a short title", required = false) @Nullable String title) {
+        SessionRef ref = SessionRef.of(memoryId);
+        Caller caller = ref.caller(agent);
+        try {
+            Optional<TaskInfo> before = engine.activeTask(caller, ref.session());
+            engine.startTask(caller, ref.session(), task, title == null || title.isBlank() ? null : title);
+            String suspended = before.map(t -> "; suspended task " + t.task()).orElse("");
+            return "Started task " + task + suspended + ".";
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            return "Task not started: " + e.getMessage() + ".";
+        }
+    }
+
+    @Tool(name = "suspendTask", value = "Suspends a task (default: the active one); its state stays intact until resumed.")
+    public String suspendTask(@ToolMemoryId Object memoryId,
+                              @P(value = "task id; default: the active task", required = false) @Nullable String task) {
+        return changeTask(memoryId, task, "suspended", "suspend");
+    }
+
+    @Tool(name = "resumeTask", value = "Resumes a suspended task with its state as it was; the active task is suspended.")
+    public String resumeTask(@ToolMemoryId Object memoryId, @P("task id") String task) {
+        return changeTask(memoryId, task, "resumed", "resume");
+    }
+
+    @Tool(name = "endTask", value = "Ends a task (default: the active one); its state is archived.")
+    public String endTask(@ToolMemoryId Object memoryId,
+                          @P(value = "task id; default: the active task", required = false) @Nullable String task) {
+        return changeTask(memoryId, task, "ended", "end");
+    }
+
+    private String changeTask(Object memoryId, @Nullable String task, String done, String verb) {
+        SessionRef ref = SessionRef.of(memoryId);
+        Caller caller = ref.caller(agent);
+        String id = task;
+        if (id == null || id.isBlank()) {
+            Optional<TaskInfo> active = engine.activeTask(caller, ref.session());
+            if (active.isEmpty()) {
+                return "Cannot " + verb + ": session " + ref.session() + " has no active task; name the task.";
+            }
+            id = active.get().task();
+        }
+        try {
+            switch (verb) {
+                case "suspend" -> engine.suspendTask(caller, ref.session(), id);
+                case "resume" -> engine.resumeTask(caller, ref.session(), id);
+                default -> engine.endTask(caller, ref.session(), id);
+            }
+            return "Task " + id + " " + done + (verb.equals("end") ? "; its state is archived." : ".");
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            return "Cannot " + verb + ": " + e.getMessage() + ".";
+        }
+    }
+
+    private String write(Caller caller, SessionRef ref, Scope scope, String place, String key, String value, Kind kind,
+                         String kindName, @Nullable String userQuote) {
+        MemoryKey k;
+        MemoryValue v;
+        try {
+            k = MemoryKey.of(key);
+            v = MemoryValue.of(Objects.requireNonNull(value, "value"));
+        } catch (IllegalArgumentException | NullPointerException e) {
+            return "Not saved: " + e.getMessage() + ".";
+        }
+        boolean cited = userQuote != null && !userQuote.isBlank();
+        Proposal.Builder b;
+        if (cited) {
+            Optional<StoredMessage> said = Citations.findUserMessage(engine.window(caller, ref.session()), userQuote);
+            if (said.isEmpty()) {
+                return "Not saved: the quote was not found in the user's messages of this session; copy the user's "
+                        + "exact words, or leave userQuote out to keep an unconfirmed candidate.";
+            }
+            List<String> missing = Citations.wordsMissingFrom(value, userQuote);
+            if (!missing.isEmpty()) {
+                return "Not saved: the value's words " + missing + " are not in the quote; store the user's own words.";
+            }
+            b = Proposal.set(scope, k, v).kind(kind)
+                    .source(Source.USER, Citations.messageRef(ref.session(), said.get().index())).tag(CITED_TAG);
+        } else {
+            Kind asked = kind;
+            Kind kept = kind == Kind.PREFERENCE || kind == Kind.DECISION || kind == Kind.OBSERVATION
+                    ? Kind.INFERENCE : kind;
+            b = Proposal.set(scope, k, v).kind(kept).source(Source.MODEL);
+            if (asked == Kind.PREFERENCE || asked == Kind.DECISION) {
+                b.tag("unconfirmed-" + asked.name().toLowerCase(Locale.ROOT));
+            }
+        }
+        Outcome o;
+        try {
+            o = engine.propose(caller, b.build());
+        } catch (IllegalArgumentException e) {
+            return "Not saved: " + e.getMessage() + ".";
+        }
+        return describe(o, place, kindName, cited, !cited && o.proposal().kind() != kind);
+    }
+
+    private static String describe(Outcome o, String place, String kindName, boolean cited, boolean downgraded) {
+        Proposal p = o.proposal();
+        String what = p.key() + " = " + OperationParser.quote(Objects.requireNonNull(p.value()).text());
+        return switch (o.result()) {
+            case REJECTED -> "Not saved: " + o.reason() + "."
+                    + (cited ? "" : " Without the user's quoted words a write is only your unconfirmed guess.");
+            case CONFLICT -> "Recorded " + what + " in " + place
+                    + " only as a conflict candidate beside the current value: " + o.reason() + ".";
+            case APPLIED -> {
+                MemoryRecord r = Objects.requireNonNull(o.record());
+                String as = cited
+                        ? "as a " + kindName + " stated by the user"
+                        : "as your unconfirmed " + r.kind().name().toLowerCase(Locale.ROOT).replace('_', ' ')
+                        + " (a candidate until the user confirms it"
+                        + (downgraded ? "; quote the user's words to record a " + kindName : "") + ")";
+                yield "Saved " + what + " in " + place + " " + as + ", version " + r.version() + ".";
+            }
+        };
+    }
+
+    private static String describe(Scope scope) {
+        return switch (scope.layer()) {
+            case PERSISTENT -> "persistent memory";
+            case SESSION -> "session " + scope.session();
+            case TASK -> "task " + scope.task();
+        };
+    }
+}
