@@ -373,37 +373,7 @@ public final class MemoryEngine implements AutoCloseable {
                 events.add(e);
             }
         }
-        ScopeView v = viewOf(caller, past(caller, events), scope, ReadOptions.DEFAULT, time);
-        return new ScopeView(v.scope(), v.keys(), events.isEmpty() ? 0 : events.get(events.size() - 1).seq());
-    }
-
-    /**
-     * The state replayed from a prefix of the log, with every record forgotten since (soft or
-     * hard) shown as the tombstone it is now: reading the past never brings a forgotten value back.
-     */
-    private MemoryState past(Caller caller, List<LoggedEvent> events) {
-        MemoryState s = MemoryState.replay(events);
-        Set<String> forgottenNow = read(caller, live -> {
-            Set<String> ids = new HashSet<>();
-            for (MemoryRecord r : live.records()) {
-                if (r.status() == Status.FORGOTTEN) {
-                    ids.add(r.id());
-                }
-            }
-            return ids;
-        });
-        List<String> hide = new ArrayList<>();
-        for (MemoryRecord r : s.records()) {
-            if (forgottenNow.contains(r.id()) && r.status() != Status.FORGOTTEN) {
-                hide.add(r.id());
-            }
-        }
-        if (!hide.isEmpty()) {
-            Instant at = events.isEmpty() ? Instant.EPOCH : events.get(events.size() - 1).at();
-            s.apply(new LoggedEvent(s.lastSeq() + 1, at, "engine", "forgotten-since",
-                    new Change.RecordsForgotten(hide, false, "forgotten since")));
-        }
-        return s;
+        return viewOf(caller, MemoryState.replay(events), scope, ReadOptions.DEFAULT, time);
     }
 
     /** The scope as it was right after log sequence {@code seq}. */
@@ -420,8 +390,7 @@ public final class MemoryEngine implements AutoCloseable {
                 at = e.at();
             }
         }
-        ScopeView v = viewOf(caller, past(caller, events), scope, ReadOptions.DEFAULT, at);
-        return new ScopeView(v.scope(), v.keys(), events.isEmpty() ? 0 : events.get(events.size() - 1).seq());
+        return viewOf(caller, MemoryState.replay(events), scope, ReadOptions.DEFAULT, at);
     }
 
     /**

@@ -14,7 +14,6 @@ import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.Scope;
 import dev.agentmemory.core.Source;
 import dev.agentmemory.core.Trust;
-import dev.agentmemory.core.store.jdbc.JdbcEventStore;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -60,7 +59,7 @@ class InjectionThroughMemoryTest {
         long proposals = 0;
         long applied = 0;
         long readsChecked = 0;
-        try (MemoryEngine engine = MemoryEngine.builder().store(JdbcEventStore.h2InMemory("injection")).build()) {
+        try (MemoryEngine engine = MemoryEngine.builder().build()) {
             engine.write(alice, Proposal.set(alice.persistent(), "profile.language", "English").kind(Kind.PREFERENCE).build());
             engine.write(alice, Proposal.set(session, "order.choice", "exchange").kind(Kind.DECISION).build());
 

@@ -111,24 +111,6 @@ class ReliabilityRegressionTest {
     }
 
     @Test
-    void should_not_bring_a_soft_forgotten_value_back_when_reading_as_of_an_earlier_sequence() {
-        // given
-        MemoryEngine engine = MemoryEngine.builder().build();
-        engine.write(alice, Proposal.set(alice.session("s1"), "secret", "gone").build());
-        engine.write(alice, Proposal.set(alice.session("s1"), "other", "stays").build());
-        engine.forget(alice, ForgetTarget.key(alice.session("s1"), MemoryKey.of("secret")), dev.agentmemory.core.ForgetMode.SOFT);
-
-        // when
-        dev.agentmemory.core.ScopeView past = engine.asOfSequence(alice, alice.session("s1"), 2);
-
-        // then
-        assertThat(past.values()).containsOnlyKeys(MemoryKey.of("other"));
-        assertThat(past.seq()).isEqualTo(2);
-        assertThat(engine.asOf(alice, alice.session("s1"), Instant.now().plusSeconds(60)).values())
-                .containsOnlyKeys(MemoryKey.of("other"));
-    }
-
-    @Test
     void should_redact_a_sensitive_value_when_a_record_is_printed() {
         MemoryEngine engine = MemoryEngine.builder().build();
         dev.agentmemory.core.MemoryRecord r = engine.write(alice, Proposal.set(alice.session("s1"), "pin", "1234-secret")
