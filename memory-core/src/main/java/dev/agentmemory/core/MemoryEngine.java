@@ -704,7 +704,8 @@ public final class MemoryEngine implements AutoCloseable {
     }
 
     /**
-     * Rewrites stored events so that forgotten values and messages leave the log; for a whole
+     * Rewrites stored events so that forgotten values, verification evidence (which may quote
+     * the value) and messages leave the log; for a whole
      * user also alias texts and task titles (the replayed end state is unchanged: the user's
      * aliases and tasks are cleared by the forget). The action ledger is kept, so that a
      * side effect is never submitted twice.
@@ -731,6 +732,9 @@ public final class MemoryEngine implements AutoCloseable {
                 if (any) {
                     scrubbed = new Change.MessagesAppended(m.session(), kept);
                 }
+            }
+            if (e.change() instanceof Change.RecordVerified v && ids.contains(v.id()) && v.evidence() != null) {
+                scrubbed = new Change.RecordVerified(v.id(), v.verification(), null);
             }
             if (wholeUser && e.change() instanceof Change.AliasRegistered a && !a.alias().equals(FORGOTTEN_TEXT)) {
                 scrubbed = new Change.AliasRegistered(FORGOTTEN_TEXT, FORGOTTEN_TEXT);
