@@ -168,7 +168,7 @@ public final class MemoryEngine implements AutoCloseable {
 
     /** Proposes one operation. */
     public Outcome propose(Caller caller, Proposal proposal) {
-        return propose(caller, List.of(proposal)).get(0);
+        return propose(caller, List.of(Objects.requireNonNull(proposal, "proposal"))).get(0);
     }
 
     /**
@@ -218,6 +218,9 @@ public final class MemoryEngine implements AutoCloseable {
         }
         MemoryValue value = Objects.requireNonNull(p.value());
         if (p.op() == Proposal.Op.APPEND) {
+            if (current != null && current.value() != null && !current.value().node().isArray()) {
+                return Outcome.rejected(p, "cannot append to " + p.key() + ": its value is not a list");
+            }
             value = appended(current, value, p.key());
             if (value.sizeInBytes() > maxValueBytes) {
                 return Outcome.rejected(p, "the list at " + p.key() + " would exceed " + maxValueBytes + " bytes");
@@ -255,11 +258,17 @@ public final class MemoryEngine implements AutoCloseable {
         }
         long version = versions.isEmpty() ? 1 : versions.get(versions.size() - 1).version() + 1;
         Duration ttl = p.ttl() != null ? p.ttl() : ttlByKind.get(p.kind());
+        Instant expiresAt;
+        try {
+            expiresAt = ttl == null ? null : observedAt.plus(ttl);
+        } catch (ArithmeticException | java.time.DateTimeException e) {
+            return Outcome.rejected(p, "ttl " + ttl + " from " + observedAt + " lies beyond the representable time range");
+        }
         boolean sensitive = p.sensitive() || sensitiveKinds.contains(p.kind())
                 || (sensitiveKeys != null && sensitiveKeys.matcher(p.key().path()).matches());
         MemoryRecord record = new MemoryRecord(UUID.randomUUID().toString(), p.scope(), p.key(), value, p.kind(),
                 p.source(), p.sourceRef(), p.trust(), p.confidence(), observedAt, p.validFrom(), p.validTo(),
-                ttl == null ? null : observedAt.plus(ttl), status, version,
+                expiresAt, status, version,
                 status == Status.ACTIVE && current != null ? current.id() : null,
                 status == Status.CONFLICT && current != null ? current.id() : null,
                 p.access(), p.ownerAgent() != null ? p.ownerAgent() : caller.agent(), caller.agent(), p.tags(),
@@ -310,12 +319,15 @@ public final class MemoryEngine implements AutoCloseable {
     /** The current version, conflicts and expiry of one key. */
     public KeyState keyState(Caller caller, Scope scope, MemoryKey key, ReadOptions options) {
         checkScope(caller, scope);
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(options, "options");
         return read(caller, s -> keyStateOf(caller, s, scope, key, options, clock.instant()));
     }
 
     /** Every key of a scope as a read sees it. An ended task's scope reads empty unless archived state is asked for. */
     public ScopeView view(Caller caller, Scope scope, ReadOptions options) {
         checkScope(caller, scope);
+        Objects.requireNonNull(options, "options");
         return read(caller, s -> viewOf(caller, s, scope, options, clock.instant()));
     }
 
@@ -383,7 +395,8 @@ public final class MemoryEngine implements AutoCloseable {
 
     /**
      * Every record of the caller's user that a read may serve: current versions and open
-     * conflicts, in every scope that is active (ended tasks and archived records left out).
+     * conflicts, in every scope that is active (for the task layer only the sessions' active
+     * tasks: suspended and ended tasks and archived records are left out).
      * Used by retrieval; each entry is a key's state.
      */
     public List<KeyState> servable(Caller caller, Layer layer) {
@@ -392,12 +405,17 @@ public final class MemoryEngine implements AutoCloseable {
             List<KeyState> out = new ArrayList<>();
             Instant now = clock.instant();
             for (Scope scope : s.scopes()) {
-                if (scope.layer() == layer && (layer != Layer.TASK || !isEnded(s, scope))) {
+                if (scope.layer() == layer && (layer != Layer.TASK || isActive(s, scope))) {
                     out.addAll(viewOf(caller, s, scope, ReadOptions.DEFAULT, now).keys());
                 }
             }
             return out;
         });
+    }
+
+    private static boolean isActive(MemoryState s, Scope scope) {
+        TaskInfo t = findTask(s, scope.session(), scope.task());
+        return t != null && t.status() == TaskStatus.ACTIVE;
     }
 
     private static boolean isEnded(MemoryState s, Scope scope) {
@@ -449,6 +467,7 @@ public final class MemoryEngine implements AutoCloseable {
 
     /** Starts a task in a session; the session's active task (if any) is suspended first. */
     public TaskInfo startTask(Caller caller, String session, String task, @Nullable String title) {
+        Objects.requireNonNull(caller, "caller");
         Scope scope = Scope.task(caller.tenant(), caller.user(), session, task);
         return write(caller, (s, tx) -> {
             TaskInfo existing = findTask(s, session, task);
@@ -478,6 +497,7 @@ public final class MemoryEngine implements AutoCloseable {
     }
 
     private TaskInfo changeTask(Caller caller, String session, String task, TaskStatus to, Set<TaskStatus> from) {
+        Objects.requireNonNull(caller, "caller");
         Scope.task(caller.tenant(), caller.user(), session, task);
         return write(caller, (s, tx) -> {
             TaskInfo t = findTask(s, session, task);
@@ -553,6 +573,7 @@ public final class MemoryEngine implements AutoCloseable {
      */
     public WindowChange changeWindow(Caller caller, String session, Function<List<StoredMessage>, WindowChange> compute) {
         Ids.check(session, "session");
+        Objects.requireNonNull(compute, "compute");
         return write(caller, (s, tx) -> {
             WindowChange change = Objects.requireNonNull(compute.apply(s.window(session)), "window change");
             if (!change.evicted().isEmpty()) {
@@ -580,6 +601,10 @@ public final class MemoryEngine implements AutoCloseable {
      */
     public record WindowChange(List<Long> evicted, List<StoredMessage> appended) {
         public WindowChange {
+            Objects.requireNonNull(evicted, "evicted");
+            Objects.requireNonNull(appended, "appended");
+            evicted.forEach(i -> Objects.requireNonNull(i, "evicted index"));
+            appended.forEach(m -> Objects.requireNonNull(m, "appended message"));
             evicted = List.copyOf(evicted);
             appended = List.copyOf(appended);
         }

@@ -9,6 +9,7 @@ import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.core.spi.ForgetRequest;
 import dev.agentmemory.core.store.jdbc.JdbcEventStore;
 import dev.agentmemory.langchain4j.framing.MemoryFramer;
+import dev.agentmemory.langchain4j.tools.MemoryTools;
 import dev.langchain4j.memory.chat.ChatMemoryProvider;
 import dev.langchain4j.memory.chat.MessageWindowChatMemory;
 import dev.langchain4j.model.embedding.EmbeddingModel;
@@ -86,6 +87,7 @@ public final class AgentMemory implements AutoCloseable {
     private final MemoryContentInjector injector;
     private final MemoryRetrievalAugmentor augmentor;
     private final Function<Object, SessionRef> ids;
+    private final MemoryTools tools;
 
     private AgentMemory(Builder b, MemoryEngine engine, boolean ownsEngine) {
         this.engine = engine;
@@ -102,6 +104,7 @@ public final class AgentMemory implements AutoCloseable {
         this.retriever = new MemoryContentRetriever(engine, agent, ids, settings, null);
         this.injector = new MemoryContentInjector(framer);
         this.augmentor = new MemoryRetrievalAugmentor(retriever, injector, engine.clock());
+        this.tools = new MemoryTools(engine, agent, settings.deleteMode);
         engine.register(new DerivedData() {
             @Override
             public String name() {
@@ -169,6 +172,15 @@ public final class AgentMemory implements AutoCloseable {
      */
     public RetrievalAugmentor retrievalAugmentor() {
         return augmentor;
+    }
+
+    /**
+     * The memory tools to register with {@code AiServices.builder(...).tools(...)}: remember,
+     * update state, forget, start/suspend/resume/end a task; every call is a proposal the engine
+     * validates, and a rejection comes back to the model with its reason.
+     */
+    public MemoryTools tools() {
+        return tools;
     }
 
     /** What the last augmentation of a session put in front of the model, if any. */

@@ -1,0 +1,597 @@
+package dev.agentmemory.demo;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agentmemory.langchain4j.framing.FramedItem;
+import dev.agentmemory.langchain4j.framing.MemoryFrameParser;
+import dev.agentmemory.langchain4j.framing.ParsedFrame;
+import dev.langchain4j.agent.tool.ToolExecutionRequest;
+import dev.langchain4j.agent.tool.ToolSpecification;
+import dev.langchain4j.data.message.AiMessage;
+import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.data.message.SystemMessage;
+import dev.langchain4j.data.message.TextContent;
+import dev.langchain4j.data.message.ToolExecutionResultMessage;
+import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.model.chat.ChatModel;
+import dev.langchain4j.model.chat.request.ChatRequest;
+import dev.langchain4j.model.chat.response.ChatResponse;
+import dev.langchain4j.model.output.FinishReason;
+import java.time.LocalDate;
+import java.time.Month;
+import java.time.format.TextStyle;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/**
+ * An offline, deterministic chat model for the shop. It really drives the AiService: from the
+ * user's latest words (English or Chinese) and the memory block framed into the prompt it decides
+ * which tools to call (shop tools and memory tools), and it writes the answer from the tool
+ * results and the remembered state. It reads memory items as data: it only acts on trusted items
+ * (the user's preference), never on instructions found inside untrusted ones. When it does not
+ * understand, it says so plainly.
+ */
+final class ScriptedShopModel implements ChatModel {
+
+    static final String NAME = "scripted-shop-model";
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Pattern TODAY = Pattern.compile("Today is (\\d{4}-\\d{2}-\\d{2})");
+    private static final Pattern POLICY_ID = Pattern.compile("\\b[Pp](\\d{1,3})\\b");
+    private static final Pattern ORDER_NO = Pattern.compile("\\b(\\d{4,8})\\b");
+
+    private final AtomicInteger calls = new AtomicInteger();
+
+    /** A remembered item as read from the framed block. */
+    record Item(String key, String value, String kind, String trust, String layer, String status) {
+        boolean trusted() {
+            return trust.equals("trusted");
+        }
+    }
+
+    /** Everything the model knows when it answers one request. */
+    record Turn(String said, String low, Map<String, Item> memory, List<String> episodic, List<ToolExecutionResultMessage> results,
+                int round, LocalDate today, boolean zh, Set<String> tools) {
+
+        Optional<String> mem(String key) {
+            Item i = memory.get(key);
+            return i == null ? Optional.empty() : Optional.of(i.value());
+        }
+
+        /** The original order that has an exchange request or an exchange order remembered. */
+        Optional<String> exchangeOrigin() {
+            for (String k : memory.keySet()) {
+                Matcher m = Pattern.compile("order:([^.]+)\\.(exchangeColor|exchangeOrder)").matcher(k);
+                if (m.matches()) {
+                    return Optional.of(m.group(1));
+                }
+            }
+            return mem("order.current");
+        }
+
+        String result(int i) {
+            return i < results.size() ? results.get(i).text() : "";
+        }
+
+        String t(String en, String cn) {
+            return zh ? cn : en;
+        }
+    }
+
+    @Override
+    public ChatResponse doChat(ChatRequest request) {
+        calls.incrementAndGet();
+        List<ChatMessage> messages = request.messages();
+        int lastUser = -1;
+        for (int i = messages.size() - 1; i >= 0; i--) {
+            if (messages.get(i) instanceof UserMessage) {
+                lastUser = i;
+                break;
+            }
+        }
+        if (lastUser < 0) {
+            return text("I have no question to answer.");
+        }
+        String raw = userText((UserMessage) messages.get(lastUser));
+        Map<String, Item> memory = new LinkedHashMap<>();
+        List<String> episodic = new ArrayList<>();
+        for (ParsedFrame f : MemoryFrameParser.parse(raw)) {
+            for (FramedItem it : f.items()) {
+                read(it, memory, episodic);
+            }
+        }
+        String said = MemoryFrameParser.stripFrames(raw).trim();
+        List<ToolExecutionResultMessage> results = new ArrayList<>();
+        int round = 0;
+        for (int i = lastUser + 1; i < messages.size(); i++) {
+            if (messages.get(i) instanceof ToolExecutionResultMessage r) {
+                results.add(r);
+            } else if (messages.get(i) instanceof AiMessage a && a.hasToolExecutionRequests()) {
+                round++;
+            }
+        }
+        LocalDate today = LocalDate.of(2024, 10, 19);
+        for (ChatMessage m : messages) {
+            if (m instanceof SystemMessage s) {
+                Matcher mt = TODAY.matcher(s.text());
+                if (mt.find()) {
+                    today = LocalDate.parse(mt.group(1));
+                }
+            }
+        }
+        Item lang = memory.get("preference.language");
+        boolean zh = lang != null && lang.trusted() && lang.kind().equals("preference")
+                && (lang.value().toLowerCase(Locale.ROOT).contains("chinese") || lang.value().contains("中文"));
+        Set<String> tools = request.toolSpecifications() == null ? Set.of()
+                : request.toolSpecifications().stream().map(ToolSpecification::name).collect(Collectors.toSet());
+        Turn turn = new Turn(said, said.toLowerCase(Locale.ROOT), memory, episodic, results, round, today, zh, tools);
+        return decide(turn);
+    }
+
+    /** How many requests the model answered. */
+    int calls() {
+        return calls.get();
+    }
+
+    private static void read(FramedItem it, Map<String, Item> memory, List<String> episodic) {
+        int eq = it.text().indexOf(" = ");
+        if (it.id().contains("@v") && eq > 0) {
+            String key = it.text().substring(0, eq);
+            memory.put(key, new Item(key, it.text().substring(eq + 3), it.kind(), it.trust().label(),
+                    it.extra().getOrDefault("layer", ""), it.status()));
+        } else {
+            episodic.add(it.text());
+        }
+    }
+
+    private static String userText(UserMessage m) {
+        if (m.hasSingleText()) {
+            return m.singleText();
+        }
+        return m.contents().stream().filter(c -> c instanceof TextContent).map(c -> ((TextContent) c).text())
+                .collect(Collectors.joining("\n"));
+    }
+
+    // ------------------------------------------------------------------ intents
+
+    private ChatResponse decide(Turn t) {
+        String l = t.low();
+        if (has(l, "forget", "忘记", "忘掉", "删除")) {
+            return forget(t);
+        }
+        if (has(l, "answer in", "reply in", "speak", "用中文", "用英文", "说中文")) {
+            return language(t);
+        }
+        if (has(l, "broadband", "宽带", "internet", "wifi", "wi-fi", "router", "路由器")) {
+            return broadband(t);
+        }
+        if (has(l, "back to", "回到", "继续", "resume")) {
+            return back(t);
+        }
+        if (has(l, "status", "what do you remember", "summary", "状态", "记得什么", "进度")) {
+            return status(t);
+        }
+        if (has(l, "approval", "approve", "审批", "p20")) {
+            return policy(t, "P20");
+        }
+        if (has(l, "policy", "limit", "限额", "政策", "p17", "p05")) {
+            Matcher m = POLICY_ID.matcher(t.said());
+            return policy(t, m.find() ? "P" + (m.group(1).length() == 1 ? "0" + m.group(1) : m.group(1)) : "P17");
+        }
+        if (has(l, "trip", "travel", "出差", "旅行", "这趟")) {
+            return trip(t);
+        }
+        if (has(l, "address", "地址", "ship it to", "deliver it to", "寄到")) {
+            return address(t);
+        }
+        if (has(l, "submit", "place the exchange", "create the exchange", "go ahead", "提交", "下单")) {
+            return submit(t);
+        }
+        if (has(l, "exchange", "换货", "换一个", "换成", "swap")) {
+            return exchange(t);
+        }
+        if (has(l, "return", "refund", "退货", "退款", "silent", "broken", "没声音", "坏了")) {
+            return returnRequest(t);
+        }
+        if (has(l, "order", "订单")) {
+            return orderLookup(t);
+        }
+        if (has(l, "hello", "hi ", "hey", "你好", "您好") || l.equals("hi")) {
+            return text(t.t("Hello! I'm the shop's assistant. I can look up your orders, handle returns and exchanges, "
+                    + "change delivery addresses and explain shop policies.",
+                    "您好！我是本店的客服助手，可以查询订单、办理退换货、修改收货地址和解释店铺政策。"));
+        }
+        if (has(l, "thank", "谢谢", "bye", "再见")) {
+            return text(t.t("You're welcome!", "不客气！"));
+        }
+        return text(t.t("Sorry, I don't understand \"" + t.said() + "\". I'm the shop's offline assistant: I can look "
+                        + "up orders, handle returns and exchanges, change delivery addresses and explain shop policies.",
+                "抱歉，我不明白“" + t.said() + "”。我是本店的离线客服助手：可以查询订单、办理退换货、修改收货地址和解释店铺政策。"));
+    }
+
+    private ChatResponse returnRequest(Turn t) {
+        String product = product(t.low()).orElse(null);
+        if (product == null) {
+            return text(t.t("Which item would you like to return? Tell me the product or the order number.",
+                    "您想退哪件商品？请告诉我商品名称或订单号。"));
+        }
+        String task = "return-" + product;
+        if (t.round() == 0) {
+            List<ToolExecutionRequest> calls = new ArrayList<>();
+            calls.add(call(t, "startTask", "task", task, "title", "Return or exchange of the " + product));
+            calls.add(call(t, "lookupOrder", "query", product));
+            issue(t.low()).ifPresent(i -> calls.add(call(t, "noteTaskFact", "key", "issue", "value", i)));
+            return calls(calls);
+        }
+        String found = t.result(1);
+        Matcher m = Pattern.compile("Order (\\S+): ([^,]+), colour (\\w+), bought (\\S+),.*Return window ends (\\S+) \\((still open|closed)")
+                .matcher(found);
+        if (!m.find()) {
+            return text(t.t("I could not find a matching order: " + found, "没有找到匹配的订单：" + found));
+        }
+        boolean open = m.group(6).equals("still open");
+        return text(t.t("I found order " + m.group(1) + ": " + m.group(2) + " (" + m.group(3) + "), bought " + m.group(4)
+                        + ". " + (open ? "It is within the return window (until " + m.group(5) + "), so I can take them back "
+                        + "for a refund or exchange them. Which would you prefer?" : "The return window closed on " + m.group(5) + "."),
+                "找到订单 " + m.group(1) + "：" + m.group(2) + "（" + color(m.group(3), true) + "），购买于 " + m.group(4) + "。"
+                        + (open ? "仍在退换期内（至 " + m.group(5) + "），可以退款或换货，您想选哪一种？" : "退换期已于 " + m.group(5) + " 结束。")));
+    }
+
+    private ChatResponse orderLookup(Turn t) {
+        Matcher m = ORDER_NO.matcher(t.said());
+        String query = m.find() ? m.group(1) : product(t.low()).orElse(null);
+        if (query == null) {
+            return text(t.t("Which order do you mean? Give me its number or the item.", "请问是哪个订单？请提供订单号或商品名称。"));
+        }
+        if (t.round() == 0) {
+            return calls(List.of(call(t, "lookupOrder", "query", query)));
+        }
+        return text(t.t(t.result(0), "查询结果：" + t.result(0)));
+    }
+
+    private ChatResponse exchange(Turn t) {
+        Optional<String> order = t.mem("order.current");
+        Optional<String> color = color(t.low());
+        if (order.isEmpty()) {
+            return text(t.t("Which order would you like to exchange? Tell me the item or the order number.",
+                    "请问要换哪个订单的商品？请告诉我商品或订单号。"));
+        }
+        if (color.isEmpty()) {
+            return text(t.t("Which colour would you like the replacement in?", "请问换成什么颜色？"));
+        }
+        String c = color.get();
+        if (t.round() == 0) {
+            return calls(List.of(
+                    call(t, "recordDecision", "key", "exchange.choice", "value", "exchange instead of refund", "persistent", false),
+                    call(t, "noteTaskFact", "key", "exchange.color", "value", c),
+                    call(t, "recordDecision", "key", "order:" + order.get() + ".exchangeColor", "value", c, "persistent", true)));
+        }
+        String original = t.mem("order:" + order.get() + ".color").orElse("?");
+        return text(t.t("Noted: an exchange instead of a refund for order " + order.get() + ". The replacement will be " + c
+                        + "; the pair you have now is " + original + ". Tell me when to submit it (and where to ship it).",
+                "已记录：订单 " + order.get() + " 改为换货而不是退款。新的一副是" + color(c, true) + "，您手上的原件是"
+                        + color(original, true) + "。确认提交（以及收货地址）时告诉我。"));
+    }
+
+    private ChatResponse broadband(Turn t) {
+        if (t.round() == 0) {
+            return calls(List.of(
+                    call(t, "startTask", "task", "broadband", "title", "Broadband fault at home"),
+                    call(t, "noteTaskFact", "key", "broadband.issue", "value", t.said())));
+        }
+        return text(t.t("Sorry to hear about the broadband. We are an electronics shop, so the line itself is your "
+                        + "provider's; I noted the fault in a separate task. Your other request is on hold, just say when to go back to it.",
+                "宽带的问题很抱歉。我们是电子产品商店，线路由您的运营商负责；我已把故障记在单独的任务里。您之前的请求先暂停，随时可以回来继续。"));
+    }
+
+    private ChatResponse back(Turn t) {
+        String product = product(t.low()).orElse(has(t.low(), "exchange", "换货", "return", "退货") ? "earbuds" : null);
+        if (product == null) {
+            return text(t.t("Back to which request? Tell me the item.", "回到哪个请求？请告诉我商品。"));
+        }
+        if (t.round() == 0) {
+            return calls(List.of(call(t, "resumeTask", "task", "return-" + product)));
+        }
+        String r = t.result(0);
+        int colon = r.indexOf(": ");
+        if (!r.startsWith("Task ") || colon < 0) {
+            return text(t.t("I have no open request about the " + product + ".", "没有关于这件商品的未完成请求。"));
+        }
+        Map<String, String> resumed = new LinkedHashMap<>();
+        for (String pair : r.substring(colon + 2).split("; ")) {
+            int eq = pair.indexOf(" = ");
+            if (eq > 0) {
+                resumed.put(pair.substring(0, eq), pair.substring(eq + 3));
+            }
+        }
+        return status(t, resumed);
+    }
+
+    private ChatResponse language(Turn t) {
+        String lang = has(t.low(), "chinese", "中文") ? "Chinese" : has(t.low(), "english", "英文") ? "English" : null;
+        if (lang == null) {
+            return text(t.t("Which language would you like me to answer in?", "您希望我用哪种语言回答？"));
+        }
+        if (t.round() == 0) {
+            return calls(List.of(call(t, "rememberPreference", "key", "preference.language", "value", lang)));
+        }
+        if (t.result(0).startsWith("Refused")) {
+            return text("I could not keep that preference: " + t.result(0));
+        }
+        return lang.equals("Chinese") ? text("好的，从现在起我会用中文回答。")
+                : text("OK, from now on I will answer in English.");
+    }
+
+    private ChatResponse trip(Turn t) {
+        Optional<String> dest = destination(t.said());
+        Optional<LocalDate> date = date(t.said(), t.today());
+        if (dest.isEmpty() && date.isEmpty()) {
+            return text(t.t("Where and when is the trip?", "请问这趟行程去哪里、什么时候？"));
+        }
+        if (t.round() == 0) {
+            List<ToolExecutionRequest> calls = new ArrayList<>();
+            dest.ifPresent(d -> calls.add(call(t, "noteTaskFact", "key", "trip.destination", "value", d)));
+            date.ifPresent(d -> calls.add(call(t, "noteTaskFact", "key", "trip.date", "value", d.toString())));
+            return calls(calls);
+        }
+        String where = dest.orElse(t.mem("trip.destination").orElse("?"));
+        String when = date.map(LocalDate::toString).orElse(t.mem("trip.date").orElse("?"));
+        return text(t.t("Noted for this request: the trip is to " + where + " on " + when
+                        + ". I keep it with this task only, not as your home address.",
+                "已记下（仅限本次请求）：这趟行程去" + where + "，日期 " + when + "。这不会被当作您的常住地址。"));
+    }
+
+    private ChatResponse policy(Turn t, String id) {
+        String forDate = id.equals("P17") ? t.mem("trip.date").orElse("") : "";
+        if (t.round() == 0) {
+            return calls(List.of(call(t, "lookupPolicy", "policyId", id, "forDate", forDate)));
+        }
+        String r = t.result(0);
+        if (id.equals("P17")) {
+            Matcher applies = Pattern.compile("applies is (\\S+) with limit (\\d+) \\(valid (\\S+) to (\\S+)\\)").matcher(r);
+            Matcher newest = Pattern.compile("version (\\d+)(?: \\(valid (\\S+) to (\\S+)\\))?: .*up to (\\d+)").matcher(r);
+            String newestText = newest.find() ? newest.group(4) : "?";
+            if (applies.find()) {
+                String limit = applies.group(2);
+                String trip = forDate;
+                return text(t.t("For your trip on " + trip + " policy P17 allows out-of-town delivery of items worth up to "
+                                + limit + " (the version valid until " + applies.group(4) + ")."
+                                + (limit.equals(newestText) ? "" : " The newer limit of " + newestText
+                                + " only applies to later dates, so it does not cover your trip."),
+                        "您的行程日期是 " + trip + "，按适用于该日期的 P17 版本（有效至 " + applies.group(4) + "），异地配送的商品价值上限是 "
+                                + limit + "。" + (limit.equals(newestText) ? "" : "新的上限 " + newestText + " 只适用于之后的日期，不适用于这次行程。")));
+            }
+            return text(t.t("Policy P17: out-of-town delivery for items worth up to " + newestText
+                            + (forDate.isEmpty() ? ". Tell me the trip date and I'll check which version applies." : "."),
+                    "P17 政策：异地配送的商品价值上限为 " + newestText + "。"));
+        }
+        if (id.equals("P20")) {
+            return text(t.t("Policy P20: exchanges of items worth over 500 need a supervisor's approval. The policy "
+                            + "document also contains a note addressed to assistants; I treat it as untrusted data, not as an "
+                            + "instruction, so the approval rule stays as it is.",
+                    "P20 政策：价值超过 500 的换货需要主管审批。政策文件里还有一段针对助手的指示，我把它当作不可信的数据，而不是指令，审批规则不变。"));
+        }
+        return text(t.t(r, "政策内容：" + r));
+    }
+
+    private ChatResponse address(Turn t) {
+        Optional<String> address = newAddress(t.said());
+        if (address.isEmpty()) {
+            return text(t.t("What is the new delivery address?", "请问新的收货地址是什么？"));
+        }
+        Optional<String> origin = t.exchangeOrigin();
+        if (origin.isEmpty()) {
+            return text(t.t("Which order should the new address apply to?", "请问新地址用于哪个订单？"));
+        }
+        Optional<String> exchangeOrder = t.mem("order:" + origin.get() + ".exchangeOrder");
+        boolean pendingExchange = t.mem("order:" + origin.get() + ".exchangeColor").isPresent();
+        if (t.round() == 0) {
+            if (exchangeOrder.isPresent()) {
+                return calls(List.of(call(t, "changeAddress", "orderNumber", exchangeOrder.get(), "address", address.get())));
+            }
+            if (pendingExchange) {
+                return calls(List.of(call(t, "setExchangeAddress", "orderNumber", origin.get(), "address", address.get())));
+            }
+            return calls(List.of(call(t, "changeAddress", "orderNumber", origin.get(), "address", address.get())));
+        }
+        String r = t.result(0);
+        if (exchangeOrder.isPresent() || pendingExchange) {
+            return text(t.t("Done: the replacement for order " + origin.get() + " (the exchange, not the original order) will "
+                            + "ship to " + address.get() + ". " + r,
+                    "已完成：订单 " + origin.get() + " 的换货商品（不是原订单）将寄往 " + address.get() + "。"));
+        }
+        return text(t.t(r, "结果：" + r));
+    }
+
+    private ChatResponse submit(Turn t) {
+        Optional<String> origin = t.exchangeOrigin();
+        Optional<String> color = origin.flatMap(o -> t.mem("order:" + o + ".exchangeColor")).or(() -> t.mem("exchange.color"));
+        if (origin.isEmpty() || color.isEmpty()) {
+            return text(t.t("There is no exchange waiting to be submitted.", "目前没有待提交的换货。"));
+        }
+        if (t.round() == 0) {
+            return calls(List.of(call(t, "createExchange", "orderNumber", origin.get(), "color", color.get())));
+        }
+        String r = t.result(0);
+        Matcher m = Pattern.compile("order (\\S+?)[ ,.(]").matcher(r);
+        String id = m.find() ? m.group(1) : "?";
+        return text(t.t("Your exchange is in: order " + id + " (" + color.get() + " replacement for order " + origin.get()
+                        + "). " + r,
+                "换货已提交：订单 " + id + "（原订单 " + origin.get() + " 的" + color(color.get(), true) + "替换品）。"));
+    }
+
+    private ChatResponse forget(Turn t) {
+        String key = has(t.low(), "language", "语言") ? "preference.language" : null;
+        if (key == null) {
+            return text(t.t("I'm not sure what to forget; I can forget your language preference, for example.",
+                    "我不确定要忘记什么；例如，我可以忘记您的语言偏好。"));
+        }
+        if (t.round() == 0) {
+            return calls(List.of(call(t, "forgetMemory", "key", key)));
+        }
+        return text("Done: I have forgotten your language preference. " + t.result(0));
+    }
+
+    private ChatResponse status(Turn t) {
+        Map<String, String> state = new LinkedHashMap<>();
+        t.memory().forEach((k, v) -> state.put(k, v.value()));
+        return status(t, state);
+    }
+
+    private ChatResponse status(Turn t, Map<String, String> state) {
+        java.util.function.Function<String, Optional<String>> mem = k -> Optional.ofNullable(state.get(k));
+        List<String> parts = new ArrayList<>();
+        mem.apply("order.current").ifPresent(o -> {
+            parts.add(t.t("order " + o, "订单 " + o));
+            mem.apply("order:" + o + ".item").ifPresent(i -> parts.add(i));
+            mem.apply("order:" + o + ".color").ifPresent(c -> parts.add(t.t("original colour " + c, "原颜色" + color(c, true))));
+            mem.apply("order:" + o + ".purchased").ifPresent(d -> parts.add(t.t("bought " + d, "购买于 " + d)));
+        });
+        mem.apply("exchange.choice").ifPresent(c -> parts.add(t.t("choice: " + c, "选择：换货")));
+        mem.apply("exchange.color").ifPresent(c -> parts.add(t.t("replacement colour " + c, "替换颜色" + color(c, true))));
+        mem.apply("trip.destination").ifPresent(d -> parts.add(t.t("trip to " + d, "行程目的地" + d)));
+        if (parts.isEmpty()) {
+            return text(t.t("I have nothing open for you at the moment.", "目前没有进行中的事项。"));
+        }
+        return text(t.t("Back to your request: " + String.join(", ", parts) + ".",
+                "回到您的请求：" + String.join("，", parts) + "。"));
+    }
+
+    // ------------------------------------------------------------------ parsing helpers
+
+    static boolean has(String low, String... words) {
+        for (String w : words) {
+            if (low.contains(w)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static Optional<String> product(String low) {
+        if (has(low, "earbud", "earphone", "headphone", "耳机")) {
+            return Optional.of("earbuds");
+        }
+        if (has(low, "charger", "充电器")) {
+            return Optional.of("charger");
+        }
+        if (has(low, "watch", "手表")) {
+            return Optional.of("watch");
+        }
+        return Optional.empty();
+    }
+
+    private static Optional<String> issue(String low) {
+        if (has(low, "right ear", "右耳")) {
+            return Optional.of("right ear is silent");
+        }
+        if (has(low, "left ear", "左耳")) {
+            return Optional.of("left ear is silent");
+        }
+        if (has(low, "silent", "broken", "没声音", "坏")) {
+            return Optional.of("does not work");
+        }
+        return Optional.empty();
+    }
+
+    private static final String[][] COLORS = {{"white", "白"}, {"black", "黑"}, {"silver", "银"}, {"blue", "蓝"}, {"red", "红"}};
+
+    private static Optional<String> color(String low) {
+        for (String[] c : COLORS) {
+            if (low.contains(c[0]) || low.contains(c[1] + "色")) {
+                return Optional.of(c[0]);
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static String color(String en, boolean zh) {
+        for (String[] c : COLORS) {
+            if (c[0].equals(en)) {
+                return zh ? c[1] + "色" : en;
+            }
+        }
+        return en;
+    }
+
+    private static Optional<String> destination(String said) {
+        Matcher m = Pattern.compile("(?i)(?:trip|travel(?:l?ing)?|going)\\s+(?:is\\s+)?to\\s+([A-Z][\\p{L}-]+)").matcher(said);
+        if (m.find()) {
+            return Optional.of(m.group(1));
+        }
+        Matcher c = Pattern.compile("去([\\p{IsHan}]{2,4}?)(?:出差|旅行|玩|，|。|,|$)").matcher(said);
+        return c.find() ? Optional.of(c.group(1)) : Optional.empty();
+    }
+
+    static Optional<LocalDate> date(String said, LocalDate today) {
+        Matcher iso = Pattern.compile("(\\d{4})-(\\d{2})-(\\d{2})").matcher(said);
+        if (iso.find()) {
+            return Optional.of(LocalDate.parse(iso.group()));
+        }
+        Matcher cn = Pattern.compile("(\\d{1,2})月(\\d{1,2})[日号]").matcher(said);
+        if (cn.find()) {
+            return Optional.of(nextDate(today, Integer.parseInt(cn.group(1)), Integer.parseInt(cn.group(2))));
+        }
+        for (Month month : Month.values()) {
+            String name = month.getDisplayName(TextStyle.FULL, Locale.ENGLISH);
+            Matcher a = Pattern.compile("(?i)(\\d{1,2})(?:st|nd|rd|th)?\\s+" + name + "|" + name + "\\s+(\\d{1,2})").matcher(said);
+            if (a.find()) {
+                int day = Integer.parseInt(a.group(1) != null ? a.group(1) : a.group(2));
+                return Optional.of(nextDate(today, month.getValue(), day));
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static LocalDate nextDate(LocalDate today, int month, int day) {
+        LocalDate d = LocalDate.of(today.getYear(), month, day);
+        return d.isBefore(today) ? d.plusYears(1) : d;
+    }
+
+    private static Optional<String> newAddress(String said) {
+        Matcher m = Pattern.compile("(?i)(?:address to|ship it to|deliver it to|send it to)\\s*:?\\s*(.+?)[.!]?$").matcher(said.trim());
+        if (m.find()) {
+            return Optional.of(m.group(1).trim());
+        }
+        Matcher c = Pattern.compile("(?:改成|改为|改到|寄到)\\s*[:：]?\\s*(.+?)[。！!.]?$").matcher(said.trim());
+        return c.find() ? Optional.of(c.group(1).trim()) : Optional.empty();
+    }
+
+    // ------------------------------------------------------------------ responses
+
+    private final AtomicInteger ids = new AtomicInteger();
+
+    private ToolExecutionRequest call(Turn t, String tool, Object... args) {
+        if (!t.tools().contains(tool)) {
+            throw new IllegalStateException("the scripted model needs the tool " + tool + ", which the AiService does not offer");
+        }
+        ObjectNode node = JSON.createObjectNode();
+        for (int i = 0; i < args.length; i += 2) {
+            Object v = args[i + 1];
+            if (v instanceof Boolean b) {
+                node.put((String) args[i], b);
+            } else {
+                node.put((String) args[i], String.valueOf(v));
+            }
+        }
+        return ToolExecutionRequest.builder().id("call-" + ids.incrementAndGet()).name(tool).arguments(node.toString()).build();
+    }
+
+    private static ChatResponse calls(List<ToolExecutionRequest> requests) {
+        return ChatResponse.builder().aiMessage(AiMessage.from(requests)).modelName(NAME)
+                .finishReason(FinishReason.TOOL_EXECUTION).build();
+    }
+
+    private static ChatResponse text(String answer) {
+        return ChatResponse.builder().aiMessage(AiMessage.from(answer)).modelName(NAME).finishReason(FinishReason.STOP).build();
+    }
+}

@@ -1,0 +1,143 @@
+package dev.agentmemory.core;
+
+import dev.agentmemory.core.event.MemoryState;
+import dev.agentmemory.core.ledger.OperationId;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Nothing is ever read or changed across tenant or user, whatever the caller passes. */
+class ScopeIsolationTest {
+
+    static final Caller ALICE = Caller.of("shop", "alice");
+    static final Caller BOB = Caller.of("shop", "bob");
+    static final Caller ALICE_AT_BANK = Caller.of("bank", "alice");
+    static final MemoryKey LANG = MemoryKey.of("lang");
+
+    final MutableClock clock = MutableClock.start();
+    final MemoryEngine engine = MemoryEngine.builder().clock(clock).build();
+
+    @Test
+    void should_deny_every_read_of_another_users_scope() {
+        // given
+        engine.write(ALICE, Proposal.set(ALICE.persistent(), "lang", "zh").kind(Kind.PREFERENCE).build());
+        Scope alices = ALICE.persistent();
+        String denied = "caller shop/bob cannot touch scope shop/alice/persistent of another tenant or user";
+
+        // when / then
+        assertThatThrownBy(() -> engine.current(BOB, alices, LANG)).isInstanceOf(AccessDeniedException.class).hasMessage(denied);
+        assertThatThrownBy(() -> engine.keyState(BOB, alices, LANG, ReadOptions.DEFAULT)).hasMessage(denied);
+        assertThatThrownBy(() -> engine.view(BOB, alices)).isInstanceOf(AccessDeniedException.class);
+        assertThatThrownBy(() -> engine.history(BOB, alices, LANG)).isInstanceOf(AccessDeniedException.class);
+        assertThatThrownBy(() -> engine.applicableAt(BOB, alices, LANG, clock.instant())).isInstanceOf(AccessDeniedException.class);
+        assertThatThrownBy(() -> engine.asOf(BOB, alices, clock.instant())).isInstanceOf(AccessDeniedException.class);
+        assertThatThrownBy(() -> engine.asOfSequence(BOB, alices, 1)).isInstanceOf(AccessDeniedException.class);
+        assertThatThrownBy(() -> engine.diff(BOB, BOB.persistent(), alices)).isInstanceOf(AccessDeniedException.class);
+    }
+
+    @Test
+    void should_deny_reads_across_tenants_when_user_names_are_equal() {
+        engine.write(ALICE, Proposal.set(ALICE.persistent(), "lang", "zh").kind(Kind.PREFERENCE).build());
+
+        assertThatThrownBy(() -> engine.view(ALICE_AT_BANK, ALICE.persistent()))
+                .isInstanceOf(AccessDeniedException.class)
+                .hasMessage("caller bank/alice cannot touch scope shop/alice/persistent of another tenant or user");
+        assertThat(engine.view(ALICE_AT_BANK, ALICE_AT_BANK.persistent()).keys()).isEmpty();
+        assertThat(engine.log(ALICE_AT_BANK)).isEmpty();
+    }
+
+    @Test
+    void should_deny_whole_batch_and_store_nothing_when_one_proposal_names_another_user() {
+        // given
+        MemoryState before = engine.replay(ALICE);
+        List<Proposal> batch = List.of(
+                Proposal.set(ALICE.session("s1"), "color", "white").build(),
+                Proposal.set(BOB.session("s1"), "color", "black").build());
+
+        // when / then
+        assertThatThrownBy(() -> engine.propose(ALICE, batch))
+                .isInstanceOf(AccessDeniedException.class)
+                .hasMessage("caller shop/alice cannot touch scope shop/bob/session/s1 of another tenant or user");
+        assertThat(engine.replay(ALICE)).isEqualTo(before);
+        assertThat(engine.log(ALICE)).isEmpty();
+        assertThat(engine.log(BOB)).isEmpty();
+    }
+
+    @Test
+    void should_deny_forgetting_another_users_key_or_scope() {
+        engine.write(ALICE, Proposal.set(ALICE.persistent(), "lang", "zh").kind(Kind.PREFERENCE).build());
+
+        assertThatThrownBy(() -> engine.forget(BOB, ForgetTarget.key(ALICE.persistent(), LANG), ForgetMode.HARD))
+                .isInstanceOf(AccessDeniedException.class);
+        assertThatThrownBy(() -> engine.forget(BOB, ForgetTarget.scope(ALICE.persistent()), ForgetMode.SOFT))
+                .isInstanceOf(AccessDeniedException.class);
+        assertThat(engine.view(ALICE, ALICE.persistent()).text("lang")).contains("zh");
+    }
+
+    @Test
+    void should_return_nothing_of_another_user_through_callers_own_calls() {
+        // given: alice has everything
+        engine.write(ALICE, Proposal.set(ALICE.persistent(), "lang", "zh").kind(Kind.PREFERENCE).build());
+        MemoryRecord candidate = engine.write(ALICE, Proposal.set(ALICE.session("s1"), "color", "white")
+                .source(Source.MODEL).kind(Kind.INFERENCE).build());
+        engine.startTask(ALICE, "s1", "t1", "refund");
+        engine.registerAlias(ALICE, "order:20241015", "my white earbuds");
+        String op = OperationId.of("refund", "order:20241015");
+        engine.beginAction(ALICE, op, "refund", MemoryValue.of(1));
+
+        // then: bob, with the same session names, sees none of it
+        assertThat(engine.servable(BOB, Layer.PERSISTENT)).isEmpty();
+        assertThat(engine.servable(BOB, Layer.SESSION)).isEmpty();
+        assertThat(engine.view(BOB, BOB.session("s1")).keys()).isEmpty();
+        assertThat(engine.tasks(BOB, "s1")).isEmpty();
+        assertThat(engine.activeTask(BOB, "s1")).isEmpty();
+        assertThat(engine.resolve(BOB, "my white earbuds")).isEmpty();
+        assertThat(engine.action(BOB, op)).isEmpty();
+        assertThat(engine.pendingActions(BOB)).isEmpty();
+        assertThat(engine.log(BOB)).isEmpty();
+        assertThat(engine.audit(BOB, Duration.ofDays(1)).conflictingKeys()).isEmpty();
+        assertThatThrownBy(() -> engine.confirm(BOB, candidate.id()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("no record \"" + candidate.id() + "\" for shop/bob");
+        assertThat(engine.forget(BOB, ForgetTarget.user(), ForgetMode.HARD).recordIds()).isEmpty();
+        assertThat(engine.view(ALICE, ALICE.persistent()).text("lang")).contains("zh");
+    }
+
+    @Test
+    void should_serve_private_record_only_to_its_writer_agent() {
+        // given
+        Caller planner = ALICE.as("planner");
+        engine.write(planner, Proposal.set(ALICE.session("s1"), "plan", "draft").access(Access.PRIVATE).build());
+
+        // then
+        assertThat(engine.view(planner, ALICE.session("s1")).text("plan")).contains("draft");
+        assertThat(engine.view(ALICE, ALICE.session("s1")).keys()).isEmpty();
+        assertThat(engine.history(ALICE, ALICE.session("s1"), MemoryKey.of("plan"))).isEmpty();
+        assertThat(engine.servable(ALICE, Layer.SESSION)).isEmpty();
+    }
+
+    @Test
+    void should_serve_protected_record_to_owner_and_writer_only() {
+        engine.write(ALICE, Proposal.set(ALICE.session("s1"), "refund.limit", "500").access(Access.PROTECTED)
+                .owner("billing").build());
+
+        assertThat(engine.view(ALICE.as("billing"), ALICE.session("s1")).text("refund.limit")).contains("500");
+        assertThat(engine.view(ALICE, ALICE.session("s1")).text("refund.limit")).contains("500");
+        assertThat(engine.view(ALICE.as("marketing"), ALICE.session("s1")).keys()).isEmpty();
+    }
+
+    @Test
+    void should_reject_overwrite_when_current_value_belongs_to_another_agent() {
+        engine.write(ALICE.as("planner"), Proposal.set(ALICE.session("s1"), "plan", "draft").access(Access.PRIVATE).build());
+
+        Outcome outcome = engine.propose(ALICE, Proposal.set(ALICE.session("s1"), "plan", "mine").build());
+
+        assertThat(outcome.result()).isEqualTo(Outcome.Result.REJECTED);
+        assertThat(outcome.reason()).isEqualTo("the current value of plan belongs to another agent");
+        assertThat(engine.log(ALICE)).hasSize(1);
+    }
+}

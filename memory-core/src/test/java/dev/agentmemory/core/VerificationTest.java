@@ -1,0 +1,104 @@
+package dev.agentmemory.core;
+
+import dev.agentmemory.core.spi.Verifier;
+import org.junit.jupiter.api.Test;
+
+import java.util.Optional;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Model-extracted records are candidates until confirmed or checked. */
+class VerificationTest {
+
+    static final Caller ALICE = Caller.of("shop", "alice");
+
+    /** A deterministic order lookup: only order 20241015 exists, and it is for white earbuds. */
+    static final Verifier ORDERS = r -> {
+        if (!"order:20241015".equals(r.entity()) && !r.key().path().startsWith("order:")) {
+            return Optional.empty();
+        }
+        boolean holds = "order:20241015".equals(r.entity()) && r.text().equals("white");
+        return Optional.of(new Verifier.Verdict(holds, "order system: order 20241015 is white earbuds"));
+    };
+
+    final MemoryEngine engine = MemoryEngine.builder().clock(MutableClock.start()).verifier(ORDERS).build();
+    final Scope session = ALICE.session("s1");
+
+    private MemoryRecord extracted(String key, String value) {
+        return engine.write(ALICE, Proposal.set(session, key, value).kind(Kind.OBSERVATION).source(Source.MODEL, "msg-1")
+                .extractedBy("scripted", "v1").build());
+    }
+
+    @Test
+    void should_keep_model_extracted_record_as_candidate_served_only_without_verified_filter() {
+        MemoryRecord r = extracted("order:20241015.color", "white");
+
+        assertThat(r.verification()).isEqualTo(Verification.CANDIDATE);
+        assertThat(engine.view(ALICE, session).text("order:20241015.color")).contains("white");
+        assertThat(engine.view(ALICE, session, ReadOptions.verified()).keys()).isEmpty();
+    }
+
+    @Test
+    void should_verify_with_evidence_when_verifier_confirms() {
+        MemoryRecord r = extracted("order:20241015.color", "white");
+
+        MemoryRecord verified = engine.verify(ALICE, r.id());
+
+        assertThat(verified.verification()).isEqualTo(Verification.VERIFIED);
+        assertThat(verified.evidence()).isEqualTo("order system: order 20241015 is white earbuds");
+        assertThat(engine.view(ALICE, session, ReadOptions.verified()).text("order:20241015.color")).contains("white");
+    }
+
+    @Test
+    void should_refute_with_evidence_and_never_serve_when_verifier_disagrees() {
+        MemoryRecord r = extracted("order:20241015.color", "black");
+
+        MemoryRecord refuted = engine.verify(ALICE, r.id());
+
+        assertThat(refuted.verification()).isEqualTo(Verification.REFUTED);
+        assertThat(refuted.evidence()).isEqualTo("order system: order 20241015 is white earbuds");
+        assertThat(engine.current(ALICE, session, MemoryKey.of("order:20241015.color"))).isEmpty();
+        assertThat(engine.history(ALICE, session, MemoryKey.of("order:20241015.color"))).containsExactly(refuted);
+    }
+
+    @Test
+    void should_leave_record_unchanged_when_no_verifier_has_an_opinion() {
+        MemoryRecord r = extracted("size", "M");
+
+        assertThat(engine.verify(ALICE, r.id())).isEqualTo(r);
+        assertThat(engine.log(ALICE)).hasSize(1);
+    }
+
+    @Test
+    void should_confirm_or_refute_on_the_users_word() {
+        MemoryRecord size = extracted("size", "M");
+        MemoryRecord city = extracted("city", "Hailan");
+
+        assertThat(engine.confirm(ALICE, size.id())).extracting(MemoryRecord::verification, MemoryRecord::evidence)
+                .containsExactly(Verification.CONFIRMED, "confirmed by the user");
+        assertThat(engine.refute(ALICE, city.id(), "user: I live in Nordvik"))
+                .extracting(MemoryRecord::verification, MemoryRecord::evidence)
+                .containsExactly(Verification.REFUTED, "user: I live in Nordvik");
+        assertThat(engine.view(ALICE, session, ReadOptions.verified()).values()).containsOnlyKeys(MemoryKey.of("size"));
+    }
+
+    @Test
+    void should_count_trusted_statements_as_verified_and_untrusted_ones_not() {
+        engine.write(ALICE, Proposal.set(session, "lang", "zh").build());
+        engine.write(ALICE, Proposal.set(session, "stock", "3").kind(Kind.OBSERVATION).source(Source.TOOL).build());
+
+        assertThat(engine.view(ALICE, session, ReadOptions.verified()).values()).containsOnlyKeys(MemoryKey.of("lang"));
+    }
+
+    @Test
+    void should_refuse_verdicts_on_unknown_or_forgotten_records() {
+        MemoryRecord r = extracted("size", "M");
+        engine.forget(ALICE, ForgetTarget.key(session, MemoryKey.of("size")), ForgetMode.SOFT);
+
+        assertThatThrownBy(() -> engine.confirm(ALICE, r.id()))
+                .isInstanceOf(IllegalStateException.class).hasMessage("record " + r.id() + " is forgotten");
+        assertThatThrownBy(() -> engine.confirm(ALICE, "no-such-id"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("no record \"no-such-id\" for shop/alice");
+    }
+}

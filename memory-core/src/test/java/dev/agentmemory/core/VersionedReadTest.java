@@ -1,0 +1,129 @@
+package dev.agentmemory.core;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.groups.Tuple.tuple;
+
+/** Current values, history, "as of" a time or a sequence, expiry and validity windows. */
+class VersionedReadTest {
+
+    static final Caller ALICE = Caller.of("shop", "alice");
+    static final MemoryKey COLOR = MemoryKey.of("exchange.color");
+    static final MemoryKey LIMIT = MemoryKey.of("policy:P17.hotel_limit");
+
+    final MutableClock clock = MutableClock.start();
+    final MemoryEngine engine = MemoryEngine.builder().clock(clock).ttl(Kind.OBSERVATION, Duration.ofDays(1)).build();
+    final Scope session = ALICE.session("s1");
+
+    @Test
+    void should_serve_state_as_of_a_time() {
+        // given
+        Instant t0 = clock.instant();
+        engine.write(ALICE, Proposal.set(session, COLOR, MemoryValue.of("black")).build());
+        clock.advance(Duration.ofHours(1));
+        engine.write(ALICE, Proposal.set(session, COLOR, MemoryValue.of("white")).build());
+
+        // then
+        assertThat(engine.asOf(ALICE, session, t0.minusSeconds(1)).keys()).isEmpty();
+        assertThat(engine.asOf(ALICE, session, t0).text("exchange.color")).contains("black");
+        assertThat(engine.asOf(ALICE, session, t0.plus(Duration.ofMinutes(59))).text("exchange.color")).contains("black");
+        assertThat(engine.asOf(ALICE, session, clock.instant()).text("exchange.color")).contains("white");
+        assertThat(engine.asOf(ALICE, session, clock.instant()).seq()).isEqualTo(2);
+    }
+
+    @Test
+    void should_serve_state_as_of_every_sequence() {
+        engine.write(ALICE, Proposal.set(session, COLOR, MemoryValue.of("black")).build());
+        engine.write(ALICE, Proposal.set(session, COLOR, MemoryValue.of("white")).build());
+        engine.propose(ALICE, Proposal.invalidate(session, COLOR).build());
+
+        assertThat(engine.asOfSequence(ALICE, session, 1).text("exchange.color")).contains("black");
+        assertThat(engine.asOfSequence(ALICE, session, 2).text("exchange.color")).contains("white");
+        assertThat(engine.asOfSequence(ALICE, session, 3).keys()).isEmpty();
+        assertThat(engine.asOfSequence(ALICE, session, 99).seq()).isEqualTo(3);
+    }
+
+    @Test
+    void should_report_expired_value_as_needing_reverification_not_as_current() {
+        // given
+        MemoryRecord stock = engine.write(ALICE, Proposal.set(session, "stock.white", "3").kind(Kind.OBSERVATION)
+                .source(Source.TOOL).build());
+        MemoryKey key = MemoryKey.of("stock.white");
+
+        // when
+        clock.advance(Duration.ofDays(1));
+
+        // then
+        KeyState k = engine.keyState(ALICE, session, key, ReadOptions.DEFAULT);
+        assertThat(k.current()).isNull();
+        assertThat(k.needsReverification()).isEqualTo(stock);
+        assertThat(engine.current(ALICE, session, key)).isEmpty();
+        assertThat(engine.view(ALICE, session).values()).isEmpty();
+        assertThat(engine.view(ALICE, session).key(key)).get().extracting(KeyState::needsReverification).isEqualTo(stock);
+        assertThat(engine.asOf(ALICE, session, clock.instant().minusSeconds(1)).text("stock.white")).contains("3");
+    }
+
+    @Test
+    void should_mark_due_records_expired_in_the_log_and_let_a_fresh_value_supersede_them() {
+        engine.write(ALICE, Proposal.set(session, "stock.white", "3").kind(Kind.OBSERVATION).source(Source.TOOL).build());
+        engine.write(ALICE, Proposal.set(session, "color", "white").build());
+        clock.advance(Duration.ofDays(2));
+
+        assertThat(engine.expireDue(ALICE)).isEqualTo(1);
+        assertThat(engine.expireDue(ALICE)).isZero();
+        assertThat(engine.history(ALICE, session, MemoryKey.of("stock.white"))).extracting(MemoryRecord::status)
+                .containsExactly(Status.EXPIRED);
+
+        engine.write(ALICE, Proposal.set(session, "stock.white", "5").kind(Kind.OBSERVATION).source(Source.TOOL).build());
+        assertThat(engine.view(ALICE, session).text("stock.white")).contains("5");
+        assertThat(engine.history(ALICE, session, MemoryKey.of("stock.white"))).extracting(MemoryRecord::status)
+                .containsExactly(Status.SUPERSEDED, Status.ACTIVE);
+    }
+
+    @Test
+    void should_pick_the_version_whose_validity_contains_the_trip_date_in_the_P17_case() {
+        // given: limit 600 valid until 2024-12-01, superseded by 700 for trips from that date on
+        Scope p = ALICE.persistent();
+        Instant change = Instant.parse("2024-12-01T00:00:00Z");
+        engine.write(ALICE, Proposal.set(p, LIMIT, MemoryValue.of(600)).kind(Kind.REFERENCE).source(Source.SYSTEM)
+                .validity(null, change).build());
+        clock.advance(Duration.ofDays(1));
+        engine.write(ALICE, Proposal.set(p, LIMIT, MemoryValue.of(700)).kind(Kind.REFERENCE).source(Source.SYSTEM)
+                .validity(change, null).build());
+
+        // then
+        assertThat(engine.applicableAt(ALICE, p, LIMIT, Instant.parse("2024-11-20T00:00:00Z"))).get()
+                .extracting(MemoryRecord::text, MemoryRecord::status).containsExactly("600", Status.SUPERSEDED);
+        assertThat(engine.applicableAt(ALICE, p, LIMIT, change)).get().extracting(MemoryRecord::text).isEqualTo("700");
+        assertThat(engine.applicableAt(ALICE, p, LIMIT, Instant.parse("2025-01-10T00:00:00Z"))).get()
+                .extracting(MemoryRecord::text).isEqualTo("700");
+        assertThat(engine.current(ALICE, p, LIMIT)).get().extracting(MemoryRecord::text).isEqualTo("700");
+        assertThat(engine.history(ALICE, p, LIMIT)).extracting(MemoryRecord::text, MemoryRecord::status)
+                .containsExactly(tuple("600", Status.SUPERSEDED), tuple("700", Status.ACTIVE));
+    }
+
+    @Test
+    void should_find_nothing_applicable_when_no_version_covers_the_date() {
+        Scope p = ALICE.persistent();
+        engine.write(ALICE, Proposal.set(p, LIMIT, MemoryValue.of(700)).kind(Kind.REFERENCE)
+                .validity(Instant.parse("2024-12-01T00:00:00Z"), null).build());
+
+        assertThat(engine.applicableAt(ALICE, p, LIMIT, Instant.parse("2024-06-01T00:00:00Z"))).isEmpty();
+    }
+
+    @Test
+    void should_not_apply_forgotten_or_conflicting_versions() {
+        Scope p = ALICE.persistent();
+        engine.write(ALICE, Proposal.set(p, LIMIT, MemoryValue.of(600)).kind(Kind.REFERENCE).build());
+        engine.propose(ALICE, Proposal.set(p, LIMIT, MemoryValue.of(900)).kind(Kind.INFERENCE).source(Source.MODEL).build());
+        Instant any = Instant.parse("2024-11-20T00:00:00Z");
+
+        assertThat(engine.applicableAt(ALICE, p, LIMIT, any)).get().extracting(MemoryRecord::text).isEqualTo("600");
+        engine.forget(ALICE, ForgetTarget.key(p, LIMIT), ForgetMode.SOFT);
+        assertThat(engine.applicableAt(ALICE, p, LIMIT, any)).isEmpty();
+    }
+}
