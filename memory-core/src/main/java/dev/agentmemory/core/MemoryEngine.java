@@ -336,6 +336,12 @@ public final class MemoryEngine implements AutoCloseable {
         return view(caller, scope, ReadOptions.DEFAULT);
     }
 
+    /** One record by id, if it belongs to the caller's user and the caller's agent may read it. */
+    public Optional<MemoryRecord> record(Caller caller, String id) {
+        Objects.requireNonNull(id, "id");
+        return read(caller, s -> Optional.ofNullable(s.record(id)).filter(r -> r.readableBy(caller.agent())));
+    }
+
     /** Every version of a key, oldest first, including superseded versions and tombstones. */
     public List<MemoryRecord> history(Caller caller, Scope scope, MemoryKey key) {
         checkScope(caller, scope);
@@ -1074,6 +1080,7 @@ public final class MemoryEngine implements AutoCloseable {
                 throw e;
             }
             commit(partition, h, tx);
+            cascadeForgotten(partition, tx);
             return result;
         } finally {
             h.lock.unlock();
@@ -1099,6 +1106,26 @@ public final class MemoryEngine implements AutoCloseable {
                 // The events are durable; a listener that fails must not make the caller think otherwise.
                 LOG.log(System.Logger.Level.WARNING, "event listener " + l + " failed on " + partition, e);
             }
+        }
+    }
+
+    /**
+     * Tells derived data about records a write forgot on its way (an invalidation, the record
+     * limit), so that those reach every derived copy too, as {@link #forget} does.
+     */
+    private void cascadeForgotten(Partition partition, Tx tx) {
+        Set<String> ids = new LinkedHashSet<>();
+        for (LoggedEvent e : tx.events) {
+            if (e.change() instanceof Change.RecordsForgotten f) {
+                ids.addAll(f.ids());
+            }
+        }
+        if (ids.isEmpty()) {
+            return;
+        }
+        ForgetRequest request = new ForgetRequest(partition, ids, Map.of(), false, false);
+        for (DerivedData d : derived) {
+            d.forget(request);
         }
     }
 
