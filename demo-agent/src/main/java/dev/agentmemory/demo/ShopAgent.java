@@ -73,7 +73,8 @@ final class ShopAgent implements AutoCloseable {
         this.clock = clock;
         this.engine = MemoryEngine.builder().store(JdbcEventStore.h2File(db)).clock(clock).build();
         this.shop = Shop.open(shopFile(db), clock);
-        this.memory = new DemoMemory(engine, trace);
+        this.engine.addListener(trace::committed);
+        this.memory = new DemoMemory(engine);
         this.shopTools = new ShopTools(engine, shop, trace);
         this.model = new RecordingModel(chatModel);
         List<Object> tools = new ArrayList<>();
@@ -86,6 +87,7 @@ final class ShopAgent implements AutoCloseable {
                 .retrievalAugmentor(memory.retrievalAugmentor())
                 .storeRetrievedContentInChatMemory(false)
                 .tools(tools)
+                .afterToolExecution(trace::tool)
                 .maxSequentialToolsInvocations(12)
                 .build();
     }
