@@ -258,11 +258,17 @@ public final class MemoryEngine implements AutoCloseable {
         }
         long version = versions.isEmpty() ? 1 : versions.get(versions.size() - 1).version() + 1;
         Duration ttl = p.ttl() != null ? p.ttl() : ttlByKind.get(p.kind());
+        Instant expiresAt;
+        try {
+            expiresAt = ttl == null ? null : observedAt.plus(ttl);
+        } catch (ArithmeticException | java.time.DateTimeException e) {
+            return Outcome.rejected(p, "ttl " + ttl + " from " + observedAt + " lies beyond the representable time range");
+        }
         boolean sensitive = p.sensitive() || sensitiveKinds.contains(p.kind())
                 || (sensitiveKeys != null && sensitiveKeys.matcher(p.key().path()).matches());
         MemoryRecord record = new MemoryRecord(UUID.randomUUID().toString(), p.scope(), p.key(), value, p.kind(),
                 p.source(), p.sourceRef(), p.trust(), p.confidence(), observedAt, p.validFrom(), p.validTo(),
-                ttl == null ? null : observedAt.plus(ttl), status, version,
+                expiresAt, status, version,
                 status == Status.ACTIVE && current != null ? current.id() : null,
                 status == Status.CONFLICT && current != null ? current.id() : null,
                 p.access(), p.ownerAgent() != null ? p.ownerAgent() : caller.agent(), caller.agent(), p.tags(),
@@ -313,12 +319,15 @@ public final class MemoryEngine implements AutoCloseable {
     /** The current version, conflicts and expiry of one key. */
     public KeyState keyState(Caller caller, Scope scope, MemoryKey key, ReadOptions options) {
         checkScope(caller, scope);
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(options, "options");
         return read(caller, s -> keyStateOf(caller, s, scope, key, options, clock.instant()));
     }
 
     /** Every key of a scope as a read sees it. An ended task's scope reads empty unless archived state is asked for. */
     public ScopeView view(Caller caller, Scope scope, ReadOptions options) {
         checkScope(caller, scope);
+        Objects.requireNonNull(options, "options");
         return read(caller, s -> viewOf(caller, s, scope, options, clock.instant()));
     }
 
@@ -458,6 +467,7 @@ public final class MemoryEngine implements AutoCloseable {
 
     /** Starts a task in a session; the session's active task (if any) is suspended first. */
     public TaskInfo startTask(Caller caller, String session, String task, @Nullable String title) {
+        Objects.requireNonNull(caller, "caller");
         Scope scope = Scope.task(caller.tenant(), caller.user(), session, task);
         return write(caller, (s, tx) -> {
             TaskInfo existing = findTask(s, session, task);
@@ -487,6 +497,7 @@ public final class MemoryEngine implements AutoCloseable {
     }
 
     private TaskInfo changeTask(Caller caller, String session, String task, TaskStatus to, Set<TaskStatus> from) {
+        Objects.requireNonNull(caller, "caller");
         Scope.task(caller.tenant(), caller.user(), session, task);
         return write(caller, (s, tx) -> {
             TaskInfo t = findTask(s, session, task);
@@ -562,6 +573,7 @@ public final class MemoryEngine implements AutoCloseable {
      */
     public WindowChange changeWindow(Caller caller, String session, Function<List<StoredMessage>, WindowChange> compute) {
         Ids.check(session, "session");
+        Objects.requireNonNull(compute, "compute");
         return write(caller, (s, tx) -> {
             WindowChange change = Objects.requireNonNull(compute.apply(s.window(session)), "window change");
             if (!change.evicted().isEmpty()) {
@@ -589,6 +601,10 @@ public final class MemoryEngine implements AutoCloseable {
      */
     public record WindowChange(List<Long> evicted, List<StoredMessage> appended) {
         public WindowChange {
+            Objects.requireNonNull(evicted, "evicted");
+            Objects.requireNonNull(appended, "appended");
+            evicted.forEach(i -> Objects.requireNonNull(i, "evicted index"));
+            appended.forEach(m -> Objects.requireNonNull(m, "appended message"));
             evicted = List.copyOf(evicted);
             appended = List.copyOf(appended);
         }

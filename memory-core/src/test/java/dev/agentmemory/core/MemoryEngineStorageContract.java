@@ -282,7 +282,7 @@ abstract class MemoryEngineStorageContract {
     void should_produce_contiguous_versions_and_lose_nothing_when_many_threads_write_one_key() throws Exception {
         // given
         int threads = 8;
-        int each = 20;
+        int each = 12;
         Scope s = ALICE.session("s1");
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         CountDownLatch start = new CountDownLatch(1);

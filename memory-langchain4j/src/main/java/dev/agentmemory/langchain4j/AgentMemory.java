@@ -9,6 +9,7 @@ import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.core.spi.ForgetRequest;
 import dev.agentmemory.core.store.jdbc.JdbcEventStore;
 import dev.agentmemory.langchain4j.framing.MemoryFramer;
+import dev.agentmemory.langchain4j.recall.HybridIndex;
 import dev.agentmemory.langchain4j.tools.MemoryTools;
 import dev.langchain4j.memory.chat.ChatMemoryProvider;
 import dev.langchain4j.memory.chat.MessageWindowChatMemory;
@@ -88,6 +89,7 @@ public final class AgentMemory implements AutoCloseable {
     private final MemoryRetrievalAugmentor augmentor;
     private final Function<Object, SessionRef> ids;
     private final MemoryTools tools;
+    private final @Nullable EpisodicMemory episodic;
 
     private AgentMemory(Builder b, MemoryEngine engine, boolean ownsEngine) {
         this.engine = engine;
@@ -101,7 +103,18 @@ public final class AgentMemory implements AutoCloseable {
         }
         this.framer = fb.build();
         this.store = new EngineChatMemoryStore(engine, agent, framer, ids, settings.deleteMode);
-        this.retriever = new MemoryContentRetriever(engine, agent, ids, settings, null);
+        if (b.embeddingModel != null) {
+            int dims = b.embeddingModel.dimension();
+            Path dir = b.indexDirectory != null ? b.indexDirectory
+                    : b.h2File != null ? b.h2File.resolveSibling(b.h2File.getFileName() + ".recall") : null;
+            HybridIndex index = dir != null ? HybridIndex.inDirectory(dir, dims) : HybridIndex.inMemory(dims);
+            this.episodic = new EpisodicMemory(index, b.embeddingModel, engine, agent);
+            engine.addListener(episodic);
+            engine.register(episodic);
+        } else {
+            this.episodic = null;
+        }
+        this.retriever = new MemoryContentRetriever(engine, agent, ids, settings, episodic);
         this.injector = new MemoryContentInjector(framer);
         this.augmentor = new MemoryRetrievalAugmentor(retriever, injector, engine.clock());
         this.tools = new MemoryTools(engine, agent, settings.deleteMode);
@@ -195,6 +208,9 @@ public final class AgentMemory implements AutoCloseable {
 
     @Override
     public void close() {
+        if (episodic != null) {
+            episodic.close();
+        }
         if (ownsEngine) {
             engine.close();
         }
@@ -206,6 +222,7 @@ public final class AgentMemory implements AutoCloseable {
         private @Nullable EventStore store;
         private @Nullable Path h2File;
         private @Nullable EmbeddingModel embeddingModel;
+        private @Nullable Path indexDirectory;
         private @Nullable Clock clock;
         private byte @Nullable [] framingKey;
         private Function<Object, SessionRef> ids = SessionRef::of;
@@ -232,9 +249,21 @@ public final class AgentMemory implements AutoCloseable {
             return this;
         }
 
-        /** The embedding model for episodic recall. Without one, the episodic layer is off. */
+        /**
+         * The embedding model for episodic recall: every message and record is embedded once,
+         * when it is written. Without one, the episodic layer is off.
+         */
         public Builder embeddingModel(EmbeddingModel model) {
             this.embeddingModel = Objects.requireNonNull(model, "model");
+            return this;
+        }
+
+        /**
+         * Where the episodic index is kept. Default: next to the H2 file ({@code <file>.recall}),
+         * or in memory (rebuilt from the log after a restart) when there is none.
+         */
+        public Builder indexDirectory(Path directory) {
+            this.indexDirectory = Objects.requireNonNull(directory, "directory");
             return this;
         }
 

@@ -107,4 +107,34 @@ class ChatMemoryStoreTest {
                     .hasMessage("memory id must be a SessionRef or \"tenant/user/session\": \"default\"");
         }
     }
+    @Test
+    @org.junit.jupiter.api.Timeout(value = 30, unit = java.util.concurrent.TimeUnit.SECONDS)
+    void should_not_block_another_user_when_one_user_is_mid_update() throws Exception {
+        try (AgentMemory memory = AgentMemory.builder().build()) {
+            // given: alice's partition is locked by a window change that waits
+            java.util.concurrent.CountDownLatch entered = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+            Thread alice = new Thread(() -> memory.engine().changeWindow(memory.caller(ALICE), "s1", w -> {
+                entered.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return new dev.agentmemory.core.MemoryEngine.WindowChange(List.of(), List.of());
+            }));
+            alice.start();
+            entered.await();
+
+            // when: bob updates his session
+            SessionRef bob = new SessionRef("acme", "bob", "s1");
+            memory.chatMemoryStore().updateMessages(bob, List.of(UserMessage.from("hi")));
+
+            // then: it completed while alice's lock was held
+            assertThat(alice.isAlive()).isTrue();
+            assertThat(memory.chatMemoryStore().getMessages(bob)).containsExactly(UserMessage.from("hi"));
+            release.countDown();
+            alice.join();
+        }
+    }
 }

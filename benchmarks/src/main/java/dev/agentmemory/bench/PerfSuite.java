@@ -1,0 +1,226 @@
+package dev.agentmemory.bench;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agentmemory.langchain4j.recall.HybridIndex;
+import dev.agentmemory.langchain4j.recall.IndexedItem;
+import dev.agentmemory.langchain4j.recall.RecallHit;
+import dev.agentmemory.langchain4j.recall.RecallQuery;
+import dev.langchain4j.data.embedding.Embedding;
+import dev.langchain4j.data.segment.TextSegment;
+import dev.langchain4j.store.embedding.EmbeddingMatch;
+import dev.langchain4j.store.embedding.EmbeddingSearchRequest;
+import dev.langchain4j.store.embedding.inmemory.InMemoryEmbeddingStore;
+import java.io.PrintStream;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+
+/**
+ * Recall latency with 1k, 10k and 100k memories in one user's scope: our index (dense-only and
+ * hybrid queries) against exact {@link InMemoryEmbeddingStore} search, medians and p99, and our
+ * recall@10 against the exact top 10. Vectors are random unit vectors (384 dimensions, seeded),
+ * texts random words; query embedding time is measured separately with the real model.
+ * {@code --limit N} keeps only the sizes up to N.
+ */
+final class PerfSuite implements Suite {
+
+    static final int[] SIZES = {1_000, 10_000, 100_000};
+    private static final int DIMENSIONS = 384;
+    private static final int K = 10;
+    private static final int WARMUP = 30;
+    private static final int QUERIES = 200;
+    private static final String USER = "tenant-1/user-1";
+
+    @Override
+    public String name() {
+        return "perf";
+    }
+
+    @Override
+    public boolean needsData() {
+        return false;
+    }
+
+    @Override
+    public String description() {
+        return "recall latency at 1k/10k/100k memories, ours vs exact InMemoryEmbeddingStore (--limit N: sizes <= N)";
+    }
+
+    @Override
+    public ObjectNode run(SuiteOptions options, BenchContext context) throws Exception {
+        int limit = options.limitOr(Integer.MAX_VALUE);
+        ObjectNode json = JsonNodeFactory.instance.objectNode();
+        json.put("suite", name());
+        json.put("dimensions", DIMENSIONS);
+        json.put("cores", Runtime.getRuntime().availableProcessors());
+        json.put("java", System.getProperty("java.version"));
+        PrintStream out = context.out();
+        ObjectNode embedding = queryEmbedding(context);
+        json.set("query_embedding_ms", embedding);
+        out.printf("query embedding (AllMiniLmL6V2, one question): median %s ms, p99 %s ms (excluded below)%n",
+                Stats.f3(embedding.get("median").asDouble()), Stats.f3(embedding.get("p99").asDouble()));
+        out.printf("%-8s %-28s %12s %12s %12s %10s%n", "memories", "system", "median ms", "p99 ms", "build s",
+                "recall@10");
+        ArrayNode recall = json.putArray("recall_latency");
+        for (int size : SIZES) {
+            if (size > limit) {
+                continue;
+            }
+            recall.add(measure(size, out));
+        }
+        json.put("note", "ChatMemoryStore.updateMessages cost, H2 write throughput and per-turn plugin overhead"
+                + " are measured once the adapter and store land on main");
+        return json;
+    }
+
+    private static ObjectNode queryEmbedding(BenchContext context) {
+        Random random = new Random(7);
+        String[] words = vocabulary(2_000, random);
+        for (int i = 0; i < 5; i++) {
+            context.model().embed("warm up " + i);
+        }
+        double[] ms = new double[50];
+        for (int i = 0; i < ms.length; i++) {
+            String q = "What did we decide about " + sentence(words, random, 8) + "?";
+            long t = System.nanoTime();
+            context.model().embed(q);
+            ms[i] = (System.nanoTime() - t) / 1e6;
+        }
+        return latency(ms);
+    }
+
+    private static ObjectNode measure(int size, PrintStream out) {
+        Random random = new Random(42L + size);
+        String[] words = vocabulary(5_000, random);
+        List<IndexedItem> items = new ArrayList<>(size);
+        InMemoryEmbeddingStore<TextSegment> exact = new InMemoryEmbeddingStore<>();
+        Instant base = Instant.parse("2024-01-01T00:00:00Z");
+        List<String> ids = new ArrayList<>(size);
+        List<Embedding> embeddings = new ArrayList<>(size);
+        List<TextSegment> segments = new ArrayList<>(size);
+        for (int i = 0; i < size; i++) {
+            float[] v = randomUnit(random);
+            String text = sentence(words, random, 12);
+            String id = "m" + i;
+            items.add(IndexedItem.of(id, USER, text, v, base.plusSeconds(i)));
+            ids.add(id);
+            embeddings.add(Embedding.from(v));
+            segments.add(TextSegment.from(text));
+        }
+        long t0 = System.nanoTime();
+        exact.addAll(ids, embeddings, segments);
+        double exactBuild = (System.nanoTime() - t0) / 1e9;
+        t0 = System.nanoTime();
+        // bulk load: random vectors have no near-duplicates, so knowledge-update checks are off here
+        HybridIndex ours = HybridIndex.builder(DIMENSIONS).supersessionDetection(false).build();
+        try (ours) {
+            ours.upsertAll(items);
+            double oursBuild = (System.nanoTime() - t0) / 1e9;
+            items.clear();
+            Instant now = base.plusSeconds(size + 60L);
+            List<float[]> queries = new ArrayList<>();
+            List<String> texts = new ArrayList<>();
+            for (int q = 0; q < WARMUP + QUERIES; q++) {
+                queries.add(randomUnit(random));
+                texts.add(sentence(words, random, 6));
+            }
+            double[] oursMs = new double[QUERIES];
+            double[] hybridMs = new double[QUERIES];
+            double[] exactMs = new double[QUERIES];
+            double recallSum = 0;
+            for (int q = 0; q < WARMUP + QUERIES; q++) {
+                float[] v = queries.get(q);
+                long a = System.nanoTime();
+                List<RecallHit> dense = ours.search(RecallQuery.of(USER, "", v, K, now));
+                long b = System.nanoTime();
+                ours.search(RecallQuery.of(USER, texts.get(q), v, K, now));
+                long c = System.nanoTime();
+                List<EmbeddingMatch<TextSegment>> matches = exact.search(EmbeddingSearchRequest.builder()
+                        .queryEmbedding(Embedding.from(v)).maxResults(K).build()).matches();
+                long d = System.nanoTime();
+                if (q >= WARMUP) {
+                    int i = q - WARMUP;
+                    oursMs[i] = (b - a) / 1e6;
+                    hybridMs[i] = (c - b) / 1e6;
+                    exactMs[i] = (d - c) / 1e6;
+                    Set<String> truth = new HashSet<>();
+                    matches.forEach(m -> truth.add(m.embeddingId()));
+                    recallSum += Stats.recallAt(OurRecall.ids(dense), truth, K);
+                }
+            }
+            ObjectNode row = JsonNodeFactory.instance.objectNode();
+            row.put("memories", size);
+            row.put("queries", QUERIES);
+            row.set("agent-memory", latency(oursMs).put("build_seconds", Stats.round(oursBuild)));
+            row.set("agent-memory-hybrid", latency(hybridMs));
+            row.set(DefaultRag.NAME, latency(exactMs).put("build_seconds", Stats.round(exactBuild)));
+            double recall = recallSum / QUERIES;
+            row.put("recall@10_vs_exact", Stats.round(recall));
+            row.put("speedup_median", Stats.round(Stats.percentile(exactMs, 50) / Stats.percentile(oursMs, 50)));
+            for (Map.Entry<String, double[]> e : Map.of(
+                    "agent-memory (dense)", oursMs, "agent-memory (hybrid)", hybridMs).entrySet()) {
+                out.printf("%-8d %-28s %12s %12s %12s %10s%n", size, e.getKey(), Stats.f3(Stats.percentile(e.getValue(), 50)),
+                        Stats.f3(Stats.percentile(e.getValue(), 99)), Stats.f3(oursBuild),
+                        e.getValue() == oursMs ? Stats.f3(recall) : "");
+            }
+            out.printf("%-8d %-28s %12s %12s %12s %10s%n", size, DefaultRag.NAME + " (exact)",
+                    Stats.f3(Stats.percentile(exactMs, 50)), Stats.f3(Stats.percentile(exactMs, 99)), Stats.f3(exactBuild),
+                    "1.000");
+            return row;
+        }
+    }
+
+    private static ObjectNode latency(double[] ms) {
+        ObjectNode o = JsonNodeFactory.instance.objectNode();
+        o.put("median", Stats.round(Stats.percentile(ms, 50)));
+        o.put("p99", Stats.round(Stats.percentile(ms, 99)));
+        return o;
+    }
+
+    private static float[] randomUnit(Random random) {
+        float[] v = new float[DIMENSIONS];
+        double norm = 0;
+        for (int i = 0; i < v.length; i++) {
+            v[i] = (float) random.nextGaussian();
+            norm += v[i] * v[i];
+        }
+        float inv = (float) (1 / Math.sqrt(norm));
+        for (int i = 0; i < v.length; i++) {
+            v[i] *= inv;
+        }
+        return v;
+    }
+
+    private static String[] vocabulary(int n, Random random) {
+        String letters = "abcdefghijklmnopqrstuvwxyz";
+        String[] words = new String[n];
+        for (int i = 0; i < n; i++) {
+            StringBuilder sb = new StringBuilder();
+            int len = 3 + random.nextInt(7);
+            for (int j = 0; j < len; j++) {
+                sb.append(letters.charAt(random.nextInt(letters.length())));
+            }
+            words[i] = sb.toString();
+        }
+        return words;
+    }
+
+    private static String sentence(String[] words, Random random, int n) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+            if (i > 0) {
+                sb.append(' ');
+            }
+            // skewed word choice, as in natural text
+            int idx = (int) Math.min(words.length - 1, Math.abs(random.nextGaussian()) * words.length / 3);
+            sb.append(words[idx]);
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,101 @@
+package dev.agentmemory.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.langchain4j.model.embedding.EmbeddingModel;
+import dev.langchain4j.model.embedding.onnx.allminilml6v2.AllMiniLmL6V2EmbeddingModel;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Runs every suite on a small slice of the development data so that the suites cannot rot. */
+class SuitesSmokeTest {
+
+    private static final Path DATASETS = Path.of("..", "..", "shared", "datasets");
+    private static final EmbeddingModel MODEL = new AllMiniLmL6V2EmbeddingModel();
+
+    @TempDir
+    Path tmp;
+
+    private JsonNode run(String... args) throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        BenchContext context = new BenchContext(new PrintStream(out, true, StandardCharsets.UTF_8), MODEL);
+        int rc = BenchMain.run(args, SuiteRegistry.standard(), context,
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertThat(rc).as(err.toString(StandardCharsets.UTF_8)).isZero();
+        return BenchMain.JSON.readTree(tmp.resolve("out.json").toFile());
+    }
+
+    private static Path dataset(String path) {
+        Path p = DATASETS.resolve(path);
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isRegularFile(p), "data set not present: " + p);
+        return p;
+    }
+
+    @Test
+    void should_write_locomo_json_for_both_systems_when_run_on_one_conversation() throws Exception {
+        JsonNode json = run("locomo", "--data", dataset("locomo/locomo-dev.json").toString(),
+                "--out", tmp.resolve("out.json").toString(), "--limit", "1");
+
+        assertThat(json.get("suite").asText()).isEqualTo("locomo");
+        assertThat(json.get("conversations").asInt()).isEqualTo(1);
+        assertThat(json.get("items").asInt()).isPositive();
+        for (String system : new String[] {"agent-memory", "langchain4j-default"}) {
+            JsonNode s = json.get("systems").get(system);
+            double r1 = s.get("recall@1").asDouble();
+            double r20 = s.get("recall@20").asDouble();
+            assertThat(r1).isBetween(0.0, 1.0);
+            assertThat(r20).isGreaterThanOrEqualTo(s.get("recall@10").asDouble()).isGreaterThan(r1);
+            assertThat(s.get("by_category").fieldNames()).toIterable().containsExactly("1", "2", "3", "4");
+        }
+    }
+
+    @Test
+    void should_write_knowledge_update_json_for_both_systems_when_run_on_twenty_items() throws Exception {
+        JsonNode json = run("knowledge-update", "--data",
+                dataset("knowledge-update/knowledge-update-dev.jsonl").toString(),
+                "--out", tmp.resolve("out.json").toString(), "--limit", "20");
+
+        assertThat(json.get("items").asInt()).isEqualTo(20);
+        for (String field : new String[] {"top1_is_new", "new_in_context", "stale_in_context", "wrongly_hidden"}) {
+            assertThat(json.get("systems").get("agent-memory").get(field).asDouble()).as(field).isBetween(0.0, 1.0);
+            assertThat(json.get("systems").get("langchain4j-default").get(field).asDouble()).as(field)
+                    .isBetween(0.0, 1.0);
+        }
+        assertThat(json.get("systems").get("langchain4j-default").get("wrongly_hidden").asDouble()).isZero();
+    }
+
+    @Test
+    void should_measure_recall_latency_against_exact_search_when_run_at_one_thousand() throws Exception {
+        JsonNode json = run("perf", "--out", tmp.resolve("out.json").toString(), "--limit", "1000");
+
+        JsonNode row = json.get("recall_latency").get(0);
+        assertThat(json.get("recall_latency")).hasSize(1);
+        assertThat(row.get("memories").asInt()).isEqualTo(1000);
+        assertThat(row.get("recall@10_vs_exact").asDouble()).isBetween(0.9, 1.0);
+        assertThat(row.get("agent-memory").get("median").asDouble()).isPositive();
+        assertThat(row.get("langchain4j-default").get("p99").asDouble()).isPositive();
+        assertThat(json.get("query_embedding_ms").get("median").asDouble()).isPositive();
+    }
+
+    @Test
+    void should_fail_with_usage_when_suite_is_unknown_or_data_missing() throws Exception {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        PrintStream errStream = new PrintStream(err, true, StandardCharsets.UTF_8);
+        BenchContext context = new BenchContext(new PrintStream(new ByteArrayOutputStream()), MODEL);
+
+        assertThat(BenchMain.run(new String[] {"nope"}, SuiteRegistry.standard(), context, errStream)).isEqualTo(2);
+        assertThat(BenchMain.run(new String[] {"locomo"}, SuiteRegistry.standard(), context, errStream)).isEqualTo(2);
+        assertThat(BenchMain.run(new String[] {"perf", "--limit", "0"}, SuiteRegistry.standard(), context, errStream))
+                .isEqualTo(2);
+
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("unknown suite: nope")
+                .contains("locomo needs --data FILE").contains("--limit must be a positive integer: 0");
+    }
+}

@@ -1,0 +1,864 @@
+package dev.agentmemory.langchain4j.recall;
+
+import static java.util.Objects.requireNonNull;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.ToDoubleFunction;
+import org.apache.lucene.codecs.KnnVectorsFormat;
+import org.apache.lucene.codecs.lucene912.Lucene912Codec;
+import org.apache.lucene.codecs.lucene99.Lucene99HnswVectorsFormat;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.document.Field;
+import org.apache.lucene.document.KnnFloatVectorField;
+import org.apache.lucene.document.StoredField;
+import org.apache.lucene.document.StringField;
+import org.apache.lucene.document.TextField;
+import org.apache.lucene.index.FloatVectorValues;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.IndexableField;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.ReaderUtil;
+import org.apache.lucene.index.StoredFields;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.index.VectorSimilarityFunction;
+import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.BoostQuery;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.KnnFloatVectorQuery;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.SearcherManager;
+import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.search.TopDocs;
+import org.apache.lucene.store.ByteBuffersDirectory;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.FSDirectory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Hybrid episodic index: dense HNSW search (cosine over caller-supplied embeddings) fused with
+ * BM25 lexical scoring (English stemming and stop words, CJK bigrams) and a mild recency prior,
+ * over items grouped in partitions (tenant + user). Built on Apache Lucene.
+ *
+ * <p><b>Isolation.</b> Every search is restricted to one partition by a filter inside the Lucene
+ * queries themselves (both the vector and the lexical query), so no hit can come from another
+ * partition, whatever the scores.
+ *
+ * <p><b>Knowledge updates.</b> When an item is written, its nearest neighbours in the partition
+ * are checked; a current item that says nearly the same thing about the same subject (high
+ * embedding similarity and high overlap of content terms) but is older is marked superseded by
+ * the new one (if the new one is older, it is the one marked). Superseded items are left out of
+ * searches unless {@link RecallQuery#includeSuperseded()} asks for them, in which case they are
+ * demoted and flagged. Deleting the newer item restores the older one.
+ *
+ * <p><b>Threading.</b> Thread-safe: writes are serialized, searches run concurrently and see every
+ * write that returned before they started. Writes are visible immediately; a directory-backed
+ * index commits on {@link #close()} (it is derived data, rebuilt from the memory log if lost).
+ */
+public final class HybridIndex implements AutoCloseable {
+
+    static final String F_ID = "id";
+    static final String F_PARTITION = "partition";
+    static final String F_TEXT = "text";
+    static final String F_VECTOR = "vector";
+    static final String F_TIME = "time";
+    static final String F_ATTR_KEY = "attr_k";
+    static final String F_ATTR_VALUE = "attr_v";
+    static final String F_STATUS = "status";
+    static final String F_SUPERSEDED_BY = "superseded_by";
+    static final String CURRENT = "current";
+    static final String SUPERSEDED = "superseded";
+
+    private final int dimensions;
+    private final Settings settings;
+    private final Directory directory;
+    private final RecallAnalyzer analyzer = new RecallAnalyzer();
+    private final IndexWriter writer;
+    private final SearcherManager searchers;
+    private final SupersessionDetector detector;
+    private final SupersessionDetector readDetector;
+    private final Object writeLock = new Object();
+    private volatile boolean closed;
+
+    private HybridIndex(Builder b) throws IOException {
+        this.dimensions = b.dimensions;
+        this.settings = new Settings(b);
+        this.directory = b.path == null ? new ByteBuffersDirectory() : FSDirectory.open(b.path);
+        this.detector = new SupersessionDetector(b.supersessionMinCosine, b.supersessionMinOverlap);
+        this.readDetector = new SupersessionDetector(b.readMinCosine, b.readMinOverlap);
+        IndexWriterConfig config = new IndexWriterConfig(analyzer);
+        int maxConn = b.hnswMaxConn;
+        int beamWidth = b.hnswBeamWidth;
+        config.setCodec(new Lucene912Codec() {
+            @Override
+            public KnnVectorsFormat getKnnVectorsFormatForField(String field) {
+                return new Lucene99HnswVectorsFormat(maxConn, beamWidth);
+            }
+        });
+        config.setRAMBufferSizeMB(128);
+        config.setOpenMode(IndexWriterConfig.OpenMode.CREATE_OR_APPEND);
+        this.writer = new IndexWriter(directory, config);
+        this.searchers = new SearcherManager(writer, null);
+    }
+
+    /** An index held in memory (Lucene {@code ByteBuffersDirectory}) with default settings. */
+    public static HybridIndex inMemory(int dimensions) {
+        return builder(dimensions).build();
+    }
+
+    /** An index kept in the given directory (created if missing), default settings otherwise. */
+    public static HybridIndex inDirectory(Path path, int dimensions) {
+        return builder(dimensions).directory(path).build();
+    }
+
+    /** A builder for an index of vectors with the given number of dimensions. */
+    public static Builder builder(int dimensions) {
+        return new Builder(dimensions);
+    }
+
+    /** Number of dimensions every vector must have. */
+    public int dimensions() {
+        return dimensions;
+    }
+
+    /**
+     * Adds an item, replacing any item with the same id (in any partition), then checks whether it
+     * replaces, or is replaced by, a near-duplicate of its partition.
+     *
+     * @throws IllegalArgumentException when the vector has the wrong number of dimensions or is zero
+     */
+    public void upsert(IndexedItem item) {
+        upsertAll(List.of(requireNonNull(item, "item")));
+    }
+
+    /**
+     * Adds items in order, as if {@link #upsert} were called for each. Every item is validated
+     * before anything is written. With supersession detection off, the whole list is written in
+     * one batch (fast bulk load).
+     */
+    public void upsertAll(List<IndexedItem> items) {
+        requireNonNull(items, "items");
+        List<float[]> unit = new ArrayList<>(items.size());
+        for (IndexedItem item : items) {
+            unit.add(unitVector(requireNonNull(item, "item").vectorNoCopy(), "item " + item.id()));
+        }
+        synchronized (writeLock) {
+            ensureOpen();
+            try {
+                for (int i = 0; i < items.size(); i++) {
+                    IndexedItem item = items.get(i);
+                    IndexSearcher searcher = searchers.acquire();
+                    try {
+                        removeExisting(searcher, item.id());
+                        String supersededBy = settings.detectSupersession
+                                ? detect(searcher, item, unit.get(i)) : null;
+                        writer.addDocument(toDocument(new Stored(item.id(), item.partition(), item.text(),
+                                item.time(), item.attributes(), supersededBy), unit.get(i)));
+                    } finally {
+                        searchers.release(searcher);
+                    }
+                    if (settings.detectSupersession || i == items.size() - 1) {
+                        searchers.maybeRefreshBlocking();
+                    }
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("writing to the recall index failed", e);
+            }
+        }
+    }
+
+    /**
+     * Deletes the item with this id; items it had superseded become current again.
+     *
+     * @return true when an item was deleted
+     */
+    public boolean delete(String id) {
+        requireNonNull(id, "id");
+        synchronized (writeLock) {
+            ensureOpen();
+            try {
+                IndexSearcher searcher = searchers.acquire();
+                boolean found;
+                try {
+                    found = removeExisting(searcher, id);
+                } finally {
+                    searchers.release(searcher);
+                }
+                searchers.maybeRefreshBlocking();
+                return found;
+            } catch (IOException e) {
+                throw new UncheckedIOException("deleting " + id + " from the recall index failed", e);
+            }
+        }
+    }
+
+    /**
+     * Deletes every item of a partition (supersession never crosses partitions, so nothing else
+     * changes).
+     *
+     * @return the number of items deleted
+     */
+    public int deletePartition(String partition) {
+        requireNonNull(partition, "partition");
+        synchronized (writeLock) {
+            ensureOpen();
+            try {
+                Term term = new Term(F_PARTITION, partition);
+                IndexSearcher searcher = searchers.acquire();
+                int count;
+                try {
+                    count = searcher.count(new TermQuery(term));
+                } finally {
+                    searchers.release(searcher);
+                }
+                writer.deleteDocuments(term);
+                searchers.maybeRefreshBlocking();
+                return count;
+            } catch (IOException e) {
+                throw new UncheckedIOException("deleting partition " + partition + " failed", e);
+            }
+        }
+    }
+
+    /** The item with this id, if present, as it was written (vector normalised to unit length). */
+    public Optional<IndexedItem> find(String id) {
+        requireNonNull(id, "id");
+        ensureOpen();
+        try {
+            IndexSearcher searcher = searchers.acquire();
+            try {
+                int doc = docOf(searcher, id);
+                if (doc < 0) {
+                    return Optional.empty();
+                }
+                Stored s = load(searcher.storedFields(), doc);
+                return Optional.of(new IndexedItem(s.id, s.partition, s.text, vectorOf(searcher, doc), s.time,
+                        s.attributes));
+            } finally {
+                searchers.release(searcher);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("reading " + id + " from the recall index failed", e);
+        }
+    }
+
+    /**
+     * The id of the item that superseded this one; empty when the item is current or absent.
+     */
+    public Optional<String> supersededBy(String id) {
+        requireNonNull(id, "id");
+        ensureOpen();
+        try {
+            IndexSearcher searcher = searchers.acquire();
+            try {
+                int doc = docOf(searcher, id);
+                return doc < 0 ? Optional.empty()
+                        : Optional.ofNullable(load(searcher.storedFields(), doc).supersededBy);
+            } finally {
+                searchers.release(searcher);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("reading " + id + " from the recall index failed", e);
+        }
+    }
+
+    /** Number of items (superseded ones included) in all partitions. */
+    public int size() {
+        ensureOpen();
+        try {
+            IndexSearcher searcher = searchers.acquire();
+            try {
+                return searcher.getIndexReader().numDocs();
+            } finally {
+                searchers.release(searcher);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("reading the recall index failed", e);
+        }
+    }
+
+    /**
+     * Searches one partition. Hits are ordered by fused score, best first; never more than
+     * {@code maxResults}, never from another partition; superseded items only when asked for.
+     * Returns an empty list when nothing matches.
+     *
+     * @throws IllegalArgumentException when the query vector has the wrong number of dimensions or is zero
+     */
+    public List<RecallHit> search(RecallQuery query) {
+        requireNonNull(query, "query");
+        float[] vector = query.vectorNoCopy() == null ? null : unitVector(query.vectorNoCopy(), "query vector");
+        ensureOpen();
+        try {
+            IndexSearcher searcher = searchers.acquire();
+            try {
+                return search(searcher, query, vector);
+            } finally {
+                searchers.release(searcher);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("searching the recall index failed", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        synchronized (writeLock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            try {
+                searchers.close();
+                writer.close();
+                directory.close();
+            } catch (IOException e) {
+                throw new UncheckedIOException("closing the recall index failed", e);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- search
+
+    private List<RecallHit> search(IndexSearcher searcher, RecallQuery query, float @Nullable [] vector)
+            throws IOException {
+        Query filter = scopeFilter(query.partition(), !query.includeSuperseded());
+        int fetch = Math.max(settings.minCandidates, query.maxResults() * settings.candidateFactor);
+        Map<Integer, Candidate> candidates = new LinkedHashMap<>();
+        if (vector != null) {
+            TopDocs dense = searcher.search(new KnnFloatVectorQuery(F_VECTOR, vector, fetch, filter), fetch);
+            for (ScoreDoc sd : dense.scoreDocs) {
+                candidates.computeIfAbsent(sd.doc, Candidate::new).dense = dotScoreToCosine(sd.score);
+            }
+        }
+        Query lexical = lexicalQuery(query.text());
+        double maxLexical = 0;
+        if (lexical != null) {
+            Query scoped = new BooleanQuery.Builder()
+                    .add(lexical, BooleanClause.Occur.MUST)
+                    .add(filter, BooleanClause.Occur.FILTER)
+                    .build();
+            TopDocs lex = searcher.search(scoped, fetch);
+            for (ScoreDoc sd : lex.scoreDocs) {
+                candidates.computeIfAbsent(sd.doc, Candidate::new).lexical = sd.score;
+                maxLexical = Math.max(maxLexical, sd.score);
+            }
+        }
+        StoredFields stored = searcher.storedFields();
+        List<Scored> scored = new ArrayList<>(candidates.size());
+        for (Candidate c : candidates.values()) {
+            if (vector != null && Double.isNaN(c.dense)) {
+                c.dense = cosine(vector, vectorOf(searcher, c.doc));
+            }
+            Stored s = load(stored, c.doc);
+            double dense = Double.isNaN(c.dense) ? 0 : settings.denseWeight * Math.max(0, c.dense);
+            double lex = maxLexical > 0 && !Double.isNaN(c.lexical) ? settings.lexicalWeight * (c.lexical / maxLexical) : 0;
+            double recency = settings.recencyWeight * recencyPrior(s.time, query.now());
+            double score = dense + lex + recency;
+            boolean superseded = s.supersededBy != null;
+            if (superseded) {
+                score *= settings.supersededDemotion;
+            }
+            if (score >= query.minScore()) {
+                scored.add(new Scored(c.doc, s, score, why(vector != null, c, dense, lex, recency, s.supersededBy)));
+            }
+        }
+        scored.sort(Comparator.comparingDouble(Scored::score).reversed()
+                .thenComparing(sc -> sc.stored.time, Comparator.reverseOrder()));
+        if (settings.readTimeSupersession && lexical != null) {
+            scored = resolveAtReadTime(searcher, query, scored);
+        }
+        List<RecallHit> hits = new ArrayList<>(Math.min(query.maxResults(), scored.size()));
+        for (Scored sc : scored) {
+            if (hits.size() == query.maxResults()) {
+                break;
+            }
+            Stored s = sc.stored;
+            hits.add(new RecallHit(s.id, sc.score, s.text, s.time, s.attributes, sc.why, s.supersededBy != null,
+                    s.supersededBy));
+        }
+        return hits;
+    }
+
+    /**
+     * Among the best current results, an older result that is a near-duplicate of a newer one and
+     * shares the query's subject with it is another version of the same fact: it is marked
+     * superseded by the newer one for this read (dropped, or demoted and flagged when superseded
+     * items are asked for).
+     */
+    private List<Scored> resolveAtReadTime(IndexSearcher searcher, RecallQuery query, List<Scored> scored)
+            throws IOException {
+        int window = Math.min(scored.size(), query.maxResults() + settings.readTimeWindowExtra);
+        Set<String> queryTerms = analyzer.terms(F_TEXT, query.text());
+        ToDoubleFunction<String> idf = partitionIdf(searcher, query.partition(), Set.of());
+        List<Set<String>> terms = new ArrayList<>(window);
+        List<float[]> vectors = new ArrayList<>(window);
+        for (int i = 0; i < window; i++) {
+            terms.add(analyzer.terms(F_TEXT, scored.get(i).stored.text));
+            vectors.add(vectorOf(searcher, scored.get(i).doc));
+        }
+        List<Scored> out = new ArrayList<>(scored.size());
+        for (int b = 0; b < scored.size(); b++) {
+            Scored older = scored.get(b);
+            String newer = null;
+            if (b < window && older.stored.supersededBy == null) {
+                for (int a = 0; a < window && newer == null; a++) {
+                    Scored candidate = scored.get(a);
+                    if (a != b && candidate.stored.supersededBy == null
+                            && candidate.stored.time.isAfter(older.stored.time)
+                            && readDetector.sameSubjectForQuery(cosine(vectors.get(a), vectors.get(b)), terms.get(a),
+                            terms.get(b), queryTerms, settings.readTimeMinQueryCoverage, idf)) {
+                        newer = candidate.stored.id;
+                    }
+                }
+            }
+            if (newer == null) {
+                out.add(older);
+            } else if (query.includeSuperseded()) {
+                out.add(new Scored(older.doc, older.stored.withSupersededBy(newer),
+                        older.score * settings.supersededDemotion,
+                        older.why + "; superseded by " + newer + " (same subject as the query, newer), demoted"));
+            }
+        }
+        out.sort(Comparator.comparingDouble(Scored::score).reversed()
+                .thenComparing(sc -> sc.stored.time, Comparator.reverseOrder()));
+        return out;
+    }
+
+    private static String why(boolean hasVector, Candidate c, double dense, double lex, double recency,
+                              @Nullable String supersededBy) {
+        StringBuilder sb = new StringBuilder();
+        if (hasVector) {
+            sb.append(String.format(Locale.ROOT, "dense %.2f (cosine %.2f)", dense, c.dense));
+        }
+        if (!Double.isNaN(c.lexical)) {
+            if (sb.length() > 0) {
+                sb.append(" + ");
+            }
+            sb.append(String.format(Locale.ROOT, "lexical %.2f (bm25 %.2f)", lex, c.lexical));
+        }
+        if (sb.length() > 0) {
+            sb.append(" + ");
+        }
+        sb.append(String.format(Locale.ROOT, "recency %.2f", recency));
+        if (supersededBy != null) {
+            sb.append("; superseded by ").append(supersededBy).append(", demoted");
+        }
+        return sb.toString();
+    }
+
+    private double recencyPrior(Instant time, Instant now) {
+        double ageSeconds = Math.max(0, Duration.between(time, now).toSeconds());
+        return Math.pow(0.5, ageSeconds / settings.recencyHalfLife.toSeconds());
+    }
+
+    private Query scopeFilter(String partition, boolean currentOnly) {
+        BooleanQuery.Builder b = new BooleanQuery.Builder()
+                .add(new TermQuery(new Term(F_PARTITION, partition)), BooleanClause.Occur.FILTER);
+        if (currentOnly) {
+            b.add(new TermQuery(new Term(F_STATUS, CURRENT)), BooleanClause.Occur.FILTER);
+        }
+        return b.build();
+    }
+
+    private @Nullable Query lexicalQuery(String text) {
+        if (text.isBlank()) {
+            return null;
+        }
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        for (String t : analyzer.terms(F_TEXT, text)) {
+            counts.merge(t, 1, Integer::sum);
+        }
+        if (counts.isEmpty()) {
+            return null;
+        }
+        BooleanQuery.Builder b = new BooleanQuery.Builder();
+        int clauses = 0;
+        for (Map.Entry<String, Integer> e : counts.entrySet()) {
+            if (clauses++ == IndexSearcher.getMaxClauseCount()) {
+                break;
+            }
+            Query tq = new TermQuery(new Term(F_TEXT, e.getKey()));
+            b.add(e.getValue() > 1 ? new BoostQuery(tq, e.getValue()) : tq, BooleanClause.Occur.SHOULD);
+        }
+        return b.build();
+    }
+
+    // ---------------------------------------------------------------- writes
+
+    /** Removes the item with this id if present, restoring the items it superseded. */
+    private boolean removeExisting(IndexSearcher searcher, String id) throws IOException {
+        writer.deleteDocuments(new Term(F_ID, id));
+        int doc = docOf(searcher, id);
+        if (doc < 0) {
+            return false;
+        }
+        TopDocs replaced = searcher.search(new TermQuery(new Term(F_SUPERSEDED_BY, id)), Integer.MAX_VALUE);
+        StoredFields stored = searcher.storedFields();
+        for (ScoreDoc sd : replaced.scoreDocs) {
+            Stored old = load(stored, sd.doc);
+            writer.updateDocument(new Term(F_ID, old.id), toDocument(old.withSupersededBy(null),
+                    vectorOf(searcher, sd.doc)));
+        }
+        return true;
+    }
+
+    /**
+     * Compares a new item with the current near neighbours of its partition. Older near-duplicates
+     * are re-indexed as superseded by the new item; returns the id of a newer near-duplicate that
+     * supersedes the new item itself, or null.
+     */
+    private @Nullable String detect(IndexSearcher searcher, IndexedItem item, float[] unit) throws IOException {
+        Query filter = scopeFilter(item.partition(), true);
+        TopDocs near = searcher.search(new KnnFloatVectorQuery(F_VECTOR, unit, settings.detectionNeighbours, filter),
+                settings.detectionNeighbours);
+        Set<String> itemTerms = null;
+        ToDoubleFunction<String> idf = null;
+        String supersededBy = null;
+        Instant newestReplacement = null;
+        StoredFields stored = searcher.storedFields();
+        for (ScoreDoc sd : near.scoreDocs) {
+            double cosine = dotScoreToCosine(sd.score);
+            if (cosine < detector.minCosine()) {
+                continue;
+            }
+            Stored other = load(stored, sd.doc);
+            if (other.id.equals(item.id())) {
+                continue;
+            }
+            if (itemTerms == null) {
+                itemTerms = analyzer.terms(F_TEXT, item.text());
+                idf = partitionIdf(searcher, item.partition(), itemTerms);
+            }
+            if (!detector.sameSubject(cosine, itemTerms, analyzer.terms(F_TEXT, other.text), idf)) {
+                continue;
+            }
+            if (!other.time.isAfter(item.time())) {
+                writer.updateDocument(new Term(F_ID, other.id), toDocument(other.withSupersededBy(item.id()),
+                        vectorOf(searcher, sd.doc)));
+            } else if (newestReplacement == null || other.time.isAfter(newestReplacement)) {
+                newestReplacement = other.time;
+                supersededBy = other.id;
+            }
+        }
+        return supersededBy;
+    }
+
+    /**
+     * BM25-style inverse document frequency of a term among the items of one partition; the terms
+     * of an item not yet indexed ({@code pending}) count it as one more document.
+     */
+    private static ToDoubleFunction<String> partitionIdf(IndexSearcher searcher, String partition,
+                                                         Set<String> pending) throws IOException {
+        TermQuery inPartition = new TermQuery(new Term(F_PARTITION, partition));
+        int extra = pending.isEmpty() ? 0 : 1;
+        int n = searcher.count(inPartition) + extra;
+        Map<String, Double> memo = new HashMap<>();
+        return term -> memo.computeIfAbsent(term, t -> {
+            try {
+                int df = searcher.count(new BooleanQuery.Builder()
+                        .add(inPartition, BooleanClause.Occur.FILTER)
+                        .add(new TermQuery(new Term(F_TEXT, t)), BooleanClause.Occur.FILTER)
+                        .build()) + (pending.contains(t) ? 1 : 0);
+                return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+            } catch (IOException e) {
+                throw new UncheckedIOException("reading term statistics failed", e);
+            }
+        });
+    }
+
+    private static Document toDocument(Stored s, float[] unit) {
+        Document d = new Document();
+        d.add(new StringField(F_ID, s.id, Field.Store.YES));
+        d.add(new StringField(F_PARTITION, s.partition, Field.Store.YES));
+        d.add(new TextField(F_TEXT, s.text, Field.Store.YES));
+        d.add(new KnnFloatVectorField(F_VECTOR, unit, VectorSimilarityFunction.DOT_PRODUCT));
+        d.add(new StoredField(F_TIME, s.time.getEpochSecond()));
+        d.add(new StoredField(F_TIME, s.time.getNano()));
+        for (Map.Entry<String, String> e : s.attributes.entrySet()) {
+            d.add(new StoredField(F_ATTR_KEY, e.getKey()));
+            d.add(new StoredField(F_ATTR_VALUE, e.getValue()));
+        }
+        d.add(new StringField(F_STATUS, s.supersededBy == null ? CURRENT : SUPERSEDED, Field.Store.NO));
+        if (s.supersededBy != null) {
+            d.add(new StringField(F_SUPERSEDED_BY, s.supersededBy, Field.Store.YES));
+        }
+        return d;
+    }
+
+    // ---------------------------------------------------------------- reads
+
+    private static int docOf(IndexSearcher searcher, String id) throws IOException {
+        TopDocs td = searcher.search(new TermQuery(new Term(F_ID, id)), 1);
+        return td.scoreDocs.length == 0 ? -1 : td.scoreDocs[0].doc;
+    }
+
+    private static Stored load(StoredFields stored, int doc) throws IOException {
+        Document d = stored.document(doc);
+        IndexableField[] time = d.getFields(F_TIME);
+        Instant t = Instant.ofEpochSecond(time[0].numericValue().longValue(), time[1].numericValue().longValue());
+        String[] keys = d.getValues(F_ATTR_KEY);
+        String[] values = d.getValues(F_ATTR_VALUE);
+        Map<String, String> attrs = new HashMap<>();
+        for (int i = 0; i < keys.length; i++) {
+            attrs.put(keys[i], values[i]);
+        }
+        return new Stored(d.get(F_ID), d.get(F_PARTITION), d.get(F_TEXT), t, attrs, d.get(F_SUPERSEDED_BY));
+    }
+
+    private static float[] vectorOf(IndexSearcher searcher, int doc) throws IOException {
+        List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
+        LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(doc, leaves));
+        FloatVectorValues values = leaf.reader().getFloatVectorValues(F_VECTOR);
+        int target = doc - leaf.docBase;
+        if (values == null || values.advance(target) != target) {
+            throw new IllegalStateException("recall index document " + doc + " has no vector");
+        }
+        return values.vectorValue().clone();
+    }
+
+    // ---------------------------------------------------------------- vectors
+
+    private float[] unitVector(float[] v, String what) {
+        if (v.length != dimensions) {
+            throw new IllegalArgumentException(
+                    what + " has " + v.length + " dimensions, the index has " + dimensions);
+        }
+        double norm = 0;
+        for (float x : v) {
+            norm += (double) x * x;
+        }
+        if (norm == 0 || !Double.isFinite(norm)) {
+            throw new IllegalArgumentException(what + " must be a non-zero finite vector, its norm is " + norm);
+        }
+        double inv = 1 / Math.sqrt(norm);
+        float[] u = new float[v.length];
+        for (int i = 0; i < v.length; i++) {
+            u[i] = (float) (v[i] * inv);
+        }
+        return u;
+    }
+
+    private static double cosine(float[] a, float[] b) {
+        double dot = 0;
+        for (int i = 0; i < a.length; i++) {
+            dot += (double) a[i] * b[i];
+        }
+        return dot;
+    }
+
+    /** Lucene scores DOT_PRODUCT on unit vectors as (1 + dot) / 2. */
+    private static double dotScoreToCosine(float score) {
+        return 2.0 * score - 1.0;
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("recall index is closed");
+        }
+    }
+
+    // ---------------------------------------------------------------- internals
+
+    private record Stored(String id, String partition, String text, Instant time, Map<String, String> attributes,
+                          @Nullable String supersededBy) {
+        Stored withSupersededBy(@Nullable String by) {
+            return new Stored(id, partition, text, time, attributes, by);
+        }
+    }
+
+    private static final class Candidate {
+        final int doc;
+        double dense = Double.NaN;
+        double lexical = Double.NaN;
+
+        Candidate(int doc) {
+            this.doc = doc;
+        }
+    }
+
+    private record Scored(int doc, Stored stored, double score, String why) {
+    }
+
+    private record Settings(boolean detectSupersession, int detectionNeighbours, double denseWeight,
+                            double lexicalWeight, double recencyWeight, Duration recencyHalfLife,
+                            double supersededDemotion, int minCandidates, int candidateFactor,
+                            boolean readTimeSupersession, double readTimeMinQueryCoverage, int readTimeWindowExtra) {
+        Settings(Builder b) {
+            this(b.detectSupersession, b.detectionNeighbours, b.denseWeight, b.lexicalWeight, b.recencyWeight,
+                    b.recencyHalfLife, b.supersededDemotion, b.minCandidates, b.candidateFactor,
+                    b.readTimeSupersession, b.readMinQueryCoverage, 5);
+        }
+    }
+
+    /**
+     * Settings of a {@link HybridIndex}. Defaults: in memory; HNSW max connections 16, beam width
+     * 100; at least 100 candidates per retriever (10 per requested result); weights dense 1.0,
+     * lexical 0.5, recency 0.05 with a 30-day half-life; supersession detection on with minimum
+     * cosine 0.80 and minimum term overlap 0.60, checking the 8 nearest current items; superseded
+     * items, when included, have their score multiplied by 0.5.
+     */
+    public static final class Builder {
+        private final int dimensions;
+        private @Nullable Path path;
+        private int hnswMaxConn = 16;
+        private int hnswBeamWidth = 100;
+        private int minCandidates = 100;
+        private int candidateFactor = 10;
+        private double denseWeight = 1.0;
+        private double lexicalWeight = 0.5;
+        private double recencyWeight = 0.05;
+        private Duration recencyHalfLife = Duration.ofDays(30);
+        private boolean detectSupersession = true;
+        private double supersessionMinCosine = 0.60;
+        private double supersessionMinOverlap = 0.40;
+        private boolean readTimeSupersession = true;
+        private double readMinCosine = 0.45;
+        private double readMinOverlap = 0.25;
+        private double readMinQueryCoverage = 0.5;
+        private int detectionNeighbours = 8;
+        private double supersededDemotion = 0.5;
+
+        private Builder(int dimensions) {
+            if (dimensions < 1 || dimensions > 4096) {
+                throw new IllegalArgumentException("dimensions must be in 1..4096: " + dimensions);
+            }
+            this.dimensions = dimensions;
+        }
+
+        /** Keep the index in this directory (created when missing) instead of in memory. */
+        public Builder directory(Path path) {
+            this.path = requireNonNull(path, "path");
+            return this;
+        }
+
+        /** HNSW graph parameters: max connections per node (2..512) and construction beam width (1..3200). */
+        public Builder hnsw(int maxConn, int beamWidth) {
+            if (maxConn < 2 || maxConn > 512) {
+                throw new IllegalArgumentException("hnsw maxConn must be in 2..512: " + maxConn);
+            }
+            if (beamWidth < 1 || beamWidth > 3200) {
+                throw new IllegalArgumentException("hnsw beamWidth must be in 1..3200: " + beamWidth);
+            }
+            this.hnswMaxConn = maxConn;
+            this.hnswBeamWidth = beamWidth;
+            return this;
+        }
+
+        /**
+         * How many candidates each retriever (dense, lexical) fetches before fusion: at least
+         * {@code minimum}, and {@code perResult} times the requested results. More candidates
+         * raise the recall of the approximate vector search at some cost in latency.
+         */
+        public Builder candidates(int minimum, int perResult) {
+            if (minimum < 1) {
+                throw new IllegalArgumentException("minimum candidates must be >= 1: " + minimum);
+            }
+            if (perResult < 1) {
+                throw new IllegalArgumentException("candidates per result must be >= 1: " + perResult);
+            }
+            this.minCandidates = minimum;
+            this.candidateFactor = perResult;
+            return this;
+        }
+
+        /** Fusion weights of the cosine similarity, the max-normalised BM25 score and the recency prior. */
+        public Builder weights(double dense, double lexical, double recency) {
+            checkWeight("dense", dense);
+            checkWeight("lexical", lexical);
+            checkWeight("recency", recency);
+            if (dense + lexical == 0) {
+                throw new IllegalArgumentException("dense and lexical weights must not both be 0");
+            }
+            this.denseWeight = dense;
+            this.lexicalWeight = lexical;
+            this.recencyWeight = recency;
+            return this;
+        }
+
+        /** Age at which the recency prior has halved. */
+        public Builder recencyHalfLife(Duration halfLife) {
+            requireNonNull(halfLife, "halfLife");
+            if (halfLife.toSeconds() < 1) {
+                throw new IllegalArgumentException("recency half-life must be at least one second: " + halfLife);
+            }
+            this.recencyHalfLife = halfLife;
+            return this;
+        }
+
+        /** Turns knowledge-update detection on or off (off: nothing is ever marked superseded). */
+        public Builder supersessionDetection(boolean on) {
+            this.detectSupersession = on;
+            return this;
+        }
+
+        /**
+         * Thresholds of the knowledge-update detector: two items are about the same thing when
+         * their embeddings' cosine is at least {@code minCosine} and at least {@code minOverlap}
+         * of the shorter one's content terms also occur in the other.
+         */
+        public Builder supersessionThresholds(double minCosine, double minOverlap) {
+            new SupersessionDetector(minCosine, minOverlap);
+            this.supersessionMinCosine = minCosine;
+            this.supersessionMinOverlap = minOverlap;
+            return this;
+        }
+
+        /**
+         * Read-time resolution: among the best results of a query with text, an older result is
+         * superseded for that read by a newer one when their cosine is at least {@code minCosine},
+         * their IDF-weighted term overlap at least {@code minOverlap}, and the query terms both
+         * contain weigh at least {@code minQueryCoverage} of the query terms either contains.
+         * {@code on = false} turns it off.
+         */
+        public Builder readTimeSupersession(boolean on, double minCosine, double minOverlap, double minQueryCoverage) {
+            new SupersessionDetector(minCosine, minOverlap);
+            if (!(minQueryCoverage >= 0 && minQueryCoverage <= 1)) {
+                throw new IllegalArgumentException("read-time minQueryCoverage must be in [0, 1]: " + minQueryCoverage);
+            }
+            this.readTimeSupersession = on;
+            this.readMinCosine = minCosine;
+            this.readMinOverlap = minOverlap;
+            this.readMinQueryCoverage = minQueryCoverage;
+            return this;
+        }
+
+        /** Factor (0..1] applied to the score of superseded items when a query includes them. */
+        public Builder supersededDemotion(double factor) {
+            if (!(factor > 0 && factor <= 1)) {
+                throw new IllegalArgumentException("superseded demotion must be in (0, 1]: " + factor);
+            }
+            this.supersededDemotion = factor;
+            return this;
+        }
+
+        /** Builds and opens the index. */
+        public HybridIndex build() {
+            try {
+                return new HybridIndex(this);
+            } catch (IOException e) {
+                throw new UncheckedIOException("opening the recall index at " + path + " failed", e);
+            }
+        }
+
+        private static void checkWeight(String name, double w) {
+            if (!(w >= 0 && Double.isFinite(w))) {
+                throw new IllegalArgumentException(name + " weight must be a finite number >= 0: " + w);
+            }
+        }
+    }
+}

@@ -1,0 +1,105 @@
+package dev.agentmemory.langchain4j.recall;
+
+import java.util.Set;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * Decides whether two statements of one partition are about the same thing, so that the newer
+ * replaces the older ("the newer one wins"). No keys are given: the decision is made from the
+ * text alone, by requiring both
+ * <ul>
+ *   <li>a high cosine similarity of the embeddings (the statements mean nearly the same), and</li>
+ *   <li>a high IDF-weighted overlap of their content terms (stemmed, stop words removed), with
+ *       the inverse document frequency taken inside the partition: a name that occurs in many of
+ *       a user's memories says little, shared rare terms (the predicate) say a lot. Overlap is the
+ *       weight of the shared terms over the weight of the lighter statement.</li>
+ * </ul>
+ * Either signal alone hides unrelated facts: two facts about one person share the name (high
+ * raw overlap), and different facts in similar words can embed closely (high cosine).
+ *
+ * <p>At read time a looser pair of thresholds applies to results that both answer the query:
+ * the query names the subject, so two similar results that share the query's terms are taken to
+ * be two versions of one fact ({@link #sameSubjectForQuery}).
+ */
+final class SupersessionDetector {
+
+    private final double minCosine;
+    private final double minOverlap;
+
+    SupersessionDetector(double minCosine, double minOverlap) {
+        if (!(minCosine > 0 && minCosine <= 1)) {
+            throw new IllegalArgumentException("supersession minCosine must be in (0, 1]: " + minCosine);
+        }
+        if (!(minOverlap > 0 && minOverlap <= 1)) {
+            throw new IllegalArgumentException("supersession minOverlap must be in (0, 1]: " + minOverlap);
+        }
+        this.minCosine = minCosine;
+        this.minOverlap = minOverlap;
+    }
+
+    double minCosine() {
+        return minCosine;
+    }
+
+    /** True when the two statements are near-duplicates about the same subject. */
+    boolean sameSubject(double cosine, Set<String> termsA, Set<String> termsB, ToDoubleFunction<String> idf) {
+        return cosine >= minCosine && overlap(termsA, termsB, idf) >= minOverlap;
+    }
+
+    /**
+     * True when two statements are near-duplicates and both carry the query's subject: the terms
+     * of the query they share weigh at least {@code minQueryCoverage} of the query terms either has.
+     */
+    boolean sameSubjectForQuery(double cosine, Set<String> termsA, Set<String> termsB, Set<String> queryTerms,
+                                double minQueryCoverage, ToDoubleFunction<String> idf) {
+        return sameSubject(cosine, termsA, termsB, idf) && queryCoverage(termsA, termsB, queryTerms, idf)
+                >= minQueryCoverage;
+    }
+
+    /** Weight of the shared terms over the weight of the lighter set; 0 when either is empty. */
+    static double overlap(Set<String> a, Set<String> b, ToDoubleFunction<String> idf) {
+        double wa = 0;
+        double wb = 0;
+        double shared = 0;
+        for (String t : a) {
+            double w = idf.applyAsDouble(t);
+            wa += w;
+            if (b.contains(t)) {
+                shared += w;
+            }
+        }
+        for (String t : b) {
+            wb += idf.applyAsDouble(t);
+        }
+        double lighter = Math.min(wa, wb);
+        return lighter <= 0 ? 0 : shared / lighter;
+    }
+
+    /** BM25 idf of a term found in half of the partition: terms at least this common name no subject. */
+    static final double DISTINCTIVE_IDF = Math.log(2);
+
+    /**
+     * Weight of the distinctive query terms both contain over the weight of the distinctive query
+     * terms either contains (a term in half the partition or more, like the user's own name, is
+     * not distinctive); 0 when neither contains a distinctive query term.
+     */
+    static double queryCoverage(Set<String> a, Set<String> b, Set<String> query, ToDoubleFunction<String> idf) {
+        double both = 0;
+        double either = 0;
+        for (String t : query) {
+            boolean inA = a.contains(t);
+            boolean inB = b.contains(t);
+            if (inA || inB) {
+                double w = idf.applyAsDouble(t);
+                if (w <= DISTINCTIVE_IDF) {
+                    continue;
+                }
+                either += w;
+                if (inA && inB) {
+                    both += w;
+                }
+            }
+        }
+        return either <= 0 ? 0 : both / either;
+    }
+}

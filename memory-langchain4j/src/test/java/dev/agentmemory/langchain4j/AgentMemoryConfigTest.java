@@ -1,0 +1,120 @@
+package dev.agentmemory.langchain4j;
+
+import dev.agentmemory.core.ForgetMode;
+import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.Proposal;
+import dev.agentmemory.core.Source;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.Properties;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class AgentMemoryConfigTest {
+
+    @TempDir
+    Path dir;
+
+    private static Properties props(String... kv) {
+        Properties p = new Properties();
+        for (int i = 0; i < kv.length; i += 2) {
+            p.setProperty(kv[i], kv[i + 1]);
+        }
+        return p;
+    }
+
+    @Test
+    void should_apply_a_properties_file_when_given_one() throws IOException {
+        // given
+        Path file = dir.resolve("memory.properties");
+        Files.writeString(file, """
+                agentmemory.ttl.preference=P30D
+                agentmemory.window-size=4
+                agentmemory.results.persistent=1
+                agentmemory.strict-conflicts=true
+                agentmemory.delete-mode=hard
+                other.setting=ignored
+                """);
+        Clock clock = Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC);
+
+        // when
+        try (AgentMemory memory = AgentMemory.builder().clock(clock).configFile(file).build()) {
+            SessionRef s = new SessionRef("acme", "alice", "s1");
+            var caller = memory.caller(s);
+            var record = memory.engine().write(caller, Proposal.set(caller.persistent(), "reply.language", "Chinese")
+                    .kind(Kind.PREFERENCE).source(Source.USER).build());
+
+            // then: the TTL applies, the window holds 4 messages
+            assertThat(record.expiresAt()).isEqualTo(Instant.parse("2026-01-31T00:00:00Z"));
+            var chat = memory.chatMemoryProvider().get(s);
+            for (int i = 0; i < 6; i++) {
+                chat.add(dev.langchain4j.data.message.UserMessage.from("m" + i));
+            }
+            assertThat(chat.messages()).hasSize(4);
+        }
+    }
+
+    @Test
+    void should_name_the_setting_when_a_value_is_invalid() {
+        assertThatThrownBy(() -> AgentMemory.builder().config(props("agentmemory.window-size", "zero")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("agentmemory.window-size must be an integer: \"zero\"");
+        assertThatThrownBy(() -> AgentMemory.builder().config(props("agentmemory.ttl.preference", "30 days")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("agentmemory.ttl.preference must be an ISO-8601 duration such as P30D or PT12H: \"30 days\"");
+        assertThatThrownBy(() -> AgentMemory.builder().config(props("agentmemory.delete-mode", "shred")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("agentmemory.delete-mode must be soft or hard: \"shred\"");
+        assertThatThrownBy(() -> AgentMemory.builder().config(props("agentmemory.window-size", "0")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("agentmemory.window-size: window-size must be >= 1: 0");
+        assertThatThrownBy(() -> AgentMemory.builder().config(props("agentmemory.encryption-key", "c2hvcnQ=")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("agentmemory.encryption-key: encryption-key must be 16, 24 or 32 bytes: 5");
+        assertThatThrownBy(() -> AgentMemory.builder().config(props("agentmemory.widow-size", "4")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("unknown setting agentmemory.widow-size (known: ");
+    }
+
+    @Test
+    void should_refuse_engine_settings_when_a_ready_engine_is_given() {
+        MemoryEngine engine = MemoryEngine.builder().build();
+        assertThatThrownBy(() -> AgentMemory.builder().engine(engine).ttl(Kind.PREFERENCE, Duration.ofDays(1))
+                .strictConflicts(true).build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("settings [ttl.preference, strict-conflicts] belong to the engine: set them on"
+                        + " MemoryEngine.builder() when passing a ready engine");
+    }
+
+    @Test
+    void should_refuse_two_stores_when_both_are_given() {
+        assertThatThrownBy(() -> AgentMemory.builder().engine(MemoryEngine.builder().build())
+                .h2File(dir.resolve("m")).build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("give only one of engine, store and h2File");
+    }
+
+    @Test
+    void should_forget_the_session_with_the_configured_mode_when_messages_are_deleted() {
+        try (AgentMemory memory = AgentMemory.builder().deleteMode(ForgetMode.HARD).build()) {
+            SessionRef s = new SessionRef("acme", "alice", "s1");
+            memory.chatMemoryProvider().get(s).add(dev.langchain4j.data.message.UserMessage.from("my card is 4111"));
+
+            memory.chatMemoryStore().deleteMessages(s);
+
+            assertThat(memory.chatMemoryStore().getMessages(s)).isEmpty();
+            assertThat(String.join("\n", memory.engine().readableLog(memory.caller(s)))).doesNotContain("4111");
+            assertThat(memory.engine().log(memory.caller(s)).toString()).doesNotContain("4111");
+        }
+    }
+}

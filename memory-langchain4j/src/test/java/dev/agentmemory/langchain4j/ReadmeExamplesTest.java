@@ -1,0 +1,136 @@
+package dev.agentmemory.langchain4j;
+
+import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.Proposal;
+import dev.agentmemory.core.Source;
+import dev.langchain4j.data.message.AiMessage;
+import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.memory.ChatMemory;
+import dev.langchain4j.memory.chat.MessageWindowChatMemory;
+import dev.langchain4j.model.chat.ChatModel;
+import dev.langchain4j.model.embedding.EmbeddingModel;
+import dev.langchain4j.service.AiServices;
+import dev.langchain4j.service.MemoryId;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The code of README-snippets.md, compiled and run. Keep the two in step. */
+class ReadmeExamplesTest {
+
+    // README: the assistant interface
+    interface Assistant {
+        String chat(@MemoryId SessionRef session, @dev.langchain4j.service.UserMessage String message);
+    }
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void use_1_register_it_in_an_ai_services_builder() {
+        Path dataDir = dir;
+        EmbeddingModel embeddingModel = Embeddings.MODEL; // README: new AllMiniLmL6V2EmbeddingModel()
+        ScriptedChatModel scripted = new ScriptedChatModel(r -> AiMessage.from("echo: "
+                + dev.agentmemory.langchain4j.framing.MemoryFrameParser.stripFrames(ScriptedChatModel.lastUserText(r))));
+        ChatModel chatModel = scripted; // README: any ChatModel, e.g. OpenAiChatModel
+
+        // --- snippet 1 ---
+        AgentMemory memory = AgentMemory.builder()
+                .h2File(dataDir.resolve("memory"))          // or .store(EventStore) / .engine(MemoryEngine)
+                .embeddingModel(embeddingModel)              // episodic recall; embeddings made once, at write time
+                .build();
+
+        Assistant assistant = AiServices.builder(Assistant.class)
+                .chatModel(chatModel)
+                .chatMemoryProvider(memory.chatMemoryProvider())   // window over the full, persisted history
+                .retrievalAugmentor(memory.retrievalAugmentor())   // state, persistent, episodic; framed as data
+                .tools(memory.tools())                             // remember, update state, forget, tasks
+                .build();
+
+        SessionRef session = new SessionRef("acme", "alice", "chat-1");   // tenant / user / session
+        String answer = assistant.chat(session, "Hi, I'm Alice.");
+        // --- end ---
+
+        assertThat(answer).isEqualTo("echo: Hi, I'm Alice.");
+        assertThat(memory.chatMemoryStore().getMessages(session)).first().isEqualTo(UserMessage.from("Hi, I'm Alice."));
+        memory.close();
+    }
+
+    @Test
+    void use_2_swap_it_in_for_the_default_chat_memory() {
+        try (AgentMemory memory = AgentMemory.builder().h2File(dir.resolve("memory")).build()) {
+            // --- snippet 2 ---
+            ChatMemory chatMemory = MessageWindowChatMemory.builder()
+                    .id("acme/alice/chat-1")                        // "tenant/user/session" or a SessionRef
+                    .maxMessages(20)
+                    .chatMemoryStore(memory.chatMemoryStore())      // instead of InMemoryChatMemoryStore
+                    .build();
+            chatMemory.add(UserMessage.from("Where is my order?"));
+            // --- end ---
+
+            assertThat(chatMemory.messages()).containsExactly(UserMessage.from("Where is my order?"));
+        }
+    }
+
+    @Test
+    void use_3_ask_which_memories_an_answer_used() {
+        try (AgentMemory memory = AgentMemory.builder().build()) {
+            SessionRef session = new SessionRef("acme", "alice", "chat-1");
+            var caller = memory.caller(session);
+            memory.engine().write(caller, Proposal.set(caller.persistent(), "reply.language", "Chinese")
+                    .kind(Kind.PREFERENCE).source(Source.USER).build());
+            ScriptedChatModel model = ScriptedChatModel.echo(memory);
+            Assistant assistant = AiServices.builder(Assistant.class).chatModel(model)
+                    .chatMemoryProvider(memory.chatMemoryProvider())
+                    .retrievalAugmentor(memory.retrievalAugmentor()).build();
+            assistant.chat(session, "Which language do I like?");
+
+            // --- snippet 3 ---
+            Recall recall = memory.lastRecall(session).orElseThrow();
+            for (var content : recall.used()) {
+                var md = content.textSegment().metadata();
+                System.out.println(md.getString(MemoryContent.KEY) + " v" + md.getLong(MemoryContent.VERSION)
+                        + " (" + md.getString(MemoryContent.KIND) + ", " + md.getString(MemoryContent.TRUST) + "): "
+                        + md.getString(MemoryContent.WHY));
+            }
+            // --- end ---
+
+            assertThat(recall.used()).extracting(c -> c.textSegment().metadata().getString(MemoryContent.KEY))
+                    .containsExactly("reply.language");
+        }
+    }
+
+    @Test
+    void use_4_configure_it_from_a_file() throws Exception {
+        Path configFile = dir.resolve("agent-memory.properties");
+        Files.write(configFile, List.of(
+                // --- snippet 4 (agent-memory.properties) ---
+                "agentmemory.window-size=30",
+                "agentmemory.ttl.observation=P7D",
+                "agentmemory.max-records-per-user=50000",
+                "agentmemory.at-limit=forget-oldest",
+                "agentmemory.results.state=20",
+                "agentmemory.results.persistent=10",
+                "agentmemory.results.episodic=5",
+                "agentmemory.min-score=0.0",
+                "agentmemory.block.max-chars=6000",
+                "agentmemory.strict-conflicts=false",
+                "agentmemory.delete-mode=hard"
+                // --- end ---
+        ));
+        // --- snippet 4 (Java) ---
+        AgentMemory memory = AgentMemory.builder()
+                .h2File(dir.resolve("memory"))
+                .configFile(configFile)          // a bad value fails here, naming the setting
+                .build();
+        // --- end ---
+        try (memory) {
+            assertThat(memory.agent()).isEqualTo("assistant");
+        }
+    }
+}

@@ -1,0 +1,284 @@
+package dev.agentmemory.langchain4j.recall;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class HybridIndexTest {
+
+    private static final Instant T0 = Instant.parse("2024-05-01T10:00:00Z");
+    private static final String ALICE = "acme/alice";
+    private static final String BOB = "acme/bob";
+
+    private final HybridIndex index = HybridIndex.inMemory(384);
+
+    @AfterEach
+    void close() {
+        index.close();
+    }
+
+    private void add(String id, String partition, String text, Instant time) {
+        index.upsert(new IndexedItem(id, partition, text, SharedEmbeddingModel.embed(text), time,
+                Map.of("source", "test")));
+    }
+
+    private List<RecallHit> search(String partition, String question, int max) {
+        return index.search(RecallQuery.of(partition, question, SharedEmbeddingModel.embed(question), max,
+                T0.plus(Duration.ofDays(10))));
+    }
+
+    private static List<String> ids(List<RecallHit> hits) {
+        return hits.stream().map(RecallHit::id).toList();
+    }
+
+    @Test
+    void should_never_return_items_of_another_partition_when_searching() {
+        // given: Bob holds the only item that matches the question exactly
+        add("b1", BOB, "My bank PIN is 4711 and my dog is called Rex.", T0);
+        add("a1", ALICE, "I like hiking in the Alps.", T0);
+        add("a2", ALICE, "Lunch is usually a salad.", T0);
+
+        // when: Alice asks for many results
+        List<RecallHit> hits = search(ALICE, "What is my bank PIN and my dog's name?", 50);
+        List<RecallHit> lexicalOnly = index.search(new RecallQuery(ALICE, "bank PIN dog Rex 4711", null, 50,
+                T0, true, 0));
+
+        // then
+        assertThat(ids(hits)).containsExactlyInAnyOrder("a1", "a2");
+        assertThat(lexicalOnly).isEmpty();
+        assertThat(ids(search(BOB, "What is my bank PIN?", 50))).containsExactly("b1");
+    }
+
+    @Test
+    void should_replace_item_when_upserting_same_id() {
+        // given
+        add("x", ALICE, "The meeting is in room 12.", T0);
+
+        // when
+        add("x", ALICE, "Sourdough needs a long fermentation.", T0.plusSeconds(60));
+
+        // then
+        assertThat(index.size()).isEqualTo(1);
+        List<RecallHit> hits = search(ALICE, "How long does sourdough ferment?", 5);
+        assertThat(hits).extracting(RecallHit::text).containsExactly("Sourdough needs a long fermentation.");
+        assertThat(hits.get(0).attributes()).isEqualTo(Map.of("source", "test"));
+        assertThat(hits.get(0).time()).isEqualTo(T0.plusSeconds(60));
+    }
+
+    @Test
+    void should_forget_items_when_deleted_by_id_or_partition() {
+        // given
+        add("a1", ALICE, "I play the cello.", T0);
+        add("a2", ALICE, "My sister lives in Lisbon.", T0);
+        add("b1", BOB, "I play the cello too.", T0);
+
+        // when / then
+        assertThat(index.delete("a1")).isTrue();
+        assertThat(index.delete("a1")).isFalse();
+        assertThat(index.find("a1")).isEmpty();
+        assertThat(ids(search(ALICE, "cello", 5))).containsExactly("a2");
+        assertThat(index.deletePartition(ALICE)).isEqualTo(1);
+        assertThat(search(ALICE, "Lisbon sister", 5)).isEmpty();
+        assertThat(index.size()).isEqualTo(1);
+        assertThat(ids(search(BOB, "cello", 5))).containsExactly("b1");
+    }
+
+    @Test
+    void should_match_chinese_text_lexically_when_query_shares_words() {
+        // given: Chinese memories (the embedding model is English-only, so lexical scoring must carry this)
+        add("zh1", ALICE, "我喜欢喝乌龙茶，不喜欢咖啡。", T0);
+        add("zh2", ALICE, "下周三我要去上海出差。", T0);
+        add("en1", ALICE, "I prefer answers in English.", T0);
+
+        // when: lexical-only queries in Chinese
+        List<RecallHit> trip = index.search(new RecallQuery(ALICE, "上海出差是哪天？", null, 3, T0, false, 0));
+        List<RecallHit> tea = index.search(new RecallQuery(ALICE, "乌龙茶", null, 3, T0, false, 0));
+        List<RecallHit> single = index.search(new RecallQuery(ALICE, "茶", null, 3, T0, false, 0));
+
+        // then
+        assertThat(ids(trip)).containsExactly("zh2");
+        assertThat(ids(tea)).containsExactly("zh1");
+        assertThat(ids(single)).containsExactly("zh1");
+        assertThat(trip.get(0).why()).contains("lexical");
+    }
+
+    @Test
+    void should_stem_english_words_when_matching_lexically() {
+        // given
+        add("e1", ALICE, "She was running marathons in 2019.", T0);
+        add("e2", ALICE, "The cat sleeps on the sofa.", T0);
+
+        // when
+        List<RecallHit> hits = index.search(new RecallQuery(ALICE, "marathon runs", null, 5, T0, false, 0));
+
+        // then
+        assertThat(ids(hits)).containsExactly("e1");
+    }
+
+    @Test
+    void should_mark_older_statement_superseded_when_newer_near_duplicate_disagrees() {
+        // given
+        add("old", ALICE, "Bryen Forster is an accomplished graphic designer based in Seattle.", T0);
+        add("other", ALICE, "Bryen Forster and Austen Moralez collaborated on a branding project.", T0.plusSeconds(60));
+
+        // when
+        add("new", ALICE, "Bryen Forster is an accomplished graphic designer based in Austin, Texas.",
+                T0.plus(Duration.ofDays(1)));
+
+        // then
+        assertThat(index.supersededBy("old")).contains("new");
+        assertThat(index.supersededBy("other")).isEmpty();
+        assertThat(index.supersededBy("new")).isEmpty();
+        List<RecallHit> hits = search(ALICE, "Which city is Bryen Forster based in?", 5);
+        assertThat(ids(hits)).doesNotContain("old").startsWith("new");
+        assertThat(hits).noneMatch(RecallHit::superseded);
+    }
+
+    @Test
+    void should_include_superseded_items_flagged_and_demoted_when_asked() {
+        // given
+        add("old", ALICE, "My favourite programming language is Python.", T0);
+        add("new", ALICE, "My favourite programming language is Rust.", T0.plus(Duration.ofDays(2)));
+
+        // when
+        List<RecallHit> hits = index.search(RecallQuery.of(ALICE, "favourite programming language",
+                SharedEmbeddingModel.embed("favourite programming language"), 5, T0.plus(Duration.ofDays(3)))
+                .withIncludeSuperseded(true));
+
+        // then
+        assertThat(ids(hits)).containsExactly("new", "old");
+        RecallHit old = hits.get(1);
+        assertThat(old.superseded()).isTrue();
+        assertThat(old.supersededBy()).isEqualTo("new");
+        assertThat(old.why()).contains("superseded by new");
+        assertThat(hits.get(0).superseded()).isFalse();
+        assertThat(hits.get(0).supersededBy()).isNull();
+    }
+
+    @Test
+    void should_keep_older_item_current_when_newer_arrives_out_of_order() {
+        // given: the newer statement was indexed first
+        add("new", ALICE, "My favourite programming language is Rust.", T0.plus(Duration.ofDays(2)));
+
+        // when: an older statement is indexed late
+        add("old", ALICE, "My favourite programming language is Python.", T0);
+
+        // then
+        assertThat(index.supersededBy("old")).contains("new");
+        assertThat(index.supersededBy("new")).isEmpty();
+    }
+
+    @Test
+    void should_restore_superseded_item_when_newer_one_is_deleted() {
+        // given
+        add("old", ALICE, "My favourite programming language is Python.", T0);
+        add("new", ALICE, "My favourite programming language is Rust.", T0.plus(Duration.ofDays(2)));
+        assertThat(index.supersededBy("old")).contains("new");
+
+        // when
+        index.delete("new");
+
+        // then
+        assertThat(index.supersededBy("old")).isEmpty();
+        assertThat(ids(search(ALICE, "favourite programming language", 5))).containsExactly("old");
+    }
+
+    @Test
+    void should_not_supersede_unrelated_facts_when_they_share_a_name() {
+        // given: several different facts about one person, said over time
+        add("f1", ALICE, "Theresa Bronn is a professional musician and conductor.", T0);
+        add("f2", ALICE, "Theresa Bronn has directed numerous community and church choirs.", T0.plusSeconds(60));
+        add("f3", ALICE, "Theresa Bronn has collaborated with other musicians and composers.", T0.plusSeconds(120));
+        add("f4", ALICE, "Theresa Bronn teaches piano to children on weekends.", T0.plusSeconds(180));
+        add("f5", ALICE, "Theresa Bronn grew up in a small town in Michigan.", T0.plusSeconds(240));
+
+        // when / then: nothing is hidden, neither at write time nor at read time
+        for (String id : List.of("f1", "f2", "f3", "f4", "f5")) {
+            assertThat(index.supersededBy(id)).as(id).isEmpty();
+        }
+        List<RecallHit> hits = index.search(RecallQuery.of(ALICE, "What does Theresa Bronn do?",
+                SharedEmbeddingModel.embed("What does Theresa Bronn do?"), 10, T0.plus(Duration.ofDays(1)))
+                .withIncludeSuperseded(true));
+        assertThat(ids(hits)).containsExactlyInAnyOrder("f1", "f2", "f3", "f4", "f5");
+        assertThat(hits).noneMatch(RecallHit::superseded);
+    }
+
+    @Test
+    void should_rank_the_matching_memory_first_when_others_are_off_topic() {
+        // given
+        add("m1", ALICE, "My daughter's birthday is on the 3rd of March.", T0);
+        add("m2", ALICE, "The car needs new winter tyres.", T0);
+        add("m3", ALICE, "I booked a flight to Oslo for the conference.", T0);
+        add("m4", ALICE, "Our team standup is at 9:30 every morning.", T0);
+
+        // when
+        List<RecallHit> hits = search(ALICE, "When is my daughter's birthday?", 4);
+
+        // then
+        assertThat(ids(hits)).hasSize(4).startsWith("m1");
+        assertThat(hits).isSortedAccordingTo((a, b) -> Double.compare(b.score(), a.score()));
+        assertThat(hits.get(0).why()).startsWith("dense ").contains("lexical").contains("recency");
+    }
+
+    @Test
+    void should_prefer_recent_item_when_two_are_equally_relevant() {
+        // given: the same text in two items, a year apart (no supersession so both stay current)
+        HybridIndex plain = HybridIndex.builder(384).supersessionDetection(false)
+                .readTimeSupersession(false, 0.5, 0.5, 0.5).build();
+        try (plain) {
+            float[] v = SharedEmbeddingModel.embed("We talked about the garden.");
+            plain.upsert(IndexedItem.of("old", ALICE, "We talked about the garden.", v, T0));
+            plain.upsert(IndexedItem.of("recent", ALICE, "We talked about the garden.", v, T0.plus(Duration.ofDays(365))));
+
+            // when
+            List<RecallHit> hits = plain.search(RecallQuery.of(ALICE, "garden", v, 2, T0.plus(Duration.ofDays(366))));
+
+            // then
+            assertThat(ids(hits)).containsExactly("recent", "old");
+        }
+    }
+
+    @Test
+    void should_reject_vectors_of_wrong_dimension_when_upserting_or_searching() {
+        assertThatThrownBy(() -> index.upsert(IndexedItem.of("x", ALICE, "t", new float[3], T0)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("item x has 3 dimensions, the index has 384");
+        assertThatThrownBy(() -> index.upsert(IndexedItem.of("z", ALICE, "t", new float[384], T0)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("item z must be a non-zero finite vector, its norm is 0.0");
+        assertThatThrownBy(() -> index.search(RecallQuery.of(ALICE, "q", new float[5], 3, T0)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("query vector has 5 dimensions, the index has 384");
+        assertThat(index.size()).isZero();
+    }
+
+    @Test
+    void should_keep_items_when_reopening_a_directory_index(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+        // given
+        try (HybridIndex onDisk = HybridIndex.inDirectory(dir, 384)) {
+            onDisk.upsert(IndexedItem.of("d1", ALICE, "The wifi password is on the fridge.",
+                    SharedEmbeddingModel.embed("The wifi password is on the fridge."), T0));
+        }
+
+        // when
+        try (HybridIndex reopened = HybridIndex.inDirectory(dir, 384)) {
+            // then
+            assertThat(reopened.size()).isEqualTo(1);
+            assertThat(reopened.find("d1")).get().extracting(IndexedItem::text)
+                    .isEqualTo("The wifi password is on the fridge.");
+        }
+    }
+
+    @Test
+    void should_fail_clearly_when_used_after_close() {
+        index.close();
+        assertThatThrownBy(index::size).isInstanceOf(IllegalStateException.class)
+                .hasMessage("recall index is closed");
+    }
+}
