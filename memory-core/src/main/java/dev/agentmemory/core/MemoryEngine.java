@@ -336,6 +336,12 @@ public final class MemoryEngine implements AutoCloseable {
         return view(caller, scope, ReadOptions.DEFAULT);
     }
 
+    /** One record by id, if it belongs to the caller's user and the caller's agent may read it. */
+    public Optional<MemoryRecord> record(Caller caller, String id) {
+        Objects.requireNonNull(id, "id");
+        return read(caller, s -> Optional.ofNullable(s.record(id)).filter(r -> r.readableBy(caller.agent())));
+    }
+
     /** Every version of a key, oldest first, including superseded versions and tombstones. */
     public List<MemoryRecord> history(Caller caller, Scope scope, MemoryKey key) {
         checkScope(caller, scope);
@@ -704,7 +710,8 @@ public final class MemoryEngine implements AutoCloseable {
     }
 
     /**
-     * Rewrites stored events so that forgotten values and messages leave the log; for a whole
+     * Rewrites stored events so that forgotten values, verification evidence (which may quote
+     * the value) and messages leave the log; for a whole
      * user also alias texts and task titles (the replayed end state is unchanged: the user's
      * aliases and tasks are cleared by the forget). The action ledger is kept, so that a
      * side effect is never submitted twice.
@@ -731,6 +738,9 @@ public final class MemoryEngine implements AutoCloseable {
                 if (any) {
                     scrubbed = new Change.MessagesAppended(m.session(), kept);
                 }
+            }
+            if (e.change() instanceof Change.RecordVerified v && ids.contains(v.id()) && v.evidence() != null) {
+                scrubbed = new Change.RecordVerified(v.id(), v.verification(), null);
             }
             if (wholeUser && e.change() instanceof Change.AliasRegistered a && !a.alias().equals(FORGOTTEN_TEXT)) {
                 scrubbed = new Change.AliasRegistered(FORGOTTEN_TEXT, FORGOTTEN_TEXT);
@@ -1070,6 +1080,7 @@ public final class MemoryEngine implements AutoCloseable {
                 throw e;
             }
             commit(partition, h, tx);
+            cascadeForgotten(partition, tx);
             return result;
         } finally {
             h.lock.unlock();
@@ -1095,6 +1106,26 @@ public final class MemoryEngine implements AutoCloseable {
                 // The events are durable; a listener that fails must not make the caller think otherwise.
                 LOG.log(System.Logger.Level.WARNING, "event listener " + l + " failed on " + partition, e);
             }
+        }
+    }
+
+    /**
+     * Tells derived data about records a write forgot on its way (an invalidation, the record
+     * limit), so that those reach every derived copy too, as {@link #forget} does.
+     */
+    private void cascadeForgotten(Partition partition, Tx tx) {
+        Set<String> ids = new LinkedHashSet<>();
+        for (LoggedEvent e : tx.events) {
+            if (e.change() instanceof Change.RecordsForgotten f) {
+                ids.addAll(f.ids());
+            }
+        }
+        if (ids.isEmpty()) {
+            return;
+        }
+        ForgetRequest request = new ForgetRequest(partition, ids, Map.of(), false, false);
+        for (DerivedData d : derived) {
+            d.forget(request);
         }
     }
 

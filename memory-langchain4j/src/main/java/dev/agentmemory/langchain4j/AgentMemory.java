@@ -55,7 +55,7 @@ import java.util.function.Function;
  * and user.
  *
  * <p>Configuration (builder methods, or the {@code agentmemory.*} keys of a properties file via
- * {@link Builder#config(Properties)} / {@link Builder#configFile(Path)}), with defaults:
+ * {@link Builder#config(Properties)} / {@link Builder#configFile(Path)}, properties or YAML), with defaults:
  * <table>
  *   <caption>settings</caption>
  *   <tr><th>key</th><th>builder</th><th>default</th></tr>
@@ -355,16 +355,25 @@ public final class AgentMemory implements AutoCloseable {
             return this;
         }
 
-        /** Applies the {@code agentmemory.*} keys of a {@code .properties} file. */
+        /**
+         * Applies the {@code agentmemory.*} keys of a {@code .properties} file, or of a
+         * {@code .yaml}/{@code .yml} file whose nested maps spell the same keys
+         * ({@code agentmemory: {window-size: 30, ttl: {observation: P7D}}}).
+         */
         public Builder configFile(Path file) {
             Objects.requireNonNull(file, "file");
             String name = file.getFileName().toString().toLowerCase(Locale.ROOT);
-            if (!name.endsWith(".properties")) {
-                throw new IllegalArgumentException("config file must end in .properties: " + file);
+            boolean yaml = name.endsWith(".yaml") || name.endsWith(".yml");
+            if (!yaml && !name.endsWith(".properties")) {
+                throw new IllegalArgumentException("config file must end in .properties, .yaml or .yml: " + file);
             }
             Properties p = new Properties();
             try (InputStream in = Files.newInputStream(file)) {
-                p.load(in);
+                if (yaml) {
+                    YamlConfig.load(in, file, p);
+                } else {
+                    p.load(in);
+                }
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot read config file " + file, e);
             }
