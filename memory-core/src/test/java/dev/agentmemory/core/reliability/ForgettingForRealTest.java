@@ -34,7 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * compaction, the forgotten values' bytes are nowhere in the H2 database files (raw bytes
  * scanned), nor in the readable log or the decoded log; what was not forgotten is still there
  * (the control that shows the scan can see). After a soft forget, no later read returns the
- * value ({@code applicableAt} included); reads of the past ({@code asOf}) are printed, see the comment.
+ * value ({@code applicableAt} and reads of the past, {@code asOf}, included).
  */
 class ForgettingForRealTest {
 
@@ -183,12 +183,9 @@ class ForgettingForRealTest {
                 .forEach(r -> seen.add("history " + r.text()));
         engine.servable(alice, Layer.SESSION).forEach(k -> seen.add("servable " + k.key()));
         engine.applicableAt(alice, session, MemoryKey.of("secret"), timeBefore).ifPresent(r -> seen.add("applicableAt " + r.text()));
-        // Reads of the past (asOf, asOfSequence) replay the log prefix and do show a value soft-forgotten
-        // later: soft forgetting and invalidation share one event, and invalidated values must stay
-        // visible in the past. Reported, not asserted here; a hard forget scrubs them (test above).
-        System.out.println("FORGETTING (soft): asOfSequence before the forget still shows: "
-                + engine.asOfSequence(alice, session, seqBefore).values().values() + ", asOf: "
-                + engine.asOf(alice, session, timeBefore).values().values());
+        // Reads of the past do not bring a forgotten value back either.
+        engine.asOfSequence(alice, session, seqBefore).values().values().forEach(v -> seen.add("asOfSequence " + v));
+        engine.asOf(alice, session, timeBefore).values().values().forEach(v -> seen.add("asOf " + v));
         engine.window(alice, "s1").forEach(m -> seen.add("window " + m.text()));
         engine.messageHistory(alice, "s1").values().stream().filter(m -> m.text() != null)
                 .forEach(m -> seen.add("messageHistory " + m.text()));
