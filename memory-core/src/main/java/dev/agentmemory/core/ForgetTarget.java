@@ -49,6 +49,8 @@ public sealed interface ForgetTarget {
     record Messages(String session, List<Long> indices) implements ForgetTarget {
         public Messages {
             Ids.check(session, "session");
+            Objects.requireNonNull(indices, "indices");
+            indices.forEach(i -> Objects.requireNonNull(i, "message index"));
             indices = List.copyOf(indices);
         }
     }

@@ -258,11 +258,17 @@ public final class MemoryEngine implements AutoCloseable {
         }
         long version = versions.isEmpty() ? 1 : versions.get(versions.size() - 1).version() + 1;
         Duration ttl = p.ttl() != null ? p.ttl() : ttlByKind.get(p.kind());
+        Instant expiresAt;
+        try {
+            expiresAt = ttl == null ? null : observedAt.plus(ttl);
+        } catch (ArithmeticException | java.time.DateTimeException e) {
+            return Outcome.rejected(p, "ttl " + ttl + " from " + observedAt + " lies beyond the representable time range");
+        }
         boolean sensitive = p.sensitive() || sensitiveKinds.contains(p.kind())
                 || (sensitiveKeys != null && sensitiveKeys.matcher(p.key().path()).matches());
         MemoryRecord record = new MemoryRecord(UUID.randomUUID().toString(), p.scope(), p.key(), value, p.kind(),
                 p.source(), p.sourceRef(), p.trust(), p.confidence(), observedAt, p.validFrom(), p.validTo(),
-                ttl == null ? null : observedAt.plus(ttl), status, version,
+                expiresAt, status, version,
                 status == Status.ACTIVE && current != null ? current.id() : null,
                 status == Status.CONFLICT && current != null ? current.id() : null,
                 p.access(), p.ownerAgent() != null ? p.ownerAgent() : caller.agent(), caller.agent(), p.tags(),
@@ -313,18 +319,27 @@ public final class MemoryEngine implements AutoCloseable {
     /** The current version, conflicts and expiry of one key. */
     public KeyState keyState(Caller caller, Scope scope, MemoryKey key, ReadOptions options) {
         checkScope(caller, scope);
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(options, "options");
         return read(caller, s -> keyStateOf(caller, s, scope, key, options, clock.instant()));
     }
 
     /** Every key of a scope as a read sees it. An ended task's scope reads empty unless archived state is asked for. */
     public ScopeView view(Caller caller, Scope scope, ReadOptions options) {
         checkScope(caller, scope);
+        Objects.requireNonNull(options, "options");
         return read(caller, s -> viewOf(caller, s, scope, options, clock.instant()));
     }
 
     /** {@link #view} with default options. */
     public ScopeView view(Caller caller, Scope scope) {
         return view(caller, scope, ReadOptions.DEFAULT);
+    }
+
+    /** One record by id, if it belongs to the caller's user and the caller's agent may read it. */
+    public Optional<MemoryRecord> record(Caller caller, String id) {
+        Objects.requireNonNull(id, "id");
+        return read(caller, s -> Optional.ofNullable(s.record(id)).filter(r -> r.readableBy(caller.agent())));
     }
 
     /** Every version of a key, oldest first, including superseded versions and tombstones. */
@@ -358,13 +373,14 @@ public final class MemoryEngine implements AutoCloseable {
     public ScopeView asOf(Caller caller, Scope scope, Instant time) {
         checkScope(caller, scope);
         Objects.requireNonNull(time, "time");
+        List<LoggedEvent> all = log(caller);
         List<LoggedEvent> events = new ArrayList<>();
-        for (LoggedEvent e : log(caller)) {
+        for (LoggedEvent e : all) {
             if (!e.at().isAfter(time)) {
                 events.add(e);
             }
         }
-        return viewOf(caller, MemoryState.replay(events), scope, ReadOptions.DEFAULT, time);
+        return viewOf(caller, replayWithoutErased(events, all), scope, ReadOptions.DEFAULT, time);
     }
 
     /** The scope as it was right after log sequence {@code seq}. */
@@ -373,15 +389,43 @@ public final class MemoryEngine implements AutoCloseable {
         if (seq < 0) {
             throw new IllegalArgumentException("seq must be >= 0: " + seq);
         }
+        List<LoggedEvent> all = log(caller);
         List<LoggedEvent> events = new ArrayList<>();
         Instant at = Instant.EPOCH;
-        for (LoggedEvent e : log(caller)) {
+        for (LoggedEvent e : all) {
             if (e.seq() <= seq) {
                 events.add(e);
                 at = e.at();
             }
         }
-        return viewOf(caller, MemoryState.replay(events), scope, ReadOptions.DEFAULT, at);
+        return viewOf(caller, replayWithoutErased(events, all), scope, ReadOptions.DEFAULT, at);
+    }
+
+    /**
+     * Replays a prefix of the log with the values the user later asked to forget already gone:
+     * a forgotten value stays out of reads of the past too (its tombstone keeps key and version).
+     */
+    private static MemoryState replayWithoutErased(List<LoggedEvent> prefix, List<LoggedEvent> all) {
+        Set<String> erased = new HashSet<>();
+        for (LoggedEvent e : all) {
+            if (e.change() instanceof Change.RecordsForgotten f && f.erased()) {
+                erased.addAll(f.ids());
+            }
+        }
+        if (erased.isEmpty()) {
+            return MemoryState.replay(prefix);
+        }
+        List<LoggedEvent> cleaned = new ArrayList<>(prefix.size());
+        for (LoggedEvent e : prefix) {
+            if (e.change() instanceof Change.RecordWritten w && erased.contains(w.record().id())
+                    && w.record().value() != null) {
+                cleaned.add(new LoggedEvent(e.seq(), e.at(), e.actor(), e.traceId(),
+                        new Change.RecordWritten(w.record().tombstone(), w.superseded())));
+            } else {
+                cleaned.add(e);
+            }
+        }
+        return MemoryState.replay(cleaned);
     }
 
     /**
@@ -458,6 +502,7 @@ public final class MemoryEngine implements AutoCloseable {
 
     /** Starts a task in a session; the session's active task (if any) is suspended first. */
     public TaskInfo startTask(Caller caller, String session, String task, @Nullable String title) {
+        Objects.requireNonNull(caller, "caller");
         Scope scope = Scope.task(caller.tenant(), caller.user(), session, task);
         return write(caller, (s, tx) -> {
             TaskInfo existing = findTask(s, session, task);
@@ -487,6 +532,7 @@ public final class MemoryEngine implements AutoCloseable {
     }
 
     private TaskInfo changeTask(Caller caller, String session, String task, TaskStatus to, Set<TaskStatus> from) {
+        Objects.requireNonNull(caller, "caller");
         Scope.task(caller.tenant(), caller.user(), session, task);
         return write(caller, (s, tx) -> {
             TaskInfo t = findTask(s, session, task);
@@ -562,6 +608,7 @@ public final class MemoryEngine implements AutoCloseable {
      */
     public WindowChange changeWindow(Caller caller, String session, Function<List<StoredMessage>, WindowChange> compute) {
         Ids.check(session, "session");
+        Objects.requireNonNull(compute, "compute");
         return write(caller, (s, tx) -> {
             WindowChange change = Objects.requireNonNull(compute.apply(s.window(session)), "window change");
             if (!change.evicted().isEmpty()) {
@@ -589,6 +636,10 @@ public final class MemoryEngine implements AutoCloseable {
      */
     public record WindowChange(List<Long> evicted, List<StoredMessage> appended) {
         public WindowChange {
+            Objects.requireNonNull(evicted, "evicted");
+            Objects.requireNonNull(appended, "appended");
+            evicted.forEach(i -> Objects.requireNonNull(i, "evicted index"));
+            appended.forEach(m -> Objects.requireNonNull(m, "appended message"));
             evicted = List.copyOf(evicted);
             appended = List.copyOf(appended);
         }
@@ -640,7 +691,7 @@ public final class MemoryEngine implements AutoCloseable {
             }
             Tx tx = new Tx(caller, UUID.randomUUID().toString());
             if (!ids.isEmpty()) {
-                tx.add(s, new Change.RecordsForgotten(List.copyOf(ids), hard, null));
+                tx.add(s, new Change.RecordsForgotten(List.copyOf(ids), hard, null, true));
             }
             messages.forEach((session, idx) -> tx.add(s, new Change.MessagesForgotten(session, idx, hard)));
             if (target instanceof ForgetTarget.User) {
@@ -688,7 +739,8 @@ public final class MemoryEngine implements AutoCloseable {
     }
 
     /**
-     * Rewrites stored events so that forgotten values and messages leave the log; for a whole
+     * Rewrites stored events so that forgotten values, verification evidence (which may quote
+     * the value) and messages leave the log; for a whole
      * user also alias texts and task titles (the replayed end state is unchanged: the user's
      * aliases and tasks are cleared by the forget). The action ledger is kept, so that a
      * side effect is never submitted twice.
@@ -715,6 +767,9 @@ public final class MemoryEngine implements AutoCloseable {
                 if (any) {
                     scrubbed = new Change.MessagesAppended(m.session(), kept);
                 }
+            }
+            if (e.change() instanceof Change.RecordVerified v && ids.contains(v.id()) && v.evidence() != null) {
+                scrubbed = new Change.RecordVerified(v.id(), v.verification(), null);
             }
             if (wholeUser && e.change() instanceof Change.AliasRegistered a && !a.alias().equals(FORGOTTEN_TEXT)) {
                 scrubbed = new Change.AliasRegistered(FORGOTTEN_TEXT, FORGOTTEN_TEXT);
@@ -911,9 +966,14 @@ public final class MemoryEngine implements AutoCloseable {
         return store.read(partition(caller), 0).stream().map(codec::decode).toList();
     }
 
-    /** The log in readable form, one line per event, sensitive values redacted. */
+    /**
+     * The log in readable form, one line per event. Values are redacted when sensitive or when
+     * the caller's agent may not read them (another agent's private or protected record).
+     * Unlike the other reads, {@link #log}, {@link #replay} and {@link #audit} are operator
+     * views of the whole user and are not filtered by agent.
+     */
     public List<String> readableLog(Caller caller) {
-        return log(caller).stream().map(EventText::readable).toList();
+        return log(caller).stream().map(e -> EventText.readable(e, caller.agent())).toList();
     }
 
     /** A fresh replay of the stored log. */
@@ -1054,6 +1114,7 @@ public final class MemoryEngine implements AutoCloseable {
                 throw e;
             }
             commit(partition, h, tx);
+            cascadeForgotten(partition, tx);
             return result;
         } finally {
             h.lock.unlock();
@@ -1079,6 +1140,26 @@ public final class MemoryEngine implements AutoCloseable {
                 // The events are durable; a listener that fails must not make the caller think otherwise.
                 LOG.log(System.Logger.Level.WARNING, "event listener " + l + " failed on " + partition, e);
             }
+        }
+    }
+
+    /**
+     * Tells derived data about records a write forgot on its way (an invalidation, the record
+     * limit), so that those reach every derived copy too, as {@link #forget} does.
+     */
+    private void cascadeForgotten(Partition partition, Tx tx) {
+        Set<String> ids = new LinkedHashSet<>();
+        for (LoggedEvent e : tx.events) {
+            if (e.change() instanceof Change.RecordsForgotten f) {
+                ids.addAll(f.ids());
+            }
+        }
+        if (ids.isEmpty()) {
+            return;
+        }
+        ForgetRequest request = new ForgetRequest(partition, ids, Map.of(), false, false);
+        for (DerivedData d : derived) {
+            d.forget(request);
         }
     }
 

@@ -206,6 +206,22 @@ abstract class MemoryEngineStorageContract {
     }
 
     @Test
+    void should_remove_verification_evidence_from_stored_log_when_key_is_hard_forgotten() {
+        // regression: a refutation's evidence quoting the forgotten value stayed in the log
+        Scope s = ALICE.session("s1");
+        MemoryRecord city = engine.write(ALICE, Proposal.set(s, "city", "Hailan").kind(Kind.OBSERVATION)
+                .source(Source.MODEL).build());
+        engine.refute(ALICE, city.id(), "user: I live in Secretville, not Hailan");
+
+        engine.forget(ALICE, ForgetTarget.key(s, MemoryKey.of("city")), ForgetMode.HARD);
+
+        assertThat(String.join("\n", rawPayloads(partition(ALICE)))).doesNotContain("Secretville", "Hailan");
+        assertThat(engine.audit(ALICE, Duration.ofDays(1)).replayMatches()).isTrue();
+        assertThat(engine.history(ALICE, s, MemoryKey.of("city"))).singleElement()
+                .extracting(MemoryRecord::verification, MemoryRecord::evidence).containsExactly(Verification.REFUTED, null);
+    }
+
+    @Test
     void should_remove_every_value_message_alias_and_title_when_user_is_hard_forgotten() {
         // given
         engine.write(ALICE, Proposal.set(ALICE.persistent(), "lang", "value-zh-1").kind(Kind.PREFERENCE).build());
@@ -282,7 +298,7 @@ abstract class MemoryEngineStorageContract {
     void should_produce_contiguous_versions_and_lose_nothing_when_many_threads_write_one_key() throws Exception {
         // given
         int threads = 8;
-        int each = 20;
+        int each = 12;
         Scope s = ALICE.session("s1");
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         CountDownLatch start = new CountDownLatch(1);

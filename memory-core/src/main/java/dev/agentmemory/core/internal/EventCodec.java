@@ -52,7 +52,27 @@ public final class EventCodec {
         } catch (JsonProcessingException e) {
             throw new MemoryException("cannot encode " + change.type() + ": " + e.getOriginalMessage(), e);
         }
+        checkUnicode(json, change);
         return key == null ? json : seal(json);
+    }
+
+    /**
+     * Refuses text that UTF-8 cannot hold (a lone UTF-16 surrogate in a title, alias, message,
+     * tag...): a store would keep a replacement character instead, so the state served before a
+     * restart would differ from the state replayed after it.
+     */
+    private static void checkUnicode(String json, Change change) {
+        for (int i = 0; i < json.length(); i++) {
+            char c = json.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < json.length() && Character.isLowSurrogate(json.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                int from = Math.max(0, i - 40);
+                String near = json.substring(from, i).replaceAll("[\\p{Cntrl}\\p{Cs}]", "?");
+                throw new IllegalArgumentException("text holds a lone surrogate (invalid Unicode), in " + change.type()
+                        + " after: " + near);
+            }
+        }
     }
 
     /** The event a stored form holds. */

@@ -1,0 +1,348 @@
+package dev.agentmemory.langchain4j;
+
+import dev.agentmemory.core.Caller;
+import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.MemoryRecord;
+import dev.agentmemory.core.Status;
+import dev.agentmemory.core.Trust;
+import dev.agentmemory.core.event.Change;
+import dev.agentmemory.core.event.LoggedEvent;
+import dev.agentmemory.core.event.StoredMessage;
+import dev.agentmemory.core.spi.DerivedData;
+import dev.agentmemory.core.spi.EventListener;
+import dev.agentmemory.core.spi.ForgetRequest;
+import dev.agentmemory.core.spi.Partition;
+import dev.agentmemory.langchain4j.recall.HybridIndex;
+import dev.agentmemory.langchain4j.recall.IndexedItem;
+import dev.agentmemory.langchain4j.recall.RecallHit;
+import dev.agentmemory.langchain4j.recall.RecallQuery;
+import dev.langchain4j.data.document.Metadata;
+import dev.langchain4j.data.embedding.Embedding;
+import dev.langchain4j.data.segment.TextSegment;
+import dev.langchain4j.model.embedding.EmbeddingModel;
+import dev.langchain4j.rag.content.Content;
+import dev.langchain4j.rag.content.ContentMetadata;
+import org.jspecify.annotations.Nullable;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The episodic layer: every user and AI message and every record value is embedded once, when
+ * it is committed (this is an {@link EventListener} of the engine), and kept in a
+ * {@link HybridIndex} partitioned by tenant and user. Superseded, archived and forgotten records
+ * and forgotten messages leave the index (this is also a {@link DerivedData}, so a forget
+ * reports what went). Only the query is embedded at read time.
+ *
+ * <p>After a restart, the first recall for a user brings the index in step with that user's log:
+ * items missing from the index are embedded and added, forgotten ones are removed. With an
+ * index kept in a directory (next to an H2 file) nothing already indexed is embedded again.
+ */
+final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData {
+
+    private static final String MESSAGE = "message";
+    private static final String RECORD = "record";
+
+    private final HybridIndex index;
+    private final EmbeddingModel model;
+    private final MemoryEngine engine;
+    private final String agent;
+    private final Set<String> caughtUp = ConcurrentHashMap.newKeySet();
+    /**
+     * Items the listener removed because of a forget event, so that the forget's receipt (which
+     * the engine asks for after the commit) still counts them. Forgets that do not go through
+     * {@code MemoryEngine.forget} (invalidations, the record limit) leave their ids here.
+     */
+    private final Set<String> removedOnForget = ConcurrentHashMap.newKeySet();
+    private final Map<String, Integer> partitionsRemoved = new ConcurrentHashMap<>();
+
+    EpisodicMemory(HybridIndex index, EmbeddingModel model, MemoryEngine engine, String agent) {
+        this.index = index;
+        this.model = model;
+        this.engine = engine;
+        this.agent = agent;
+    }
+
+    static String partitionKey(String tenant, String user) {
+        return tenant + "/" + user;
+    }
+
+    static String messageId(String tenant, String user, String session, long index) {
+        return "m|" + tenant + "|" + user + "|" + session + "|" + index;
+    }
+
+    static String recordId(String recordId) {
+        return "r|" + recordId;
+    }
+
+    // ------------------------------------------------------------------ writes
+
+    @Override
+    public void committed(Partition partition, List<LoggedEvent> events) {
+        String part = partitionKey(partition.tenant(), partition.user());
+        List<Pending> add = new ArrayList<>();
+        for (LoggedEvent e : events) {
+            Change c = e.change();
+            if (c instanceof Change.MessagesAppended m) {
+                for (StoredMessage msg : m.messages()) {
+                    Pending p = message(partition, m.session(), msg, e.at());
+                    if (p != null) {
+                        add.add(p);
+                    }
+                }
+            } else if (c instanceof Change.RecordWritten w) {
+                w.superseded().forEach(id -> remove(add, recordId(id)));
+                Pending p = record(part, w.record());
+                if (p != null) {
+                    add.add(p);
+                }
+            } else if (c instanceof Change.RecordsForgotten f) {
+                f.ids().forEach(id -> forgotten(add, recordId(id)));
+            } else if (c instanceof Change.RecordsArchived a) {
+                a.ids().forEach(id -> remove(add, recordId(id)));
+            } else if (c instanceof Change.MessagesForgotten f) {
+                f.indices().forEach(i -> forgotten(add, messageId(partition.tenant(), partition.user(), f.session(), i)));
+            } else if (c instanceof Change.UserForgotten) {
+                add.clear();
+                partitionsRemoved.merge(part, index.deletePartition(part), Integer::sum);
+            }
+        }
+        upsert(add);
+    }
+
+    private void forgotten(List<Pending> pending, String id) {
+        pending.removeIf(p -> p.id().equals(id));
+        if (index.delete(id)) {
+            removedOnForget.add(id);
+        }
+    }
+
+    private void remove(List<Pending> pending, String id) {
+        pending.removeIf(p -> p.id().equals(id));
+        index.delete(id);
+    }
+
+    /** An item waiting for its embedding. */
+    private record Pending(String id, String partition, String text, Instant time, Map<String, String> attributes) {
+    }
+
+    private static @Nullable Pending message(Partition partition, String session, StoredMessage msg, Instant at) {
+        if (msg.text() == null || msg.text().isBlank()
+                || !(msg.type().equals("USER") || msg.type().equals("AI"))) {
+            return null;
+        }
+        Map<String, String> attrs = new HashMap<>();
+        attrs.put("type", MESSAGE);
+        attrs.put("session", session);
+        attrs.put("index", Long.toString(msg.index()));
+        attrs.put("role", msg.type().toLowerCase(Locale.ROOT));
+        return new Pending(messageId(partition.tenant(), partition.user(), session, msg.index()),
+                partitionKey(partition.tenant(), partition.user()), msg.text(), at, attrs);
+    }
+
+    private static @Nullable Pending record(String part, MemoryRecord r) {
+        if (r.value() == null || !(r.status() == Status.ACTIVE || r.status() == Status.CONFLICT)) {
+            return null;
+        }
+        Map<String, String> attrs = new HashMap<>();
+        attrs.put("type", RECORD);
+        attrs.put("record", r.id());
+        attrs.put("key", r.key().path());
+        attrs.put("version", Long.toString(r.version()));
+        attrs.put("scope", r.scope().toString());
+        attrs.put("kind", MemoryContentRetriever.label(r.kind().name()));
+        attrs.put("source", MemoryContentRetriever.label(r.source().name()) + (r.sourceRef() != null ? ":" + r.sourceRef() : ""));
+        attrs.put("trust", r.trust() == Trust.TRUSTED ? "trusted" : "untrusted");
+        attrs.put("status", r.status() == Status.CONFLICT ? "conflict" : "current");
+        attrs.put("recorded", r.recordedAt().toString());
+        String text = r.key().path() + " = " + r.text();
+        return new Pending(recordId(r.id()), part, text, r.observedAt(), attrs);
+    }
+
+    private void upsert(List<Pending> pending) {
+        if (pending.isEmpty()) {
+            return;
+        }
+        List<TextSegment> segments = pending.stream().map(p -> TextSegment.from(p.text())).toList();
+        List<Embedding> vectors = model.embedAll(segments).content();
+        List<IndexedItem> items = new ArrayList<>(pending.size());
+        for (int i = 0; i < pending.size(); i++) {
+            Pending p = pending.get(i);
+            items.add(new IndexedItem(p.id(), p.partition(), p.text(), vectors.get(i).vector(), p.time(), p.attributes()));
+        }
+        index.upsertAll(items);
+    }
+
+    // ------------------------------------------------------------------ forgetting
+
+    @Override
+    public String name() {
+        return "embeddings";
+    }
+
+    @Override
+    public int forget(ForgetRequest request) {
+        Partition p = request.partition();
+        String part = partitionKey(p.tenant(), p.user());
+        if (request.wholeUser()) {
+            Integer before = partitionsRemoved.remove(part);
+            return index.deletePartition(part) + (before == null ? 0 : before);
+        }
+        int n = 0;
+        for (String id : request.recordIds()) {
+            n += drop(recordId(id));
+        }
+        for (Map.Entry<String, List<Long>> e : request.messages().entrySet()) {
+            for (Long i : e.getValue()) {
+                n += drop(messageId(p.tenant(), p.user(), e.getKey(), i));
+            }
+        }
+        return n;
+    }
+
+    private int drop(String id) {
+        boolean now = index.delete(id);
+        boolean before = removedOnForget.remove(id);
+        return now || before ? 1 : 0;
+    }
+
+    // ------------------------------------------------------------------ reads
+
+    @Override
+    public List<Content> recall(Caller caller, @Nullable SessionRef session, String text, int max, double minScore,
+                                Set<String> shown) {
+        String part = partitionKey(caller.tenant(), caller.user());
+        catchUp(caller, part);
+        Set<String> inWindow = new HashSet<>();
+        if (session != null) {
+            for (StoredMessage m : engine.window(caller, session.session())) {
+                inWindow.add(messageId(caller.tenant(), caller.user(), session.session(), m.index()));
+            }
+        }
+        float[] query = model.embed(text).content().vector();
+        List<RecallHit> hits = index.search(RecallQuery.of(part, text, query, Math.max(max * 3, max + 10),
+                engine.clock().instant()).withMinScore(minScore));
+        List<Content> out = new ArrayList<>();
+        for (RecallHit h : hits) {
+            if (out.size() >= max) {
+                break;
+            }
+            Map<String, String> a = h.attributes();
+            if (RECORD.equals(a.get("type"))) {
+                if (shown.add(a.get("record"))) {
+                    out.add(recordContent(h));
+                }
+            } else if (!inWindow.contains(h.id())) {
+                String ref = "message:" + a.get("session") + "#" + a.get("index");
+                if (shown.add(ref)) {
+                    out.add(messageContent(h, ref));
+                }
+            }
+        }
+        return out;
+    }
+
+    private static Content recordContent(RecallHit h) {
+        Map<String, String> a = h.attributes();
+        Metadata md = new Metadata();
+        md.put(MemoryContent.LAYER, "episodic");
+        md.put(MemoryContent.ID, a.get("record"));
+        md.put(MemoryContent.KEY, a.get("key"));
+        md.put(MemoryContent.VERSION, Long.parseLong(a.get("version")));
+        md.put(MemoryContent.SCOPE, a.get("scope"));
+        md.put(MemoryContent.KIND, a.get("kind"));
+        md.put(MemoryContent.SOURCE, a.get("source"));
+        md.put(MemoryContent.TRUST, a.get("trust"));
+        md.put(MemoryContent.STATUS, a.get("status"));
+        md.put(MemoryContent.OBSERVED_AT, h.time().toString());
+        md.put(MemoryContent.RECORDED_AT, a.get("recorded"));
+        md.put(MemoryContent.SCORE, h.score());
+        md.put(MemoryContent.WHY, "similar to the question (" + h.why() + ")");
+        return Content.from(TextSegment.from(h.text(), md), Map.of(ContentMetadata.SCORE, h.score()));
+    }
+
+    private static Content messageContent(RecallHit h, String ref) {
+        Map<String, String> a = h.attributes();
+        Metadata md = new Metadata();
+        md.put(MemoryContent.LAYER, "episodic");
+        md.put(MemoryContent.ID, ref);
+        md.put(MemoryContent.KIND, "past-message");
+        md.put(MemoryContent.SOURCE, a.get("role") + "-message:" + a.get("session"));
+        md.put(MemoryContent.TRUST, "user".equals(a.get("role")) ? "trusted" : "untrusted");
+        md.put(MemoryContent.STATUS, "past");
+        md.put(MemoryContent.OBSERVED_AT, h.time().toString());
+        md.put(MemoryContent.RECORDED_AT, h.time().toString());
+        md.put(MemoryContent.SCORE, h.score());
+        md.put(MemoryContent.WHY, "a past message similar to the question (" + h.why() + ")");
+        return Content.from(TextSegment.from(h.text(), md), Map.of(ContentMetadata.SCORE, h.score()));
+    }
+
+    /**
+     * Once per user and process: adds what the user's log holds but the index lacks (embedding
+     * it), and removes what was forgotten, superseded or archived.
+     */
+    private void catchUp(Caller caller, String part) {
+        if (caughtUp.contains(part)) {
+            return;
+        }
+        synchronized (caughtUp) {
+            if (caughtUp.contains(part)) {
+                return;
+            }
+            Partition partition = new Partition(caller.tenant(), caller.user());
+            Map<String, Pending> live = new java.util.LinkedHashMap<>();
+            Set<String> seen = new HashSet<>();
+            for (LoggedEvent e : engine.log(caller)) {
+                Change c = e.change();
+                if (c instanceof Change.MessagesAppended m) {
+                    for (StoredMessage msg : m.messages()) {
+                        seen.add(messageId(caller.tenant(), caller.user(), m.session(), msg.index()));
+                        Pending p = message(partition, m.session(), msg, e.at());
+                        if (p != null) {
+                            live.put(p.id(), p);
+                        }
+                    }
+                } else if (c instanceof Change.RecordWritten w) {
+                    w.superseded().forEach(id -> live.remove(recordId(id)));
+                    seen.add(recordId(w.record().id()));
+                    Pending p = record(part, w.record());
+                    if (p != null) {
+                        live.put(p.id(), p);
+                    }
+                } else if (c instanceof Change.RecordsForgotten f) {
+                    f.ids().forEach(id -> live.remove(recordId(id)));
+                } else if (c instanceof Change.RecordsArchived a) {
+                    a.ids().forEach(id -> live.remove(recordId(id)));
+                } else if (c instanceof Change.MessagesForgotten f) {
+                    f.indices().forEach(i -> live.remove(messageId(caller.tenant(), caller.user(), f.session(), i)));
+                } else if (c instanceof Change.UserForgotten) {
+                    live.clear();
+                }
+            }
+            for (String id : seen) {
+                if (!live.containsKey(id)) {
+                    index.delete(id);
+                }
+            }
+            List<Pending> missing = new ArrayList<>();
+            for (Pending p : live.values()) {
+                if (index.find(p.id()).isEmpty()) {
+                    missing.add(p);
+                }
+            }
+            upsert(missing);
+            caughtUp.add(part);
+        }
+    }
+
+    void close() {
+        index.close();
+    }
+}
