@@ -69,7 +69,9 @@ import java.util.Set;
  * </ul>
  * Then every record of the user is read back from the log ({@link MemoryEngine#replay}), not only
  * the outcomes: a record created from the string is <em>promoted</em> when it is trusted, a
- * preference or a decision, or tagged rule/instruction/policy/system/preference.
+ * preference or a decision, or tagged rule/instruction/policy/system/preference. (A string that
+ * repeats the user's own message, {@link #USER_TEXT}, word for word may honestly be quoted and so
+ * promoted; the user's message is fixed and unlike the data set's strings.)
  *
  * <p>Framing, checked on two blocks per string: the real path ({@link AgentMemory#retrievalAugmentor()}
  * on the user's next message: layered retrieval of the user's memories, framed by the plugin's

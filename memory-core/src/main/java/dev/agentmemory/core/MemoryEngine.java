@@ -74,6 +74,7 @@ public final class MemoryEngine implements AutoCloseable {
     private final EventCodec codec;
     private final boolean strictConflicts;
     private final int maxValueBytes;
+    private final int maxMessageChars;
     private final int maxRecordsPerUser;
     private final AtLimit atLimit;
     private final Map<Kind, Duration> ttlByKind;
@@ -107,6 +108,7 @@ public final class MemoryEngine implements AutoCloseable {
         this.codec = new EventCodec(b.encryptionKey);
         this.strictConflicts = b.strictConflicts;
         this.maxValueBytes = b.maxValueBytes;
+        this.maxMessageChars = b.maxMessageChars;
         this.maxRecordsPerUser = b.maxRecordsPerUser;
         this.atLimit = b.atLimit;
         this.ttlByKind = Map.copyOf(b.ttlByKind);
@@ -617,6 +619,10 @@ public final class MemoryEngine implements AutoCloseable {
             if (!change.appended().isEmpty()) {
                 long next = s.history(session).isEmpty() ? 0 : s.history(session).lastKey() + 1;
                 for (StoredMessage m : change.appended()) {
+                    if (m.json() != null && m.json().length() > maxMessageChars) {
+                        throw new IllegalArgumentException("message " + m.index() + " of session " + session + " is "
+                                + m.json().length() + " characters, over the limit of " + maxMessageChars);
+                    }
                     if (m.index() != next++) {
                         throw new IllegalArgumentException("appended message index " + m.index()
                                 + " does not continue the history (expected " + (next - 1) + ")");
@@ -1177,6 +1183,7 @@ public final class MemoryEngine implements AutoCloseable {
         private Clock clock = Clock.systemUTC();
         private boolean strictConflicts;
         private int maxValueBytes = 64 * 1024;
+        private int maxMessageChars = 1024 * 1024;
         private int maxRecordsPerUser = 100_000;
         private AtLimit atLimit = AtLimit.REJECT;
         private final Map<Kind, Duration> ttlByKind = new EnumMap<>(Kind.class);
@@ -1214,6 +1221,15 @@ public final class MemoryEngine implements AutoCloseable {
                 throw new IllegalArgumentException("maxValueBytes must be within 16..16777216: " + bytes);
             }
             this.maxValueBytes = bytes;
+            return this;
+        }
+
+        /** Largest chat message accepted, in characters of its serialized form. Default: 1,048,576. */
+        public Builder maxMessageChars(int chars) {
+            if (chars < 1024 || chars > 64 * 1024 * 1024) {
+                throw new IllegalArgumentException("maxMessageChars must be within 1024..67108864: " + chars);
+            }
+            this.maxMessageChars = chars;
             return this;
         }
 
