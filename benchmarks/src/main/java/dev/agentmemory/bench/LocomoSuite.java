@@ -3,6 +3,7 @@ package dev.agentmemory.bench;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agentmemory.langchain4j.recall.HybridIndex;
 import dev.agentmemory.langchain4j.recall.IndexedItem;
 import dev.agentmemory.langchain4j.recall.RecallQuery;
 import java.io.PrintStream;
@@ -54,7 +55,7 @@ final class LocomoSuite implements Suite {
         return "LoCoMo turn-level recall@1/5/10/20, overall and per category (--limit N: first N conversations)";
     }
 
-    record Turn(String id, String text, Instant time) {
+    record Turn(String id, String speaker, String text, Instant time) {
     }
 
     record Question(String text, String category, Set<String> evidence) {
@@ -88,7 +89,7 @@ final class LocomoSuite implements Suite {
                     }
                     // the session date is the clock; seconds keep the turns' order within it
                     Instant time = date.plusSeconds(n++);
-                    turns.add(new Turn(turn.get("dia_id").asText(), text, time));
+                    turns.add(new Turn(turn.get("dia_id").asText(), turn.get("speaker").asText(), text, time));
                     end = time.isAfter(end) ? time : end;
                 }
             }
@@ -146,7 +147,7 @@ final class LocomoSuite implements Suite {
                     Turn t = conv.turns().get(i);
                     // a unique id per user; the dia_id is kept as an attribute
                     indexed.add(new IndexedItem(conv.id() + "/" + t.id(), conv.id(), t.text(), vectors.get(i),
-                            t.time(), Map.of("dia_id", t.id())));
+                            t.time(), Map.of("dia_id", t.id(), HybridIndex.SPEAKER_ATTRIBUTE, t.speaker())));
                     baseline.add(t.id(), t.text(), vectors.get(i));
                 }
                 for (IndexedItem item : indexed) {

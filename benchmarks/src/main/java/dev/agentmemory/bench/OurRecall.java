@@ -17,7 +17,8 @@ final class OurRecall implements AutoCloseable {
 
     OurRecall(int dimensions) {
         HybridIndex.Builder b = HybridIndex.builder(dimensions);
-        // tuning hooks: -Dbench.write=cos,overlap  -Dbench.read=cos,overlap,queryCoverage
+        // tuning hooks: -Dbench.write=cos,overlap  -Dbench.read=cos,overlap,queryCoverage|off
+        // -Dbench.weights=dense,lexical,recency
         String write = System.getProperty("bench.write");
         if (write != null) {
             String[] w = write.split(",");
@@ -28,6 +29,11 @@ final class OurRecall implements AutoCloseable {
             String[] r = read.split(",");
             b.readTimeSupersession(!read.equals("off"), r.length > 1 ? Double.parseDouble(r[0]) : 0.5,
                     r.length > 1 ? Double.parseDouble(r[1]) : 0.5, r.length > 1 ? Double.parseDouble(r[2]) : 0.5);
+        }
+        String weights = System.getProperty("bench.weights");
+        if (weights != null) {
+            String[] w = weights.split(",");
+            b.weights(Double.parseDouble(w[0]), Double.parseDouble(w[1]), Double.parseDouble(w[2]));
         }
         this.index = b.build();
     }

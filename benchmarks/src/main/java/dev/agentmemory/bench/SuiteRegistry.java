@@ -33,6 +33,7 @@ final class SuiteRegistry {
         return new SuiteRegistry()
                 .register(new LocomoSuite())
                 .register(new KnowledgeUpdateSuite())
+                .register(new InjectionSuite())
                 .register(new PerfSuite());
     }
 }

@@ -1,6 +1,12 @@
 package dev.agentmemory.demo;
 
 import dev.agentmemory.core.MemoryRecord;
+import dev.agentmemory.core.Scope;
+import dev.agentmemory.core.Status;
+import dev.agentmemory.core.event.Change;
+import dev.agentmemory.core.event.LoggedEvent;
+import dev.agentmemory.core.spi.Partition;
+import dev.langchain4j.service.tool.ToolExecution;
 import dev.agentmemory.core.Outcome;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.langchain4j.SessionRef;
@@ -20,10 +26,60 @@ final class DemoTrace {
         lines.add(line);
     }
 
+    /** Records refused and conflicting outcomes; committed writes arrive through {@link #committed}. */
     synchronized void outcomes(SessionRef ref, List<Outcome> outcomes) {
         for (Outcome o : outcomes) {
-            lines.add(describe(o));
+            if (!o.isApplied()) {
+                lines.add(describe(o));
+            }
         }
+    }
+
+    /** An engine listener: every committed memory change of any writer, in words. */
+    void committed(Partition partition, List<LoggedEvent> events) {
+        for (LoggedEvent e : events) {
+            String line = describe(e.change());
+            if (line != null) {
+                synchronized (this) {
+                    lines.add(line);
+                }
+            }
+        }
+    }
+
+    /** A tool call the model made, with its result when the tool refused or failed. */
+    void tool(ToolExecution t) {
+        String result = t.result() == null ? "" : t.result();
+        boolean refused = t.hasFailed() || result.startsWith("Not saved") || result.startsWith("Nothing forgotten")
+                || result.startsWith("Cannot") || result.startsWith("Task not started") || result.startsWith("Refused");
+        synchronized (this) {
+            lines.add("tool " + t.request().name() + " " + clip(t.request().arguments())
+                    + (refused ? " -> REFUSED: " + clip(result) : ""));
+        }
+    }
+
+    private static String describe(Change c) {
+        if (c instanceof Change.RecordWritten w) {
+            MemoryRecord r = w.record();
+            Scope s = r.scope();
+            String where = s.layer().name().toLowerCase() + (s.task() != null ? " " + s.task() : "");
+            String status = r.status() == Status.CONFLICT ? " -> recorded as CONFLICT" : " -> v" + r.version();
+            return "write [" + where + "] " + r.key() + " = " + (r.value() == null ? "(none)" : clip(r.text())) + " ("
+                    + r.kind().name().toLowerCase() + ", " + r.source().name().toLowerCase() + ", "
+                    + r.trust().name().toLowerCase() + ")" + status
+                    + (w.superseded().isEmpty() ? "" : ", superseding " + w.superseded().size() + " older version(s)");
+        }
+        if (c instanceof Change.RecordsForgotten f) {
+            return "forgot " + f.ids().size() + " record(s) (" + (f.hard() ? "hard: value scrubbed from the log" : "soft: tombstone")
+                    + ")" + (f.reason() == null ? "" : ": " + f.reason());
+        }
+        if (c instanceof Change.MessagesForgotten m) {
+            return "forgot " + m.indices().size() + " message(s) of session " + m.session();
+        }
+        if (c instanceof Change.TaskChanged t) {
+            return "task " + t.task() + " -> " + t.status().name().toLowerCase();
+        }
+        return null;
     }
 
     static String describe(Outcome o) {

@@ -229,7 +229,7 @@ final class ScriptedShopModel implements ChatModel {
             List<ToolExecutionRequest> calls = new ArrayList<>();
             calls.add(call(t, "startTask", "task", task, "title", "Return or exchange of the " + product));
             calls.add(call(t, "lookupOrder", "query", product));
-            issue(t.low()).ifPresent(i -> calls.add(call(t, "noteTaskFact", "key", "issue", "value", i)));
+            issue(t.low()).ifPresent(i -> calls.add(call(t, "updateState", "key", "issue", "value", i, "userQuote", t.said())));
             return calls(calls);
         }
         String found = t.result(1);
@@ -269,11 +269,19 @@ final class ScriptedShopModel implements ChatModel {
             return text(t.t("Which colour would you like the replacement in?", "请问换成什么颜色？"));
         }
         String c = color.get();
+        String said = colorWord(t.said(), c);
+        String choice = t.said().contains("换货") ? "换货" : "exchange";
         if (t.round() == 0) {
             return calls(List.of(
-                    call(t, "recordDecision", "key", "exchange.choice", "value", "exchange instead of refund", "persistent", false),
-                    call(t, "noteTaskFact", "key", "exchange.color", "value", c),
-                    call(t, "recordDecision", "key", "order:" + order.get() + ".exchangeColor", "value", c, "persistent", true)));
+                    call(t, "updateState", "key", "exchange.choice", "value", choice, "kind", "decision", "userQuote", t.said()),
+                    call(t, "updateState", "key", "exchange.color", "value", said, "userQuote", t.said()),
+                    call(t, "remember", "key", "order:" + order.get() + ".exchangeColor", "value", said, "kind", "fact",
+                            "userQuote", t.said())));
+        }
+        Optional<String> refused = t.results().stream().map(ToolExecutionResultMessage::text)
+                .filter(r -> r.startsWith("Not saved")).findFirst();
+        if (refused.isPresent()) {
+            return text(t.t("I could not record the exchange: " + refused.get(), "无法记录换货：" + refused.get()));
         }
         String original = t.mem("order:" + order.get() + ".color").orElse("?");
         return text(t.t("Noted: an exchange instead of a refund for order " + order.get() + ". The replacement will be " + c
@@ -286,7 +294,7 @@ final class ScriptedShopModel implements ChatModel {
         if (t.round() == 0) {
             return calls(List.of(
                     call(t, "startTask", "task", "broadband", "title", "Broadband fault at home"),
-                    call(t, "noteTaskFact", "key", "broadband.issue", "value", t.said())));
+                    call(t, "updateState", "key", "broadband.issue", "value", t.said(), "userQuote", t.said())));
         }
         return text(t.t("Sorry to hear about the broadband. We are an electronics shop, so the line itself is your "
                         + "provider's; I noted the fault in a separate task. Your other request is on hold, just say when to go back to it.",
@@ -302,32 +310,27 @@ final class ScriptedShopModel implements ChatModel {
             return calls(List.of(call(t, "resumeTask", "task", "return-" + product)));
         }
         String r = t.result(0);
-        int colon = r.indexOf(": ");
-        if (!r.startsWith("Task ") || colon < 0) {
-            return text(t.t("I have no open request about the " + product + ".", "没有关于这件商品的未完成请求。"));
+        if (!r.startsWith("Task ")) {
+            return text(t.t("I have no open request about the " + product + ": " + r, "没有关于这件商品的未完成请求。"));
         }
-        Map<String, String> resumed = new LinkedHashMap<>();
-        for (String pair : r.substring(colon + 2).split("; ")) {
-            int eq = pair.indexOf(" = ");
-            if (eq > 0) {
-                resumed.put(pair.substring(0, eq), pair.substring(eq + 3));
-            }
-        }
-        return status(t, resumed);
+        return text(t.t("Back to your " + product + " request; everything is as you left it. " + r,
+                "回到您关于" + product + "的请求，状态保持不变。"));
     }
 
     private ChatResponse language(Turn t) {
-        String lang = has(t.low(), "chinese", "中文") ? "Chinese" : has(t.low(), "english", "英文") ? "English" : null;
+        String lang = t.low().contains("chinese") ? "Chinese" : t.said().contains("中文") ? "中文"
+                : t.low().contains("english") ? "English" : t.said().contains("英文") ? "英文" : null;
         if (lang == null) {
             return text(t.t("Which language would you like me to answer in?", "您希望我用哪种语言回答？"));
         }
         if (t.round() == 0) {
-            return calls(List.of(call(t, "rememberPreference", "key", "preference.language", "value", lang)));
+            return calls(List.of(call(t, "remember", "key", "preference.language", "value", lang, "kind", "preference",
+                    "userQuote", t.said())));
         }
-        if (t.result(0).startsWith("Refused")) {
+        if (!t.result(0).startsWith("Remembered") && !t.result(0).startsWith("Saved")) {
             return text("I could not keep that preference: " + t.result(0));
         }
-        return lang.equals("Chinese") ? text("好的，从现在起我会用中文回答。")
+        return lang.equals("Chinese") || lang.equals("中文") ? text("好的，从现在起我会用中文回答。")
                 : text("OK, from now on I will answer in English.");
     }
 
@@ -339,8 +342,9 @@ final class ScriptedShopModel implements ChatModel {
         }
         if (t.round() == 0) {
             List<ToolExecutionRequest> calls = new ArrayList<>();
-            dest.ifPresent(d -> calls.add(call(t, "noteTaskFact", "key", "trip.destination", "value", d)));
-            date.ifPresent(d -> calls.add(call(t, "noteTaskFact", "key", "trip.date", "value", d.toString())));
+            dest.ifPresent(d -> calls.add(call(t, "updateState", "key", "trip.destination", "value", d, "userQuote", t.said())));
+            dateWords(t.said()).ifPresent(d -> calls.add(call(t, "updateState", "key", "trip.date", "value", d,
+                    "userQuote", t.said())));
             return calls(calls);
         }
         String where = dest.orElse(t.mem("trip.destination").orElse("?"));
@@ -351,7 +355,8 @@ final class ScriptedShopModel implements ChatModel {
     }
 
     private ChatResponse policy(Turn t, String id) {
-        String forDate = id.equals("P17") ? t.mem("trip.date").orElse("") : "";
+        String forDate = id.equals("P17") ? t.mem("trip.date").flatMap(d -> date(d, t.today())).map(LocalDate::toString)
+                .orElse("") : "";
         if (t.round() == 0) {
             return calls(List.of(call(t, "lookupPolicy", "policyId", id, "forDate", forDate)));
         }
@@ -414,7 +419,8 @@ final class ScriptedShopModel implements ChatModel {
 
     private ChatResponse submit(Turn t) {
         Optional<String> origin = t.exchangeOrigin();
-        Optional<String> color = origin.flatMap(o -> t.mem("order:" + o + ".exchangeColor")).or(() -> t.mem("exchange.color"));
+        Optional<String> color = origin.flatMap(o -> t.mem("order:" + o + ".exchangeColor")).or(() -> t.mem("exchange.color"))
+                .map(c -> color(c.toLowerCase(Locale.ROOT)).orElse(c));
         if (origin.isEmpty() || color.isEmpty()) {
             return text(t.t("There is no exchange waiting to be submitted.", "目前没有待提交的换货。"));
         }
@@ -436,7 +442,7 @@ final class ScriptedShopModel implements ChatModel {
                     "我不确定要忘记什么；例如，我可以忘记您的语言偏好。"));
         }
         if (t.round() == 0) {
-            return calls(List.of(call(t, "forgetMemory", "key", key)));
+            return calls(List.of(call(t, "forget", "key", key, "scope", "persistent", "userQuote", t.said())));
         }
         return text("Done: I have forgotten your language preference. " + t.result(0));
     }
@@ -514,7 +520,20 @@ final class ScriptedShopModel implements ChatModel {
         return Optional.empty();
     }
 
+    /** The colour as the user wrote it (e.g. 白色 or white). */
+    private static String colorWord(String said, String en) {
+        for (String[] c : COLORS) {
+            if (c[0].equals(en) && said.contains(c[1] + "色")) {
+                return c[1] + "色";
+            }
+        }
+        return en;
+    }
+
     private static String color(String en, boolean zh) {
+        if (color(en.toLowerCase(Locale.ROOT)).isPresent() && !en.matches("[a-z]+")) {
+            en = color(en).get();
+        }
         for (String[] c : COLORS) {
             if (c[0].equals(en)) {
                 return zh ? c[1] + "色" : en;
@@ -531,6 +550,16 @@ final class ScriptedShopModel implements ChatModel {
         Matcher c = Pattern.compile("去([\\p{IsHan}]{2,4}?)(?:出差|旅行|玩|，|。|,|$)").matcher(said);
         return c.find() ? Optional.of(c.group(1)) : Optional.empty();
     }
+
+    /** The words of {@code said} that name a date, as the user wrote them. */
+    static Optional<String> dateWords(String said) {
+        Matcher m = Pattern.compile("\\d{4}-\\d{2}-\\d{2}|\\d{1,2}月\\d{1,2}[日号]|(?i)\\d{1,2}(?:st|nd|rd|th)?\\s+(?:"
+                + MONTHS + ")|(?:" + MONTHS + ")\\s+\\d{1,2}").matcher(said);
+        return m.find() ? Optional.of(m.group()) : Optional.empty();
+    }
+
+    private static final String MONTHS = java.util.Arrays.stream(Month.values())
+            .map(mo -> mo.getDisplayName(TextStyle.FULL, Locale.ENGLISH)).collect(Collectors.joining("|"));
 
     static Optional<LocalDate> date(String said, LocalDate today) {
         Matcher iso = Pattern.compile("(\\d{4})-(\\d{2})-(\\d{2})").matcher(said);

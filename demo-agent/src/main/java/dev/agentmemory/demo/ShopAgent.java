@@ -2,7 +2,19 @@ package dev.agentmemory.demo;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.agentmemory.core.Caller;
+import dev.agentmemory.core.ForgetMode;
+import dev.agentmemory.core.ForgetReceipt;
+import dev.agentmemory.core.ForgetTarget;
 import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.MemoryRecord;
+import dev.agentmemory.core.event.Change;
+import dev.agentmemory.core.event.LoggedEvent;
+import dev.agentmemory.core.event.StoredMessage;
+import java.util.HashMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import dev.agentmemory.core.store.jdbc.JdbcEventStore;
 import dev.agentmemory.langchain4j.SessionRef;
 import dev.langchain4j.model.chat.ChatModel;
@@ -60,6 +72,9 @@ final class ShopAgent implements AutoCloseable {
         }
     }
 
+    private static final Pattern MESSAGE_REF = Pattern.compile("message:([^#]+)#(\\d+)");
+
+    private final Map<String, Long> swept = new ConcurrentHashMap<>();
     private final Clock clock;
     private final MemoryEngine engine;
     private final Shop shop;
@@ -73,7 +88,8 @@ final class ShopAgent implements AutoCloseable {
         this.clock = clock;
         this.engine = MemoryEngine.builder().store(JdbcEventStore.h2File(db)).clock(clock).build();
         this.shop = Shop.open(shopFile(db), clock);
-        this.memory = new DemoMemory(engine, trace);
+        this.engine.addListener(trace::committed);
+        this.memory = new DemoMemory(engine);
         this.shopTools = new ShopTools(engine, shop, trace);
         this.model = new RecordingModel(chatModel);
         List<Object> tools = new ArrayList<>();
@@ -86,6 +102,7 @@ final class ShopAgent implements AutoCloseable {
                 .retrievalAugmentor(memory.retrievalAugmentor())
                 .storeRetrievedContentInChatMemory(false)
                 .tools(tools)
+                .afterToolExecution(trace::tool)
                 .maxSequentialToolsInvocations(12)
                 .build();
     }
@@ -138,7 +155,56 @@ final class ShopAgent implements AutoCloseable {
         if (!ref.tenant().equals(TENANT)) {
             throw new IllegalArgumentException("the demo serves tenant " + TENANT + ", not " + ref.tenant());
         }
-        return assistant.chat(ref.toString(), text);
+        String answer = assistant.chat(ref.toString(), text);
+        forgetSourceTurns(ShopTools.caller(ref));
+        return answer;
+    }
+
+    /**
+     * Workaround (see the report): forgetting a record does not forget the message it was
+     * stated in, so the episodic layer could still recall "From now on answer in Chinese". After
+     * each turn, for every record forgotten since the last sweep whose source is a message, the
+     * turn that stated it (the user's message and the replies up to the next user message) is
+     * forgotten too, through the engine, so the cascade reaches the episodic index.
+     */
+    private void forgetSourceTurns(Caller caller) {
+        String user = caller.tenant() + "/" + caller.user();
+        long from = swept.getOrDefault(user, 0L);
+        Map<String, MemoryRecord> byId = new HashMap<>();
+        List<String> forgotten = new ArrayList<>();
+        long last = from;
+        for (LoggedEvent e : engine.log(caller)) {
+            if (e.change() instanceof Change.RecordWritten w) {
+                byId.put(w.record().id(), w.record());
+            } else if (e.seq() > from && e.change() instanceof Change.RecordsForgotten f) {
+                forgotten.addAll(f.ids());
+            }
+            last = Math.max(last, e.seq());
+        }
+        for (String id : forgotten) {
+            MemoryRecord r = byId.get(id);
+            Matcher m = r == null || r.sourceRef() == null ? null : MESSAGE_REF.matcher(r.sourceRef());
+            if (m == null || !m.matches()) {
+                continue;
+            }
+            String session = m.group(1);
+            long index = Long.parseLong(m.group(2));
+            List<Long> turn = new ArrayList<>();
+            for (StoredMessage msg : engine.messageHistory(caller, session).tailMap(index, true).values()) {
+                if (msg.index() != index && msg.type().equals("USER")) {
+                    break;
+                }
+                if (!msg.forgotten()) {
+                    turn.add(msg.index());
+                }
+            }
+            if (!turn.isEmpty()) {
+                ForgetReceipt receipt = engine.forget(caller, ForgetTarget.messages(session, turn), ForgetMode.HARD);
+                trace.note(null, "forgot the turn that stated " + r.key() + " (messages " + turn + " of session " + session
+                        + "), derived data removed " + receipt.derived());
+            }
+        }
+        swept.put(user, Math.max(last, engine.log(caller).stream().mapToLong(LoggedEvent::seq).max().orElse(last)));
     }
 
     static SessionRef session(String user, String session) {

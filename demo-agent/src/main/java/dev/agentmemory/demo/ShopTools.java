@@ -13,6 +13,7 @@ import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.Scope;
 import dev.agentmemory.core.Source;
 import dev.agentmemory.core.Trust;
+import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.core.ledger.ActionRecord;
 import dev.agentmemory.core.ledger.ActionStart;
 import dev.agentmemory.core.ledger.OperationId;
@@ -160,8 +161,13 @@ final class ShopTools {
         SessionRef ref = SessionRef.of(memoryId);
         Caller caller = caller(ref);
         Shop.Order o = shop.order(orderNumber).orElseThrow(() -> new IllegalArgumentException("no order " + orderNumber));
+        Optional<StoredMessage> said = lastUserMessage(caller, ref);
+        if (said.isEmpty() || said.get().text() == null || !said.get().text().contains(address.trim())) {
+            return "Not recorded: the address must be the user's own words from their latest message.";
+        }
         Proposal p = Proposal.set(caller.persistent(), MemoryKey.of("order:" + o.id() + ".exchangeAddress"),
-                MemoryValue.of(address)).kind(Kind.DECISION).source(Source.USER, "session:" + ref.session()).build();
+                MemoryValue.of(address.trim())).kind(Kind.DECISION)
+                .source(Source.USER, "message:" + ref.session() + "#" + said.get().index()).build();
         List<Outcome> out = engine.propose(caller, List.of(p));
         trace.outcomes(ref, out);
         if (out.get(0).isRejected()) {
@@ -169,6 +175,16 @@ final class ShopTools {
         }
         return "The replacement for order " + o.id() + " will ship to " + address + " (original order " + o.id()
                 + " keeps " + o.address() + ").";
+    }
+
+    private Optional<StoredMessage> lastUserMessage(Caller caller, SessionRef ref) {
+        List<StoredMessage> window = engine.window(caller, ref.session());
+        for (int i = window.size() - 1; i >= 0; i--) {
+            if (window.get(i).type().equals("USER")) {
+                return Optional.of(window.get(i));
+            }
+        }
+        return Optional.empty();
     }
 
     @Tool("Looks up a shop policy by id (e.g. P17 out-of-town delivery, P20 exchange approval, P05 returns). "

@@ -33,7 +33,8 @@ class ChatTest {
                 "I want to return my earbuds, the right ear is silent",
                 "What is the weather in Paris tomorrow?",
                 "以后请用中文回答",
-                "我想换货，换成白色");
+                "我想换货，换成白色",
+                "请提交换货");
 
         // then
         assertThat(out).contains("offline scripted model");
@@ -41,7 +42,9 @@ class ChatTest {
         assertThat(out).contains("Sorry, I don't understand \"What is the weather in Paris tomorrow?\"");
         assertThat(out).contains("好的，从现在起我会用中文回答。");
         assertThat(out).contains("已记录：订单 20241015 改为换货而不是退款。新的一副是白色，您手上的原件是黑色");
-        assertThat(out).contains("[memory] write [persistent] preference.language = Chinese (preference, user, trusted) -> v1");
+        assertThat(out).contains("[memory] write [task return-earbuds] exchange.color = 白色 (task_fact, user, trusted) -> v1");
+        assertThat(out).contains("换货已提交：订单 20241015-X1（原订单 20241015 的白色替换品）。");
+        assertThat(out).contains("[memory] write [persistent] preference.language = 中文 (preference, user, trusted) -> v1");
         assertThat(out).endsWith("bye" + System.lineSeparator());
     }
 

@@ -28,7 +28,7 @@ class ScenarioTest {
         assertThat(scenario.checks()).as(transcript).isNotEmpty().allMatch(Scenario.Check::pass);
         assertThat(ok).isTrue();
         assertThat(scenario.checks()).extracting(c -> c.name().substring(0, 1)).contains("1", "2", "3", "4", "5", "6", "7", "8", "9");
-        assertThat(transcript).contains("halting before the local checkpoint", "ALREADY_DONE", "REFUSED", "All 26 checks passed.");
+        assertThat(transcript).contains("halting before the local checkpoint", "ALREADY_DONE", "REFUSED", "All 27 checks passed.");
     }
 
     @Test

@@ -4,22 +4,23 @@ import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.event.LoggedEvent;
 import dev.agentmemory.core.event.StoredMessage;
 
-/** The human-readable form of events; sensitive values never appear in it. */
+/** The human-readable form of events; sensitive values and values the reader's agent may not read never appear in it. */
 final class EventText {
     static final String REDACTED = "[redacted]";
 
     private EventText() {
     }
 
-    static String readable(LoggedEvent e) {
+    static String readable(LoggedEvent e, String agent) {
         return "#" + e.seq() + " " + e.at() + " by " + e.actor() + " [" + e.traceId().substring(0, Math.min(8, e.traceId().length()))
-                + "] " + describe(e.change());
+                + "] " + describe(e.change(), agent);
     }
 
-    private static String describe(Change c) {
+    private static String describe(Change c, String agent) {
         if (c instanceof Change.RecordWritten w) {
             MemoryRecord r = w.record();
-            String value = r.value() == null ? "(no value)" : r.sensitive() ? REDACTED : clip(r.value().json());
+            String value = r.value() == null ? "(no value)"
+                    : r.sensitive() || !r.readableBy(agent) ? REDACTED : clip(r.value().json());
             return "wrote " + r.scope() + " " + r.key() + " v" + r.version() + " = " + value + " ("
                     + r.kind().name().toLowerCase() + ", " + r.source().name().toLowerCase() + ", "
                     + r.trust().name().toLowerCase() + ", " + r.status().name().toLowerCase() + ")"

@@ -74,6 +74,7 @@ public final class MemoryEngine implements AutoCloseable {
     private final EventCodec codec;
     private final boolean strictConflicts;
     private final int maxValueBytes;
+    private final int maxMessageChars;
     private final int maxRecordsPerUser;
     private final AtLimit atLimit;
     private final Map<Kind, Duration> ttlByKind;
@@ -107,6 +108,7 @@ public final class MemoryEngine implements AutoCloseable {
         this.codec = new EventCodec(b.encryptionKey);
         this.strictConflicts = b.strictConflicts;
         this.maxValueBytes = b.maxValueBytes;
+        this.maxMessageChars = b.maxMessageChars;
         this.maxRecordsPerUser = b.maxRecordsPerUser;
         this.atLimit = b.atLimit;
         this.ttlByKind = Map.copyOf(b.ttlByKind);
@@ -373,13 +375,14 @@ public final class MemoryEngine implements AutoCloseable {
     public ScopeView asOf(Caller caller, Scope scope, Instant time) {
         checkScope(caller, scope);
         Objects.requireNonNull(time, "time");
+        List<LoggedEvent> all = log(caller);
         List<LoggedEvent> events = new ArrayList<>();
-        for (LoggedEvent e : log(caller)) {
+        for (LoggedEvent e : all) {
             if (!e.at().isAfter(time)) {
                 events.add(e);
             }
         }
-        return viewOf(caller, MemoryState.replay(events), scope, ReadOptions.DEFAULT, time);
+        return viewOf(caller, replayWithoutErased(events, all), scope, ReadOptions.DEFAULT, time);
     }
 
     /** The scope as it was right after log sequence {@code seq}. */
@@ -388,15 +391,43 @@ public final class MemoryEngine implements AutoCloseable {
         if (seq < 0) {
             throw new IllegalArgumentException("seq must be >= 0: " + seq);
         }
+        List<LoggedEvent> all = log(caller);
         List<LoggedEvent> events = new ArrayList<>();
         Instant at = Instant.EPOCH;
-        for (LoggedEvent e : log(caller)) {
+        for (LoggedEvent e : all) {
             if (e.seq() <= seq) {
                 events.add(e);
                 at = e.at();
             }
         }
-        return viewOf(caller, MemoryState.replay(events), scope, ReadOptions.DEFAULT, at);
+        return viewOf(caller, replayWithoutErased(events, all), scope, ReadOptions.DEFAULT, at);
+    }
+
+    /**
+     * Replays a prefix of the log with the values the user later asked to forget already gone:
+     * a forgotten value stays out of reads of the past too (its tombstone keeps key and version).
+     */
+    private static MemoryState replayWithoutErased(List<LoggedEvent> prefix, List<LoggedEvent> all) {
+        Set<String> erased = new HashSet<>();
+        for (LoggedEvent e : all) {
+            if (e.change() instanceof Change.RecordsForgotten f && f.erased()) {
+                erased.addAll(f.ids());
+            }
+        }
+        if (erased.isEmpty()) {
+            return MemoryState.replay(prefix);
+        }
+        List<LoggedEvent> cleaned = new ArrayList<>(prefix.size());
+        for (LoggedEvent e : prefix) {
+            if (e.change() instanceof Change.RecordWritten w && erased.contains(w.record().id())
+                    && w.record().value() != null) {
+                cleaned.add(new LoggedEvent(e.seq(), e.at(), e.actor(), e.traceId(),
+                        new Change.RecordWritten(w.record().tombstone(), w.superseded())));
+            } else {
+                cleaned.add(e);
+            }
+        }
+        return MemoryState.replay(cleaned);
     }
 
     /**
@@ -588,6 +619,10 @@ public final class MemoryEngine implements AutoCloseable {
             if (!change.appended().isEmpty()) {
                 long next = s.history(session).isEmpty() ? 0 : s.history(session).lastKey() + 1;
                 for (StoredMessage m : change.appended()) {
+                    if (m.json() != null && m.json().length() > maxMessageChars) {
+                        throw new IllegalArgumentException("message " + m.index() + " of session " + session + " is "
+                                + m.json().length() + " characters, over the limit of " + maxMessageChars);
+                    }
                     if (m.index() != next++) {
                         throw new IllegalArgumentException("appended message index " + m.index()
                                 + " does not continue the history (expected " + (next - 1) + ")");
@@ -662,7 +697,7 @@ public final class MemoryEngine implements AutoCloseable {
             }
             Tx tx = new Tx(caller, UUID.randomUUID().toString());
             if (!ids.isEmpty()) {
-                tx.add(s, new Change.RecordsForgotten(List.copyOf(ids), hard, null));
+                tx.add(s, new Change.RecordsForgotten(List.copyOf(ids), hard, null, true));
             }
             messages.forEach((session, idx) -> tx.add(s, new Change.MessagesForgotten(session, idx, hard)));
             if (target instanceof ForgetTarget.User) {
@@ -937,9 +972,14 @@ public final class MemoryEngine implements AutoCloseable {
         return store.read(partition(caller), 0).stream().map(codec::decode).toList();
     }
 
-    /** The log in readable form, one line per event, sensitive values redacted. */
+    /**
+     * The log in readable form, one line per event. Values are redacted when sensitive or when
+     * the caller's agent may not read them (another agent's private or protected record).
+     * Unlike the other reads, {@link #log}, {@link #replay} and {@link #audit} are operator
+     * views of the whole user and are not filtered by agent.
+     */
     public List<String> readableLog(Caller caller) {
-        return log(caller).stream().map(EventText::readable).toList();
+        return log(caller).stream().map(e -> EventText.readable(e, caller.agent())).toList();
     }
 
     /** A fresh replay of the stored log. */
@@ -1137,6 +1177,7 @@ public final class MemoryEngine implements AutoCloseable {
         private Clock clock = Clock.systemUTC();
         private boolean strictConflicts;
         private int maxValueBytes = 64 * 1024;
+        private int maxMessageChars = 1024 * 1024;
         private int maxRecordsPerUser = 100_000;
         private AtLimit atLimit = AtLimit.REJECT;
         private final Map<Kind, Duration> ttlByKind = new EnumMap<>(Kind.class);
@@ -1174,6 +1215,15 @@ public final class MemoryEngine implements AutoCloseable {
                 throw new IllegalArgumentException("maxValueBytes must be within 16..16777216: " + bytes);
             }
             this.maxValueBytes = bytes;
+            return this;
+        }
+
+        /** Largest chat message accepted, in characters of its serialized form. Default: 1,048,576. */
+        public Builder maxMessageChars(int chars) {
+            if (chars < 1024 || chars > 64 * 1024 * 1024) {
+                throw new IllegalArgumentException("maxMessageChars must be within 1024..67108864: " + chars);
+            }
+            this.maxMessageChars = chars;
             return this;
         }
 

@@ -119,6 +119,39 @@ public record MemoryRecord(
         return value == null ? "" : value.text();
     }
 
+    /** The record's fields; a sensitive record's value is redacted, so logging a record cannot leak it. */
+    @Override
+    public String toString() {
+        return "MemoryRecord[" + "id=" + id + ", "
+                + "scope=" + scope + ", "
+                + "key=" + key + ", "
+                + "value=" + (sensitive && value != null ? "[redacted]" : value) + ", "
+                + "kind=" + kind + ", "
+                + "source=" + source + ", "
+                + "sourceRef=" + sourceRef + ", "
+                + "trust=" + trust + ", "
+                + "confidence=" + confidence + ", "
+                + "observedAt=" + observedAt + ", "
+                + "validFrom=" + validFrom + ", "
+                + "validTo=" + validTo + ", "
+                + "expiresAt=" + expiresAt + ", "
+                + "status=" + status + ", "
+                + "version=" + version + ", "
+                + "supersedes=" + supersedes + ", "
+                + "conflictsWith=" + conflictsWith + ", "
+                + "access=" + access + ", "
+                + "ownerAgent=" + ownerAgent + ", "
+                + "writerAgent=" + writerAgent + ", "
+                + "tags=" + tags + ", "
+                + "extraction=" + extraction + ", "
+                + "verification=" + verification + ", "
+                + "evidence=" + evidence + ", "
+                + "sensitive=" + sensitive + ", "
+                + "archived=" + archived + ", "
+                + "recordedAt=" + recordedAt + ", "
+                + "seq=" + seq + "]";
+    }
+
     /** Whether {@code agent} may read this record. */
     public boolean readableBy(String agent) {
         return switch (access) {

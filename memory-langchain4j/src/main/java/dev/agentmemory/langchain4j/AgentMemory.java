@@ -11,8 +11,10 @@ import dev.agentmemory.core.store.jdbc.JdbcEventStore;
 import dev.agentmemory.langchain4j.framing.MemoryFramer;
 import dev.agentmemory.langchain4j.recall.HybridIndex;
 import dev.agentmemory.langchain4j.tools.MemoryTools;
+import dev.agentmemory.langchain4j.tools.Summarizer;
 import dev.langchain4j.memory.chat.ChatMemoryProvider;
 import dev.langchain4j.memory.chat.MessageWindowChatMemory;
+import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.embedding.EmbeddingModel;
 import dev.langchain4j.rag.RetrievalAugmentor;
 import dev.langchain4j.rag.content.injector.ContentInjector;
@@ -55,7 +57,7 @@ import java.util.function.Function;
  * and user.
  *
  * <p>Configuration (builder methods, or the {@code agentmemory.*} keys of a properties file via
- * {@link Builder#config(Properties)} / {@link Builder#configFile(Path)}), with defaults:
+ * {@link Builder#config(Properties)} / {@link Builder#configFile(Path)}, properties or YAML), with defaults:
  * <table>
  *   <caption>settings</caption>
  *   <tr><th>key</th><th>builder</th><th>default</th></tr>
@@ -84,6 +86,8 @@ public final class AgentMemory implements AutoCloseable {
     private final Settings settings;
     private final MemoryFramer framer;
     private final EngineChatMemoryStore store;
+    private final TurnAwareChatMemoryStore turnStore;
+    private final @Nullable Summarizer summarizer;
     private final MemoryContentRetriever retriever;
     private final MemoryContentInjector injector;
     private final MemoryRetrievalAugmentor augmentor;
@@ -103,6 +107,9 @@ public final class AgentMemory implements AutoCloseable {
         }
         this.framer = fb.build();
         this.store = new EngineChatMemoryStore(engine, agent, framer, ids, settings.deleteMode);
+        this.summarizer = b.summaryModel == null ? null
+                : Summarizer.builder(engine, b.summaryModel).agent(agent).minMessages(b.summaryMinMessages).build();
+        this.turnStore = new TurnAwareChatMemoryStore(store, framer, summarizer);
         if (b.embeddingModel != null) {
             int dims = b.embeddingModel.dimension();
             Path dir = b.indexDirectory != null ? b.indexDirectory
@@ -126,7 +133,8 @@ public final class AgentMemory implements AutoCloseable {
 
             @Override
             public int forget(ForgetRequest request) {
-                return store.invalidate(request.partition()) + augmentor.forget(request.partition());
+                return store.invalidate(request.partition()) + turnStore.invalidate(request.partition())
+                        + augmentor.forget(request.partition());
             }
         });
     }
@@ -157,7 +165,12 @@ public final class AgentMemory implements AutoCloseable {
      * the session (with derived data) on {@code deleteMessages}.
      */
     public ChatMemoryStore chatMemoryStore() {
-        return store;
+        return turnStore;
+    }
+
+    /** The summarizer, when {@link Builder#summarizer} gave it a model. */
+    public Optional<Summarizer> summarizer() {
+        return Optional.ofNullable(summarizer);
     }
 
     /** A provider of {@link MessageWindowChatMemory}s over {@link #chatMemoryStore()}, window size from the settings. */
@@ -165,7 +178,7 @@ public final class AgentMemory implements AutoCloseable {
         return memoryId -> MessageWindowChatMemory.builder()
                 .id(memoryId)
                 .maxMessages(settings.windowSize)
-                .chatMemoryStore(store)
+                .chatMemoryStore(turnStore)
                 .build();
     }
 
@@ -222,6 +235,8 @@ public final class AgentMemory implements AutoCloseable {
         private @Nullable EventStore store;
         private @Nullable Path h2File;
         private @Nullable EmbeddingModel embeddingModel;
+        private @Nullable ChatModel summaryModel;
+        private int summaryMinMessages = 4;
         private @Nullable Path indexDirectory;
         private @Nullable Clock clock;
         private byte @Nullable [] framingKey;
@@ -253,6 +268,21 @@ public final class AgentMemory implements AutoCloseable {
          * The embedding model for episodic recall: every message and record is embedded once,
          * when it is written. Without one, the episodic layer is off.
          */
+        /**
+         * Compacts messages that left the window into summary records with {@code model}, at the
+         * end of each turn once at least {@code minMessages} are waiting. A summary keeps the
+         * indices of the messages it covers, and forgetting any of them (or a fact built from
+         * them) invalidates it. Default: no summaries.
+         */
+        public Builder summarizer(ChatModel model, int minMessages) {
+            this.summaryModel = Objects.requireNonNull(model, "model");
+            if (minMessages < 1) {
+                throw new IllegalArgumentException("summarizer minMessages must be >= 1: " + minMessages);
+            }
+            this.summaryMinMessages = minMessages;
+            return this;
+        }
+
         public Builder embeddingModel(EmbeddingModel model) {
             this.embeddingModel = Objects.requireNonNull(model, "model");
             return this;
@@ -355,16 +385,25 @@ public final class AgentMemory implements AutoCloseable {
             return this;
         }
 
-        /** Applies the {@code agentmemory.*} keys of a {@code .properties} file. */
+        /**
+         * Applies the {@code agentmemory.*} keys of a {@code .properties} file, or of a
+         * {@code .yaml}/{@code .yml} file whose nested maps spell the same keys
+         * ({@code agentmemory: {window-size: 30, ttl: {observation: P7D}}}).
+         */
         public Builder configFile(Path file) {
             Objects.requireNonNull(file, "file");
             String name = file.getFileName().toString().toLowerCase(Locale.ROOT);
-            if (!name.endsWith(".properties")) {
-                throw new IllegalArgumentException("config file must end in .properties: " + file);
+            boolean yaml = name.endsWith(".yaml") || name.endsWith(".yml");
+            if (!yaml && !name.endsWith(".properties")) {
+                throw new IllegalArgumentException("config file must end in .properties, .yaml or .yml: " + file);
             }
             Properties p = new Properties();
             try (InputStream in = Files.newInputStream(file)) {
-                p.load(in);
+                if (yaml) {
+                    YamlConfig.load(in, file, p);
+                } else {
+                    p.load(in);
+                }
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot read config file " + file, e);
             }

@@ -4,9 +4,9 @@ import dev.langchain4j.model.embedding.EmbeddingModel;
 import dev.langchain4j.model.embedding.onnx.allminilml6v2.AllMiniLmL6V2EmbeddingModel;
 
 /** The real embedding model, loaded once per JVM (it takes seconds). */
-final class Embeddings {
+public final class Embeddings {
 
-    static final EmbeddingModel MODEL = new AllMiniLmL6V2EmbeddingModel();
+    public static final EmbeddingModel MODEL = new AllMiniLmL6V2EmbeddingModel();
 
     private Embeddings() {
     }

@@ -16,12 +16,12 @@ import java.util.function.Function;
  * An offline ChatModel: each request is answered by a script (a function of the request), and
  * every request is kept so that tests can look at exactly what the model was shown.
  */
-final class ScriptedChatModel implements ChatModel {
+public final class ScriptedChatModel implements ChatModel {
 
     private final Function<ChatRequest, AiMessage> script;
     private final List<ChatRequest> requests = Collections.synchronizedList(new ArrayList<>());
 
-    ScriptedChatModel(Function<ChatRequest, AiMessage> script) {
+    public ScriptedChatModel(Function<ChatRequest, AiMessage> script) {
         this.script = script;
     }
 
@@ -36,19 +36,19 @@ final class ScriptedChatModel implements ChatModel {
         return ChatResponse.builder().aiMessage(script.apply(request)).build();
     }
 
-    List<ChatRequest> requests() {
+    public List<ChatRequest> requests() {
         synchronized (requests) {
             return List.copyOf(requests);
         }
     }
 
-    ChatRequest lastRequest() {
+    public ChatRequest lastRequest() {
         synchronized (requests) {
             return requests.get(requests.size() - 1);
         }
     }
 
-    static String lastUserText(ChatRequest request) {
+    public static String lastUserText(ChatRequest request) {
         List<ChatMessage> messages = request.messages();
         for (int i = messages.size() - 1; i >= 0; i--) {
             if (messages.get(i) instanceof UserMessage u) {

@@ -58,10 +58,19 @@ public sealed interface Change {
         }
     }
 
-    /** Records forgotten; their values are gone from the state (and, when hard, from the log). */
-    record RecordsForgotten(List<String> ids, boolean hard, @Nullable String reason) implements Change {
+    /**
+     * Records forgotten; their values are gone from the state (and, when hard, from the log).
+     * {@code erased} marks a forget the user asked for: the values then also stay out of reads of
+     * the past ({@code asOf}); an invalidation or an eviction leaves the past as it was.
+     */
+    record RecordsForgotten(List<String> ids, boolean hard, @Nullable String reason, boolean erased) implements Change {
         public RecordsForgotten {
             ids = List.copyOf(ids);
+        }
+
+        /** An invalidation or eviction: the past keeps the values. */
+        public RecordsForgotten(List<String> ids, boolean hard, @Nullable String reason) {
+            this(ids, hard, reason, false);
         }
     }
 

@@ -180,7 +180,7 @@ public final class InstructionDetector {
                     "instruction|directive|task"),
             lead("\\b(?:additional|new|further|extra|supplement(?:al|ary)?|updated|different|another)\\s+(?:instructions?|rules?|directives?|guidelines|task|challenge|assignment)\\b",
                     "additional|new|further|extra|supplement|updated|different|another"),
-            rule("(?:^|[.!?:\\n]\\s*)(?:instructions?|directive|new task|task)\\s*[-:]",
+            rule("(?:^|[.!?:\\n]\\s*)(?:instructions?|directive|new task|task)\\s*(?::|-(?![\\p{L}\\p{N}]))",
                     "instruction|directive|task"),
             lead("\\b(?:that is|that's|this is|it is)\\s+(?:enough|done|finished|over|complete)\\b[^\\n]{0,40}\\b(?:now|next|but)\\b",
                     "that is|that's|this is|it is"),

@@ -355,7 +355,7 @@ class BadInputFuzzTest {
 
     /**
      * Every public method of the engine, called once with each argument replaced by null and
-     * once with each String argument replaced by every third hostile string (for speed).
+     * once with each String argument replaced by every fourth hostile string (for speed).
      */
     private void everyPublicMethod(MemoryEngine engine, MemoryRecord sentinel) {
         List<Method> methods = Arrays.stream(MemoryEngine.class.getMethods())
@@ -379,7 +379,7 @@ class BadInputFuzzTest {
                 args[i] = null;
                 invoke(engine, m, args, "null for parameter " + i);
                 if (params[i].getType() == String.class) {
-                    for (int j = 0; j < HOSTILE.size(); j += 3) {
+                    for (int j = 0; j < HOSTILE.size(); j += 4) {
                         String h = HOSTILE.get(j);
                         Object[] hostile = validArgs(m);
                         hostile[i] = h;

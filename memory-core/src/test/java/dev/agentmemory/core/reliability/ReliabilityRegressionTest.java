@@ -91,4 +91,31 @@ class ReliabilityRegressionTest {
         assertThatThrownBy(() -> engine.endTask(null, "s1", "t1"))
                 .isInstanceOf(NullPointerException.class).hasMessage("caller");
     }
+
+    @Test
+    void should_leave_live_values_readable_as_bytes_when_compacted_so_a_scan_can_prove_purged_ones_gone(@TempDir Path dir) {
+        // given: SHUTDOWN COMPACT used to compress every page, which made a byte scan blind
+        try (MemoryEngine engine = MemoryEngine.builder().store(JdbcEventStore.h2File(dir.resolve("m"))).build()) {
+            engine.write(alice, Proposal.set(alice.session("s1"), "keep", "still-here-after-compaction").build());
+            engine.write(alice, Proposal.set(alice.session("s1"), "drop", "purged-by-hard-forget").build());
+            engine.forget(alice, ForgetTarget.key(alice.session("s1"), MemoryKey.of("drop")), dev.agentmemory.core.ForgetMode.HARD);
+
+            // when
+            engine.compact();
+
+            // then
+            assertThat(DiskScan.filesContaining(dir, "still-here-after-compaction")).isNotEmpty();
+            assertThat(DiskScan.filesContaining(dir, "purged-by-hard-forget")).isEmpty();
+            assertThat(engine.current(alice, alice.session("s1"), MemoryKey.of("keep"))).isPresent();
+        }
+    }
+
+    @Test
+    void should_redact_a_sensitive_value_when_a_record_is_printed() {
+        MemoryEngine engine = MemoryEngine.builder().build();
+        dev.agentmemory.core.MemoryRecord r = engine.write(alice, Proposal.set(alice.session("s1"), "pin", "1234-secret")
+                .sensitive().build());
+        assertThat(r.toString()).doesNotContain("1234-secret").contains("value=[redacted]").contains("key=pin");
+        assertThat(r.text()).isEqualTo("1234-secret");
+    }
 }

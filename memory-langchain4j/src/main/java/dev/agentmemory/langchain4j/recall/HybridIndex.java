@@ -64,13 +64,23 @@ import org.jspecify.annotations.Nullable;
  * embedding similarity and high overlap of content terms) but is older is marked superseded by
  * the new one (if the new one is older, it is the one marked). Superseded items are left out of
  * searches unless {@link RecallQuery#includeSuperseded()} asks for them, in which case they are
- * demoted and flagged. Deleting the newer item restores the older one.
+ * demoted and flagged. Deleting the newer item restores the older one. Optionally, at read time,
+ * among the best results of a query, an older result that is a looser near-duplicate of a newer one and
+ * shares the query's distinctive terms with it is treated the same way for that read. Only
+ * items of the same {@linkplain #SPEAKER_ATTRIBUTE speaker} can replace each other.
  *
  * <p><b>Threading.</b> Thread-safe: writes are serialized, searches run concurrently and see every
  * write that returned before they started. Writes are visible immediately; a directory-backed
  * index commits on {@link #close()} (it is derived data, rebuilt from the memory log if lost).
  */
 public final class HybridIndex implements AutoCloseable {
+
+    /**
+     * Attribute naming who asserted an item (e.g. the speaker of a message). Supersession only
+     * happens between items asserted by the same party: one person's statement never replaces
+     * another's. Items without it count as asserted by the partition's owner.
+     */
+    public static final String SPEAKER_ATTRIBUTE = "speaker";
 
     static final String F_ID = "id";
     static final String F_PARTITION = "partition";
@@ -419,6 +429,7 @@ public final class HybridIndex implements AutoCloseable {
                 for (int a = 0; a < window && newer == null; a++) {
                     Scored candidate = scored.get(a);
                     if (a != b && candidate.stored.supersededBy == null
+                            && sameSpeaker(candidate.stored.attributes, older.stored.attributes)
                             && candidate.stored.time.isAfter(older.stored.time)
                             && readDetector.sameSubjectForQuery(cosine(vectors.get(a), vectors.get(b)), terms.get(a),
                             terms.get(b), queryTerms, settings.readTimeMinQueryCoverage, idf)) {
@@ -437,6 +448,10 @@ public final class HybridIndex implements AutoCloseable {
         out.sort(Comparator.comparingDouble(Scored::score).reversed()
                 .thenComparing(sc -> sc.stored.time, Comparator.reverseOrder()));
         return out;
+    }
+
+    private static boolean sameSpeaker(Map<String, String> a, Map<String, String> b) {
+        return java.util.Objects.equals(a.get(SPEAKER_ATTRIBUTE), b.get(SPEAKER_ATTRIBUTE));
     }
 
     private static String why(boolean hasVector, Candidate c, double dense, double lex, double recency,
@@ -537,7 +552,7 @@ public final class HybridIndex implements AutoCloseable {
                 continue;
             }
             Stored other = load(stored, sd.doc);
-            if (other.id.equals(item.id())) {
+            if (other.id.equals(item.id()) || !sameSpeaker(other.attributes, item.attributes())) {
                 continue;
             }
             if (itemTerms == null) {
@@ -708,9 +723,12 @@ public final class HybridIndex implements AutoCloseable {
     /**
      * Settings of a {@link HybridIndex}. Defaults: in memory; HNSW max connections 16, beam width
      * 100; at least 100 candidates per retriever (10 per requested result); weights dense 1.0,
-     * lexical 0.5, recency 0.05 with a 30-day half-life; supersession detection on with minimum
-     * cosine 0.80 and minimum term overlap 0.60, checking the 8 nearest current items; superseded
-     * items, when included, have their score multiplied by 0.5.
+     * lexical 0.5, recency 0.05 with a 30-day half-life; write-time supersession on (cosine at
+     * least 0.60 and IDF-weighted term overlap at least 0.40, checking the 8 nearest current items
+     * of the same speaker); read-time resolution off (when turned on: cosine 0.45, overlap 0.25,
+     * query coverage 0.5, over the requested results plus 5; it catches more knowledge updates but
+     * hides related conversation turns that multi-hop questions need); superseded items, when included, have their score
+     * multiplied by 0.5.
      */
     public static final class Builder {
         private final int dimensions;
@@ -726,7 +744,7 @@ public final class HybridIndex implements AutoCloseable {
         private boolean detectSupersession = true;
         private double supersessionMinCosine = 0.60;
         private double supersessionMinOverlap = 0.40;
-        private boolean readTimeSupersession = true;
+        private boolean readTimeSupersession = false;
         private double readMinCosine = 0.45;
         private double readMinOverlap = 0.25;
         private double readMinQueryCoverage = 0.5;

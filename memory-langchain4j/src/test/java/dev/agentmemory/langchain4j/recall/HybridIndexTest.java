@@ -141,6 +141,27 @@ class HybridIndexTest {
     }
 
     @Test
+    void should_not_supersede_when_a_different_speaker_says_it() {
+        // given: Alice's friend states a near-duplicate that differs
+        index.upsert(new IndexedItem("mine", ALICE, "My favourite programming language is Python.",
+                SharedEmbeddingModel.embed("My favourite programming language is Python."), T0,
+                Map.of(HybridIndex.SPEAKER_ATTRIBUTE, "Alice")));
+
+        // when
+        index.upsert(new IndexedItem("friend", ALICE, "My favourite programming language is Rust.",
+                SharedEmbeddingModel.embed("My favourite programming language is Rust."), T0.plus(Duration.ofDays(2)),
+                Map.of(HybridIndex.SPEAKER_ATTRIBUTE, "Bob")));
+
+        // then: both stay current, at write and at read time
+        assertThat(index.supersededBy("mine")).isEmpty();
+        List<RecallHit> hits = index.search(RecallQuery.of(ALICE, "favourite programming language",
+                SharedEmbeddingModel.embed("favourite programming language"), 5, T0.plus(Duration.ofDays(3)))
+                .withIncludeSuperseded(true));
+        assertThat(ids(hits)).containsExactlyInAnyOrder("mine", "friend");
+        assertThat(hits).noneMatch(RecallHit::superseded);
+    }
+
+    @Test
     void should_include_superseded_items_flagged_and_demoted_when_asked() {
         // given
         add("old", ALICE, "My favourite programming language is Python.", T0);

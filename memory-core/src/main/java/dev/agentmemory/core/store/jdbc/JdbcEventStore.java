@@ -258,8 +258,9 @@ public final class JdbcEventStore implements EventStore {
     }
 
     /**
-     * For an embedded H2 file: closes the database with {@code SHUTDOWN COMPACT}, which rewrites
-     * the file without free or stale pages (so purged bytes leave it), then reopens it. Other
+     * For an embedded H2 file: closes the database, copies its live data into a fresh,
+     * uncompressed file (so purged bytes leave it, and a byte scan of the file can prove it), then
+     * reopens it. Other
      * databases reclaim space with their own tools (PostgreSQL: VACUUM FULL); no-op for them.
      */
     @Override
@@ -269,9 +270,17 @@ public final class JdbcEventStore implements EventStore {
         }
         pool.dispose();
         try (Connection c = java.sql.DriverManager.getConnection(h2Url, "sa", ""); Statement st = c.createStatement()) {
-            st.execute("SHUTDOWN COMPACT");
+            st.execute("SHUTDOWN");
         } catch (SQLException e) {
-            throw new MemoryException("cannot compact the H2 database: " + e.getMessage(), e);
+            throw new MemoryException("cannot close the H2 database for compaction: " + e.getMessage(), e);
+        }
+        // Copy the live data into a fresh file, uncompressed: SHUTDOWN COMPACT compresses every
+        // page, which hides from a byte scan whether a purged value is really gone.
+        String file = h2Url.substring("jdbc:h2:file:".length(), h2Url.indexOf(';')) + ".mv.db";
+        try {
+            org.h2.mvstore.MVStoreTool.compact(file, false);
+        } catch (RuntimeException e) {
+            throw new MemoryException("cannot compact the H2 database " + file + ": " + e.getMessage(), e);
         }
         JdbcConnectionPool fresh = JdbcConnectionPool.create(h2Url, "sa", "");
         fresh.setMaxConnections(16);
