@@ -286,6 +286,11 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
         } else {
             from = k;
         }
+        if (from == k && k > 0) {
+            // nothing stored comes back as the very instance: copies (e.g. with a memory block
+            // attached for the turn) are matched by content in the general diff
+            return null;
+        }
         int kept = k - from;
         if (kept > n) {
             return null;
