@@ -1028,9 +1028,15 @@ public final class MemoryEngine implements AutoCloseable {
         return store.partitions(Ids.check(tenant, "tenant"));
     }
 
-    /** Compacts the store so that scrubbed bytes leave the storage medium. */
+    /**
+     * Compacts the store, then every registered derived data ({@link DerivedData#compact}), so
+     * that scrubbed bytes leave the storage medium.
+     */
     public void compact() {
         store.compact();
+        for (DerivedData d : derived) {
+            d.compact();
+        }
     }
 
     /** Forgets the cached state of every user so the next call reloads from the store. */

@@ -118,6 +118,23 @@ public final class AgentMemory implements AutoCloseable {
             this.episodic = new EpisodicMemory(index, b.embeddingModel, engine, agent);
             engine.addListener(episodic);
             engine.register(episodic);
+            // engine.compact() also rewrites the index files, so hard-forgotten items leave the disk
+            engine.register(new DerivedData() {
+                @Override
+                public String name() {
+                    return "embedding-files";
+                }
+
+                @Override
+                public int forget(ForgetRequest request) {
+                    return 0;
+                }
+
+                @Override
+                public void compact() {
+                    index.purgeDeleted();
+                }
+            });
         } else {
             this.episodic = null;
         }

@@ -13,4 +13,12 @@ public interface DerivedData {
 
     /** Removes everything derived from what {@code request} names; returns how many items went. */
     int forget(ForgetRequest request);
+
+    /**
+     * Makes what was forgotten leave the storage medium (e.g. rewrites index files that still hold
+     * deleted items). Called by {@code MemoryEngine.compact()} after the store's compaction. Default:
+     * nothing, for derived data that holds nothing on disk.
+     */
+    default void compact() {
+    }
 }

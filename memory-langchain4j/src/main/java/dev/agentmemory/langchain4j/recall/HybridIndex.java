@@ -29,6 +29,7 @@ import org.apache.lucene.document.TextField;
 import org.apache.lucene.index.FloatVectorValues;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.TieredMergePolicy;
 import org.apache.lucene.index.IndexableField;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.ReaderUtil;
@@ -121,6 +122,9 @@ public final class HybridIndex implements AutoCloseable {
             }
         });
         config.setRAMBufferSizeMB(128);
+        TieredMergePolicy merges = new TieredMergePolicy();
+        merges.setForceMergeDeletesPctAllowed(0.0);
+        config.setMergePolicy(merges);
         config.setOpenMode(IndexWriterConfig.OpenMode.CREATE_OR_APPEND);
         this.writer = new IndexWriter(directory, config);
         this.searchers = new SearcherManager(writer, null);
@@ -241,6 +245,25 @@ public final class HybridIndex implements AutoCloseable {
                 return count;
             } catch (IOException e) {
                 throw new UncheckedIOException("deleting partition " + partition + " failed", e);
+            }
+        }
+    }
+
+    /**
+     * Rewrites the segments that hold deleted items and commits, so that the text and vectors of
+     * deleted items leave the index files (a hard forget is only complete after this). Costs a
+     * rewrite of those segments; call it when compacting, not after every delete.
+     */
+    public void purgeDeleted() {
+        synchronized (writeLock) {
+            ensureOpen();
+            try {
+                writer.forceMergeDeletes(true);
+                writer.commit();
+                searchers.maybeRefreshBlocking();
+                writer.deleteUnusedFiles();
+            } catch (IOException e) {
+                throw new UncheckedIOException("purging deleted items from the recall index failed", e);
             }
         }
     }
