@@ -49,7 +49,8 @@ final class PerfSuite implements Suite {
 
     @Override
     public String description() {
-        return "recall latency at 1k/10k/100k memories, ours vs exact InMemoryEmbeddingStore (--limit N: sizes <= N)";
+        return "recall latency at 1k/10k/100k memories vs exact InMemoryEmbeddingStore, ChatMemoryStore cost per turn,"
+                + " durable writes, plugin overhead per turn (--limit N: sizes <= N)";
     }
 
     @Override
@@ -74,9 +75,23 @@ final class PerfSuite implements Suite {
             }
             recall.add(measure(size, out));
         }
-        json.put("note", "ChatMemoryStore.updateMessages cost, H2 write throughput and per-turn plugin overhead"
-                + " are measured once the adapter and store land on main");
+        runStoreBenches(json, limit, out);
         return json;
+    }
+
+    /** Store cost per turn, durable writes and plugin overhead per turn; {@code --limit} shrinks them too. */
+    private static void runStoreBenches(ObjectNode json, int limit, PrintStream out) throws Exception {
+        boolean full = limit >= 10_000;
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("agent-memory-perf");
+        try {
+            json.set("store_cost", new StoreCostBench(full ? 60 : 10, 8, dir).run(limit, out));
+            json.set("durable_writes", new DurableWriteBench(dir).run(Math.min(limit, 5_000), out));
+            json.set("turn_overhead", new TurnOverheadBench(dir, full ? 300 : 30).run(Math.min(limit, 10_000), out));
+        } finally {
+            try (var files = java.nio.file.Files.walk(dir)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            }
+        }
     }
 
     private static ObjectNode queryEmbedding(BenchContext context) {

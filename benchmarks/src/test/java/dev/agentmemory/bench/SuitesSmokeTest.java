@@ -82,6 +82,18 @@ class SuitesSmokeTest {
         assertThat(row.get("agent-memory").get("median").asDouble()).isPositive();
         assertThat(row.get("langchain4j-default").get("p99").asDouble()).isPositive();
         assertThat(json.get("query_embedding_ms").get("median").asDouble()).isPositive();
+        JsonNode store = json.get("store_cost").get("rows");
+        assertThat(store).hasSize(2);
+        assertThat(store.get(1).get("messages").asInt()).isEqualTo(1000);
+        for (String system : new String[] {"agent-memory", "langchain4j-in-memory", "rewrite-jdbc"}) {
+            assertThat(store.get(1).get(system).get("turn_p99").asDouble()).as(system)
+                    .isGreaterThanOrEqualTo(store.get(1).get(system).get("turn_median").asDouble());
+        }
+        assertThat(json.get("durable_writes").get("records_per_second_batch_100").asLong()).isPositive();
+        assertThat(json.get("durable_writes").get("bytes_per_memory").asLong()).isPositive();
+        assertThat(json.get("turn_overhead").get("memories").asInt()).isEqualTo(1000);
+        assertThat(json.get("turn_overhead").get("overhead_p99").asDouble())
+                .isGreaterThanOrEqualTo(json.get("turn_overhead").get("overhead_median").asDouble());
     }
 
     @Test

@@ -23,6 +23,7 @@ import dev.langchain4j.store.memory.chat.ChatMemoryStore;
 import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
@@ -66,9 +67,54 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
     private static final class SessionCache {
         final Map<Long, ChatMessage> decoded = new ConcurrentHashMap<>();
         volatile long lastIndex;
+        /** The window as last read or written here, with its decoded messages (same positions); null when unknown. */
+        volatile @Nullable Snapshot snapshot;
 
         SessionCache(long lastIndex) {
             this.lastIndex = lastIndex;
+        }
+
+        /** The decoded messages of {@code window}: the snapshot's when it is the same window, else decoded one by one. */
+        List<ChatMessage> messagesOf(List<StoredMessage> window) {
+            Snapshot snap = snapshot;
+            if (snap != null && snap.sameWindow(window)) {
+                return snap.messages();
+            }
+            List<ChatMessage> out = new ArrayList<>(window.size());
+            for (StoredMessage m : window) {
+                out.add(decode(m));
+            }
+            snapshot = new Snapshot(window, List.copyOf(out));
+            return snapshot.messages();
+        }
+
+        ChatMessage decode(StoredMessage m) {
+            ChatMessage known = decoded.get(m.index());
+            if (known != null) {
+                return known;
+            }
+            String json = Objects.requireNonNull(m.json(), "a forgotten message is never in a window");
+            ChatMessage fresh = ChatMessageDeserializer.messageFromJson(json);
+            decoded.put(m.index(), fresh);
+            return fresh;
+        }
+    }
+
+    /**
+     * A window and its decoded messages. The engine hands out the same {@link StoredMessage}
+     * instances until the window changes, so comparing by identity tells whether it is still current.
+     */
+    private record Snapshot(List<StoredMessage> window, List<ChatMessage> messages) {
+        boolean sameWindow(List<StoredMessage> other) {
+            if (other.size() != window.size()) {
+                return false;
+            }
+            for (int p = 0; p < other.size(); p++) {
+                if (other.get(p) != window.get(p)) {
+                    return false;
+                }
+            }
+            return true;
         }
     }
 
@@ -90,12 +136,7 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
             repair(ref, caller, cache);
             seen.add(ref);
         }
-        List<StoredMessage> window = engine.window(caller, ref.session());
-        List<ChatMessage> out = new ArrayList<>(window.size());
-        for (StoredMessage m : window) {
-            out.add(decode(cache, m));
-        }
-        return out;
+        return new ArrayList<>(cache.messagesOf(engine.window(caller, ref.session())));
     }
 
     @Override
@@ -105,7 +146,7 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
         Caller caller = ref.caller(agent);
         List<ChatMessage> incoming = new ArrayList<>(messages.size());
         for (ChatMessage m : messages) {
-            incoming.add(withoutFrames(Objects.requireNonNull(m, "message")));
+            incoming.add(Objects.requireNonNull(m, "message"));
         }
         for (int attempt = 0; ; attempt++) {
             SessionCache cache = cache(ref, caller);
@@ -157,29 +198,21 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
         return raced != null ? raced : fresh;
     }
 
-    private ChatMessage decode(SessionCache cache, StoredMessage m) {
-        ChatMessage known = cache.decoded.get(m.index());
-        if (known != null) {
-            return known;
-        }
-        String json = Objects.requireNonNull(m.json(), "a forgotten message is never in a window");
-        ChatMessage decoded = ChatMessageDeserializer.messageFromJson(json);
-        cache.decoded.put(m.index(), decoded);
-        return decoded;
-    }
-
     /** Under the user's lock: the change that turns {@code window} into {@code incoming}. */
     private WindowChange diff(SessionCache cache, List<StoredMessage> window, List<ChatMessage> incoming) {
+        List<ChatMessage> current = cache.messagesOf(window);
+        WindowChange slid = slide(cache, window, current, incoming);
+        if (slid != null) {
+            return slid;
+        }
+        incoming.replaceAll(this::withoutFrames);
         int k = window.size();
         int n = incoming.size();
         // Keys: the stored JSON. Messages this store handed out are recognised by identity, so only
         // new messages are serialized.
         Map<ChatMessage, String> known = new IdentityHashMap<>();
-        for (StoredMessage m : window) {
-            ChatMessage c = cache.decoded.get(m.index());
-            if (c != null) {
-                known.put(c, m.json());
-            }
+        for (int p = 0; p < k; p++) {
+            known.put(current.get(p), window.get(p).json());
         }
         String[] keys = new String[n];
         Map<String, Integer> remaining = new HashMap<>();
@@ -231,6 +264,72 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
         for (Long e : evicted) {
             cache.decoded.remove(e);
         }
+        cache.snapshot = null;
+        return new WindowChange(evicted, appended);
+    }
+
+    /**
+     * The common case in linear time without serializing anything kept: the incoming list is the
+     * stored window minus some messages at its front (the very instances this store handed out),
+     * followed by new messages. Null when the list is anything else.
+     */
+    private @Nullable WindowChange slide(SessionCache cache, List<StoredMessage> window, List<ChatMessage> current,
+                                         List<ChatMessage> incoming) {
+        int k = window.size();
+        int n = incoming.size();
+        int from = 0;
+        if (n > 0 && k > 0) {
+            ChatMessage first = incoming.get(0);
+            while (from < k && current.get(from) != first) {
+                from++;
+            }
+        } else {
+            from = k;
+        }
+        if (from == k && k > 0) {
+            // nothing stored comes back as the very instance: copies (e.g. with a memory block
+            // attached for the turn) are matched by content in the general diff
+            return null;
+        }
+        int kept = k - from;
+        if (kept > n) {
+            return null;
+        }
+        for (int p = 0; p < kept; p++) {
+            if (current.get(from + p) != incoming.get(p)) {
+                return null;
+            }
+        }
+        if (n > kept && anyStored(current, incoming.subList(kept, n))) {
+            // a stored message coming back after new ones: the general diff decides
+            return null;
+        }
+        List<Long> evicted = new ArrayList<>(from);
+        for (int p = 0; p < from; p++) {
+            evicted.add(window.get(p).index());
+        }
+        long base = kept > 0 ? window.get(k - 1).order() : 0;
+        List<StoredMessage> appended = new ArrayList<>(n - kept);
+        List<StoredMessage> newWindow = new ArrayList<>(n);
+        List<ChatMessage> newMessages = new ArrayList<>(n);
+        newWindow.addAll(window.subList(from, k));
+        newMessages.addAll(current.subList(from, k));
+        long next = cache.lastIndex + 1;
+        for (int p = kept; p < n; p++) {
+            ChatMessage m = withoutFrames(incoming.get(p));
+            StoredMessage stored = new StoredMessage(next, base + GAP * (p - kept + 1), m.type().name(),
+                    ChatMessageSerializer.messageToJson(m), textOf(m));
+            appended.add(stored);
+            newWindow.add(stored);
+            newMessages.add(m);
+            cache.decoded.put(next, m);
+            next++;
+        }
+        cache.lastIndex = next - 1;
+        for (Long e : evicted) {
+            cache.decoded.remove(e);
+        }
+        cache.snapshot = new Snapshot(newWindow, Collections.unmodifiableList(newMessages));
         return new WindowChange(evicted, appended);
     }
 
@@ -290,12 +389,33 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
         return orders;
     }
 
+    private static boolean anyStored(List<ChatMessage> current, List<ChatMessage> fresh) {
+        if (fresh.size() <= 8) {
+            for (ChatMessage m : fresh) {
+                for (ChatMessage c : current) {
+                    if (c == m) {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
+        Set<ChatMessage> stored = Collections.newSetFromMap(new IdentityHashMap<>(2 * current.size()));
+        stored.addAll(current);
+        for (ChatMessage m : fresh) {
+            if (stored.contains(m)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** On first read after a (re)start: tool calls whose results never all arrived leave the window. */
     private void repair(SessionRef ref, Caller caller, SessionCache cache) {
         engine.changeWindow(caller, ref.session(), window -> {
             List<ChatMessage> decoded = new ArrayList<>(window.size());
             for (StoredMessage m : window) {
-                decoded.add(decode(cache, m));
+                decoded.add(cache.decode(m));
             }
             List<Long> drop = new ArrayList<>();
             for (int p : danglingToolMessages(decoded)) {

@@ -10,6 +10,8 @@ import dev.agentmemory.core.ledger.ActionRecord;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,6 +36,14 @@ public final class MemoryState {
     private final Map<String, ActionRecord> actions = new LinkedHashMap<>();
     private final Map<String, NavigableMap<Long, StoredMessage>> messages = new TreeMap<>();
     private final Map<String, NavigableSet<Long>> windows = new TreeMap<>();
+    /**
+     * The same windows in window order (order, then index), kept in step with {@link #windows}
+     * as events apply, so that reading a window never sorts. Derived from {@code windows} and
+     * {@code messages}, hence not part of {@link #equals}.
+     */
+    private final Map<String, NavigableSet<StoredMessage>> ordered = new HashMap<>();
+    private static final Comparator<StoredMessage> WINDOW_ORDER =
+            Comparator.comparingLong(StoredMessage::order).thenComparingLong(StoredMessage::index);
     private long lastSeq;
     private long liveRecords;
 
@@ -90,33 +100,50 @@ public final class MemoryState {
         } else if (c instanceof Change.MessagesAppended m) {
             NavigableMap<Long, StoredMessage> history = messages.computeIfAbsent(m.session(), s -> new TreeMap<>());
             NavigableSet<Long> window = windows.computeIfAbsent(m.session(), s -> new TreeSet<>());
+            NavigableSet<StoredMessage> inOrder = ordered.computeIfAbsent(m.session(), s -> new TreeSet<>(WINDOW_ORDER));
             for (StoredMessage msg : m.messages()) {
-                history.put(msg.index(), msg);
+                StoredMessage before = history.put(msg.index(), msg);
+                if (before != null && window.contains(before.index())) {
+                    inOrder.remove(before);
+                }
                 window.add(msg.index());
+                inOrder.add(msg);
             }
         } else if (c instanceof Change.MessagesEvicted e) {
-            NavigableSet<Long> window = windows.get(e.session());
-            if (window != null) {
-                e.indices().forEach(window::remove);
-            }
+            leaveWindow(e.session(), e.indices());
         } else if (c instanceof Change.MessagesForgotten f) {
+            leaveWindow(f.session(), f.indices());
             NavigableMap<Long, StoredMessage> history = messages.get(f.session());
-            NavigableSet<Long> window = windows.get(f.session());
-            for (Long i : f.indices()) {
-                if (history != null) {
+            if (history != null) {
+                for (Long i : f.indices()) {
                     history.computeIfPresent(i, (k, m) -> m.tombstone());
-                }
-                if (window != null) {
-                    window.remove(i);
                 }
             }
         } else if (c instanceof Change.UserForgotten) {
+            ordered.clear();
             records.replaceAll((id, r) -> r.tombstone());
             liveRecords = 0;
             tasks.clear();
             aliases.clear();
             messages.values().forEach(h -> h.replaceAll((i, m) -> m.tombstone()));
             windows.clear();
+        }
+    }
+
+    private void leaveWindow(String session, Collection<Long> indices) {
+        NavigableSet<Long> window = windows.get(session);
+        if (window == null) {
+            return;
+        }
+        NavigableSet<StoredMessage> inOrder = ordered.get(session);
+        NavigableMap<Long, StoredMessage> history = messages.get(session);
+        for (Long i : indices) {
+            if (window.remove(i) && inOrder != null && history != null) {
+                StoredMessage m = history.get(i);
+                if (m != null) {
+                    inOrder.remove(m);
+                }
+            }
         }
     }
 
@@ -213,14 +240,10 @@ public final class MemoryState {
 
     /** The messages in a session's window, in window order. */
     public List<StoredMessage> window(String session) {
-        NavigableMap<Long, StoredMessage> history = messages.getOrDefault(session, Collections.emptyNavigableMap());
-        List<StoredMessage> out = new ArrayList<>();
-        for (Long i : windows.getOrDefault(session, Collections.emptyNavigableSet())) {
-            out.add(history.get(i));
-        }
-        out.sort((a, b) -> a.order() != b.order() ? Long.compare(a.order(), b.order()) : Long.compare(a.index(), b.index()));
-        return out;
+        NavigableSet<StoredMessage> inOrder = ordered.get(session);
+        return inOrder == null ? new ArrayList<>() : new ArrayList<>(inOrder);
     }
+
 
     @Override
     public boolean equals(Object o) {

@@ -1,0 +1,280 @@
+package dev.agentmemory.bench;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agentmemory.core.Caller;
+import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.Outcome;
+import dev.agentmemory.core.Proposal;
+import dev.agentmemory.core.Source;
+import dev.agentmemory.langchain4j.AgentMemory;
+import dev.agentmemory.langchain4j.SessionRef;
+import dev.langchain4j.data.embedding.Embedding;
+import dev.langchain4j.data.message.AiMessage;
+import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.data.segment.TextSegment;
+import dev.langchain4j.memory.chat.ChatMemoryProvider;
+import dev.langchain4j.memory.chat.MessageWindowChatMemory;
+import dev.langchain4j.model.chat.ChatModel;
+import dev.langchain4j.model.chat.request.ChatRequest;
+import dev.langchain4j.model.chat.response.ChatResponse;
+import dev.langchain4j.model.embedding.EmbeddingModel;
+import dev.langchain4j.model.output.Response;
+import dev.langchain4j.rag.AugmentationRequest;
+import dev.langchain4j.rag.AugmentationResult;
+import dev.langchain4j.rag.RetrievalAugmentor;
+import dev.langchain4j.service.AiServices;
+import dev.langchain4j.service.MemoryId;
+import dev.langchain4j.service.UserMessage;
+import dev.langchain4j.store.memory.chat.ChatMemoryStore;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * The plugin's whole overhead per AiService turn with 10,000 stored memories for one user: a
+ * real {@link AiServices} assistant with our chat memory provider and retrieval augmentor on an
+ * H2 file (episodic index on disk next to it), a session with state and history, and a model
+ * that answers at once. Per turn the time spent in the model and in computing embeddings (query
+ * embedding at recall, message embeddings at commit) is measured and subtracted; what remains is
+ * retrieval (state, persistent, episodic search), framing, persisting both messages and indexing
+ * them. Embeddings come from a deterministic hashing model (a bag of seeded random word vectors)
+ * so that loading 10,000 memories takes seconds; the real model's cost per query is reported by
+ * the recall part of the suite.
+ */
+final class TurnOverheadBench {
+
+    interface Assistant {
+        String chat(@MemoryId Object session, @UserMessage String text);
+    }
+
+    private final Path dir;
+    private final int turns;
+
+    TurnOverheadBench(Path dir, int turns) {
+        this.dir = dir;
+        this.turns = turns;
+    }
+
+    ObjectNode run(int memories, PrintStream out) throws Exception {
+        Random random = new Random(5);
+        String[] words = Words.vocabulary(4_000, random);
+        HashingEmbeddingModel embeddings = new HashingEmbeddingModel(384);
+        Path where = Files.createDirectories(dir.resolve("turn-overhead"));
+        SessionRef session = new SessionRef("bench", "user-1", "chat-1");
+        ObjectNode json = JsonNodeFactory.instance.objectNode();
+        try (AgentMemory memory = AgentMemory.builder().h2File(where.resolve("memory"))
+                .embeddingModel(embeddings).build()) {
+            MemoryEngine engine = memory.engine();
+            Caller caller = memory.caller(session);
+            long loadStart = System.nanoTime();
+            for (int from = 0; from < memories; from += 500) {
+                List<Proposal> batch = new ArrayList<>();
+                for (int i = from; i < Math.min(memories, from + 500); i++) {
+                    Kind kind = i % 100 == 0 ? Kind.PREFERENCE : Kind.DECISION;
+                    batch.add(Proposal.set(caller.persistent(), "fact." + i, Words.sentence(words, random, 10))
+                            .kind(kind).source(Source.USER).build());
+                }
+                for (Outcome o : engine.propose(caller, batch)) {
+                    if (!o.isApplied()) {
+                        throw new IllegalStateException("benchmark write was not applied: " + o);
+                    }
+                }
+            }
+            for (int i = 0; i < 5; i++) {
+                engine.write(caller, Proposal.set(caller.session(session.session()), "state." + i,
+                        Words.sentence(words, random, 4)).kind(Kind.DECISION).source(Source.USER).build());
+            }
+            double loadSeconds = (System.nanoTime() - loadStart) / 1e9;
+
+            TimedModel model = new TimedModel();
+            TimedStore store = new TimedStore(memory.chatMemoryStore());
+            TimedAugmentor augmentor = new TimedAugmentor(memory.retrievalAugmentor());
+            ChatMemoryProvider provider = id -> MessageWindowChatMemory.builder().id(id).maxMessages(20)
+                    .chatMemoryStore(store).build();
+            Assistant assistant = AiServices.builder(Assistant.class).chatModel(model).chatMemoryProvider(provider)
+                    .retrievalAugmentor(augmentor).build();
+            int warmup = Math.max(10, turns / 5);
+            double[] overhead = new double[turns];
+            double[] retrieve = new double[turns];
+            double[] persist = new double[turns];
+            double[] embedding = new double[turns];
+            for (int t = 0; t < warmup + turns; t++) {
+                String question = "What did I decide about " + Words.sentence(words, random, 3) + " and "
+                        + Words.sentence(words, random, 2) + "?";
+                embeddings.nanos = 0;
+                model.nanos = 0;
+                store.nanos = 0;
+                augmentor.nanos = 0;
+                augmentor.embedNanos = 0;
+                augmentor.embeddings = embeddings;
+                long start = System.nanoTime();
+                assistant.chat(session, question);
+                long took = System.nanoTime() - start;
+                if (t >= warmup) {
+                    int i = t - warmup;
+                    overhead[i] = (took - model.nanos - embeddings.nanos) / 1e6;
+                    retrieve[i] = (augmentor.nanos - augmentor.embedNanos) / 1e6;
+                    persist[i] = (store.nanos - (embeddings.nanos - augmentor.embedNanos)) / 1e6;
+                    embedding[i] = embeddings.nanos / 1e6;
+                }
+            }
+            json.put("memories", memories);
+            json.put("turns", turns);
+            json.put("load_seconds", Stats.round(loadSeconds));
+            json.put("overhead_median", Stats.round(Stats.percentile(overhead, 50)));
+            json.put("overhead_p99", Stats.round(Stats.percentile(overhead, 99)));
+            json.put("retrieve_and_frame_median", Stats.round(Stats.percentile(retrieve, 50)));
+            json.put("retrieve_and_frame_p99", Stats.round(Stats.percentile(retrieve, 99)));
+            json.put("persist_median", Stats.round(Stats.percentile(persist, 50)));
+            json.put("persist_p99", Stats.round(Stats.percentile(persist, 99)));
+            json.put("excluded_embedding_median", Stats.round(Stats.percentile(embedding, 50)));
+            json.put("embeddings", "hashing model (excluded); model call excluded");
+            out.printf("%nPlugin overhead per AiService turn, %d memories (model and embeddings excluded), ms%n",
+                    memories);
+            out.printf("%-28s %10s %10s%n", "part", "median", "p99");
+            out.printf("%-28s %10s %10s%n", "whole turn overhead", Stats.f3(Stats.percentile(overhead, 50)),
+                    Stats.f3(Stats.percentile(overhead, 99)));
+            out.printf("%-28s %10s %10s%n", "  retrieve + frame", Stats.f3(Stats.percentile(retrieve, 50)),
+                    Stats.f3(Stats.percentile(retrieve, 99)));
+            out.printf("%-28s %10s %10s%n", "  persist + index messages", Stats.f3(Stats.percentile(persist, 50)),
+                    Stats.f3(Stats.percentile(persist, 99)));
+        }
+        return json;
+    }
+
+    /** Answers at once and records how long it took. */
+    private static final class TimedModel implements ChatModel {
+        long nanos;
+        private int n;
+
+        @Override
+        public ChatResponse doChat(ChatRequest request) {
+            long t = System.nanoTime();
+            ChatResponse r = ChatResponse.builder().aiMessage(AiMessage.from("Noted, answer " + (n++) + ".")).build();
+            nanos += System.nanoTime() - t;
+            return r;
+        }
+    }
+
+    private static final class TimedAugmentor implements RetrievalAugmentor {
+        private final RetrievalAugmentor delegate;
+        HashingEmbeddingModel embeddings;
+        long nanos;
+        long embedNanos;
+
+        TimedAugmentor(RetrievalAugmentor delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public AugmentationResult augment(AugmentationRequest request) {
+            long e = embeddings.nanos;
+            long t = System.nanoTime();
+            AugmentationResult r = delegate.augment(request);
+            nanos += System.nanoTime() - t;
+            embedNanos += embeddings.nanos - e;
+            return r;
+        }
+    }
+
+    private static final class TimedStore implements ChatMemoryStore {
+        private final ChatMemoryStore delegate;
+        long nanos;
+
+        TimedStore(ChatMemoryStore delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public List<ChatMessage> getMessages(Object memoryId) {
+            long t = System.nanoTime();
+            List<ChatMessage> r = delegate.getMessages(memoryId);
+            nanos += System.nanoTime() - t;
+            return r;
+        }
+
+        @Override
+        public void updateMessages(Object memoryId, List<ChatMessage> messages) {
+            long t = System.nanoTime();
+            delegate.updateMessages(memoryId, messages);
+            nanos += System.nanoTime() - t;
+        }
+
+        @Override
+        public void deleteMessages(Object memoryId) {
+            delegate.deleteMessages(memoryId);
+        }
+    }
+
+    /**
+     * A deterministic embedding: the normalised sum of one seeded random vector per lower-cased
+     * word. Texts sharing words get similar vectors; cheap enough to embed 10,000 memories in
+     * seconds. Records the time spent embedding.
+     */
+    static final class HashingEmbeddingModel implements EmbeddingModel {
+        private final int dimensions;
+        volatile long nanos;
+
+        HashingEmbeddingModel(int dimensions) {
+            this.dimensions = dimensions;
+        }
+
+        @Override
+        public Response<List<Embedding>> embedAll(List<TextSegment> segments) {
+            long t = System.nanoTime();
+            List<Embedding> out = new ArrayList<>(segments.size());
+            for (TextSegment s : segments) {
+                out.add(Embedding.from(vector(s.text())));
+            }
+            nanos += System.nanoTime() - t;
+            return Response.from(out);
+        }
+
+        @Override
+        public Response<Embedding> embed(String text) {
+            return Response.from(embedAll(List.of(TextSegment.from(text))).content().get(0));
+        }
+
+        @Override
+        public Response<Embedding> embed(TextSegment segment) {
+            return Response.from(embedAll(List.of(segment)).content().get(0));
+        }
+
+        @Override
+        public int dimension() {
+            return dimensions;
+        }
+
+        float[] vector(String text) {
+            float[] v = new float[dimensions];
+            boolean any = false;
+            for (String w : text.toLowerCase(java.util.Locale.ROOT).split("[^\\p{L}\\p{N}]+")) {
+                if (w.isEmpty()) {
+                    continue;
+                }
+                any = true;
+                Random r = new Random(w.hashCode() * 0x9E3779B97F4A7C15L);
+                for (int i = 0; i < dimensions; i++) {
+                    v[i] += (float) r.nextGaussian();
+                }
+            }
+            if (!any) {
+                v[0] = 1;
+            }
+            double norm = 0;
+            for (float x : v) {
+                norm += x * x;
+            }
+            float inv = (float) (1 / Math.sqrt(norm));
+            for (int i = 0; i < dimensions; i++) {
+                v[i] *= inv;
+            }
+            return v;
+        }
+    }
+}
