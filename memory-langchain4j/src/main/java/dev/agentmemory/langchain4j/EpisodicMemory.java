@@ -31,6 +31,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -76,6 +77,26 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
 
     static String messageId(String tenant, String user, String session, long index) {
         return "m|" + tenant + "|" + user + "|" + session + "|" + index;
+    }
+
+    /**
+     * The index id of the message a source reference {@code message:<session>#<index>} names
+     * (the form the memory tools and the extractor write), if it names one.
+     */
+    static Optional<String> statedIn(Partition p, @Nullable String sourceRef) {
+        if (sourceRef == null || !sourceRef.startsWith("message:")) {
+            return Optional.empty();
+        }
+        int hash = sourceRef.lastIndexOf('#');
+        if (hash < "message:".length() + 1) {
+            return Optional.empty();
+        }
+        try {
+            long index = Long.parseLong(sourceRef.substring(hash + 1));
+            return Optional.of(messageId(p.tenant(), p.user(), sourceRef.substring("message:".length(), hash), index));
+        } catch (NumberFormatException e) {
+            return Optional.empty();
+        }
     }
 
     static String recordId(String recordId) {
@@ -134,7 +155,8 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     }
 
     private static @Nullable Pending message(Partition partition, String session, StoredMessage msg, Instant at) {
-        if (msg.text() == null || msg.text().isBlank()
+        // LangChain4j refuses text that trims to nothing (control characters included), so skip it here.
+        if (msg.text() == null || msg.text().trim().isEmpty()
                 || !(msg.type().equals("USER") || msg.type().equals("AI"))) {
             return null;
         }
@@ -196,8 +218,15 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
             return index.deletePartition(part) + (before == null ? 0 : before);
         }
         int n = 0;
+        Caller caller = new Caller(p.tenant(), p.user(), agent);
         for (String id : request.recordIds()) {
             n += drop(recordId(id));
+            // The message a forgotten fact was stated in must not bring it back through recall either.
+            Optional<String> stated = engine.record(caller, id).map(MemoryRecord::sourceRef)
+                    .flatMap(ref -> statedIn(p, ref));
+            if (stated.isPresent()) {
+                n += drop(stated.get());
+            }
         }
         for (Map.Entry<String, List<Long>> e : request.messages().entrySet()) {
             for (Long i : e.getValue()) {
@@ -236,7 +265,10 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
             }
             Map<String, String> a = h.attributes();
             if (RECORD.equals(a.get("type"))) {
-                if (shown.add(a.get("record"))) {
+                // The engine decides what this agent may see now: access level, forgotten, superseded.
+                boolean servable = engine.record(caller, a.get("record"))
+                        .filter(r -> r.status() == Status.ACTIVE || r.status() == Status.CONFLICT).isPresent();
+                if (servable && shown.add(a.get("record"))) {
                     out.add(recordContent(h));
                 }
             } else if (!inWindow.contains(h.id())) {
@@ -298,6 +330,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
             }
             Partition partition = new Partition(caller.tenant(), caller.user());
             Map<String, Pending> live = new java.util.LinkedHashMap<>();
+            Map<String, String> statedBy = new HashMap<>();
             Set<String> seen = new HashSet<>();
             for (LoggedEvent e : engine.log(caller)) {
                 Change c = e.change();
@@ -312,12 +345,19 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
                 } else if (c instanceof Change.RecordWritten w) {
                     w.superseded().forEach(id -> live.remove(recordId(id)));
                     seen.add(recordId(w.record().id()));
+                    statedIn(partition, w.record().sourceRef()).ifPresent(m -> statedBy.put(w.record().id(), m));
                     Pending p = record(part, w.record());
                     if (p != null) {
                         live.put(p.id(), p);
                     }
                 } else if (c instanceof Change.RecordsForgotten f) {
-                    f.ids().forEach(id -> live.remove(recordId(id)));
+                    f.ids().forEach(id -> {
+                        live.remove(recordId(id));
+                        String stated = statedBy.get(id);
+                        if (stated != null) {
+                            live.remove(stated);
+                        }
+                    });
                 } else if (c instanceof Change.RecordsArchived a) {
                     a.ids().forEach(id -> live.remove(recordId(id)));
                 } else if (c instanceof Change.MessagesForgotten f) {

@@ -73,7 +73,7 @@ class PluginConcurrencyTest {
 
     private final MemoryFramer framer = MemoryFramer.builder().key(KEY).build();
 
-    private record Conversation(int index, SessionRef ref) {
+    private record Conversation(int index, SessionRef ref, boolean doomed) {
         String id() {
             return ref.toString();
         }
@@ -123,8 +123,10 @@ class PluginConcurrencyTest {
         for (int t = 0; t < TENANTS; t++) {
             for (int u = 0; u < USERS; u++) {
                 for (int s = 0; s < SESSIONS; s++) {
-                    conversations.add(new Conversation(conversations.size(), new SessionRef("t" + t, "u" + u, "s" + s)));
+                    conversations.add(new Conversation(conversations.size(), new SessionRef("t" + t, "u" + u, "s" + s), false));
                 }
+                // a session deleted (deleteMessages) while the user's other sessions are mid-conversation
+                conversations.add(new Conversation(conversations.size(), new SessionRef("t" + t, "u" + u, "sx"), true));
             }
         }
         Path db = dir.resolve("mem");
@@ -152,6 +154,9 @@ class PluginConcurrencyTest {
                             List<String> out = new ArrayList<>();
                             for (int turn = 0; turn < TURNS; turn++) {
                                 out.add(assistant.chat(c.id(), c.userText(turn)));
+                            }
+                            if (c.doomed()) {
+                                memory.chatMemoryStore().deleteMessages(c.id());
                             }
                             return out;
                         }));
@@ -182,6 +187,9 @@ class PluginConcurrencyTest {
                             Matcher v = VERSION.matcher(a);
                             assertThat(v.find()).as(a).isTrue();
                             long version = Long.parseLong(v.group(1));
+                            if (c.doomed() && turn % 3 == 1) {
+                                continue;
+                            }
                             Set<Long> seen = turn % 3 == 1
                                     ? reportedNoteVersions.computeIfAbsent(c.ref(), k -> new TreeSet<>())
                                     : reportedProfileVersions.computeIfAbsent(c.ref().tenant() + "/" + c.ref().user(),
@@ -195,8 +203,17 @@ class PluginConcurrencyTest {
 
             // and: each session's history holds exactly its own turns, in order, and nothing of another
             long messagesChecked = 0;
+            long deletedChecked = 0;
             for (Conversation c : conversations) {
                 Caller caller = memory.caller(c.ref());
+                if (c.doomed()) {
+                    assertThat(memory.chatMemoryStore().getMessages(c.id())).as("window of deleted %s", c.id()).isEmpty();
+                    assertThat(memory.engine().messageHistory(caller, c.ref().session()).values())
+                            .as("history of deleted %s", c.id()).isNotEmpty().allMatch(StoredMessage::forgotten);
+                    assertThat(memory.engine().view(caller, caller.session(c.ref().session())).keys()).isEmpty();
+                    deletedChecked++;
+                    continue;
+                }
                 List<StoredMessage> history = List.copyOf(memory.engine().messageHistory(caller, c.ref().session()).values());
                 List<String> userTexts = history.stream().filter(m -> m.type().equals("USER")).map(StoredMessage::text).toList();
                 List<String> expected = new ArrayList<>();
@@ -260,6 +277,9 @@ class PluginConcurrencyTest {
             // and: versions per key are contiguous, and every version a tool reported is in the history
             long versionsChecked = 0;
             for (Conversation c : conversations) {
+                if (c.doomed()) {
+                    continue;
+                }
                 Caller caller = memory.caller(c.ref());
                 List<Long> note = memory.engine().history(caller, caller.session(c.ref().session()), MemoryKey.of("conv.note"))
                         .stream().map(MemoryRecord::version).sorted().toList();
@@ -272,7 +292,7 @@ class PluginConcurrencyTest {
                 Caller caller = Caller.of(tu[0], tu[1]);
                 List<Long> versions = memory.engine().history(caller, caller.persistent(), MemoryKey.of("profile.last"))
                         .stream().map(MemoryRecord::version).sorted().toList();
-                assertThat(versions).isEqualTo(LongStream.rangeClosed(1, (long) SESSIONS * (TURNS / 3)).boxed().toList());
+                assertThat(versions).isEqualTo(LongStream.rangeClosed(1, (long) (SESSIONS + 1) * (TURNS / 3)).boxed().toList());
                 assertThat(e.getValue()).containsExactlyElementsOf(versions);
                 versionsChecked += versions.size();
             }
@@ -285,10 +305,10 @@ class PluginConcurrencyTest {
                 windowsBefore.put(c.id(), memory.chatMemoryStore().getMessages(c.id()));
             }
             System.out.printf("CONCURRENCY (plugin, AiServices): conversations=%d (tenants=%d, users=%d, sessions=%d), "
-                            + "threads=6, turns=%d, memory-tool calls=%d, messages checked=%d, model requests checked=%d, "
+                            + "threads=6, turns=%d, memory-tool calls=%d, sessions deleted mid-run=%d, messages checked=%d, model requests checked=%d, "
                             + "framed blocks=%d, framed items=%d, versions checked=%d, elapsed=%d ms%n",
                     conversations.size(), TENANTS, TENANTS * USERS, conversations.size(), conversations.size() * TURNS,
-                    toolCalls, messagesChecked, requests, frames, items, versionsChecked, elapsedMs);
+                    toolCalls, deletedChecked, messagesChecked, requests, frames, items, versionsChecked, elapsedMs);
             assertThat(frames).as("the blocks were there to check").isGreaterThan(conversations.size() * 3L);
         }
 

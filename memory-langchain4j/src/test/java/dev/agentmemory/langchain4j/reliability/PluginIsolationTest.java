@@ -10,6 +10,7 @@ import dev.agentmemory.core.Source;
 import dev.agentmemory.langchain4j.AgentMemory;
 import dev.agentmemory.langchain4j.Embeddings;
 import dev.agentmemory.langchain4j.MemoryContent;
+import dev.agentmemory.langchain4j.ScriptedChatModel;
 import dev.agentmemory.langchain4j.SessionRef;
 import dev.agentmemory.langchain4j.framing.FramedItem;
 import dev.agentmemory.langchain4j.framing.MemoryFramer;
@@ -22,7 +23,6 @@ import dev.langchain4j.rag.AugmentationRequest;
 import dev.langchain4j.rag.content.Content;
 import dev.langchain4j.rag.query.Metadata;
 import dev.langchain4j.rag.query.Query;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -185,12 +185,36 @@ class PluginIsolationTest {
         }
     }
 
+    interface Assistant {
+        String chat(@dev.langchain4j.service.MemoryId SessionRef id, @dev.langchain4j.service.UserMessage String text,
+                    InvocationParameters parameters);
+    }
+
     @Test
-    @Disabled("BUG found by this suite, reported, not fixed here (EpisodicMemory is being changed by another helper):"
-            + " EpisodicMemory indexes every record of the user whatever its access and owner, and recall filters by"
-            + " tenant/user only, so one agent's episodic layer shows another agent's PRIVATE and PROTECTED records."
-            + " Fix: keep access, writer and owner in the item's attributes and drop hits the caller's agent may not read"
-            + " (or index only PUBLIC records).")
+    void should_refuse_a_turn_through_ai_services_when_invocation_parameters_name_another_user() {
+        try (AgentMemory memory = AgentMemory.builder().embeddingModel(Embeddings.MODEL).framingKey(KEY).build()) {
+            // given
+            Caller bob = new Caller("iso1", "u0", "assistant");
+            memory.engine().write(bob, Proposal.set(bob.persistent(), "note", "code ISO100B0K").kind(Kind.DECISION)
+                    .source(Source.USER, "m").build());
+            ScriptedChatModel model = new ScriptedChatModel(r -> AiMessage.from("answer"));
+            Assistant assistant = dev.langchain4j.service.AiServices.builder(Assistant.class).chatModel(model)
+                    .chatMemoryProvider(memory.chatMemoryProvider()).retrievalAugmentor(memory.retrievalAugmentor()).build();
+            SessionRef alice = ref(0, 0, 0);
+
+            // when / then: alice's memory id with parameters naming bob is refused before the model sees anything
+            assertThatThrownBy(() -> assistant.chat(alice, "what is the code?",
+                    new InvocationParameters(Map.of("tenant", "iso1", "user", "u0"))))
+                    .isInstanceOf(AccessDeniedException.class).hasMessageContaining("iso1/u0");
+            assertThat(model.requests()).isEmpty();
+            // and the same turn with matching parameters goes through, without bob's memory
+            assertThat(assistant.chat(alice, "what is the code?",
+                    new InvocationParameters(Map.of("tenant", "iso0", "user", "u0")))).isEqualTo("answer");
+            assertThat(ScriptedChatModel.lastUserText(model.lastRequest())).doesNotContain("ISO100B0K");
+        }
+    }
+
+    @Test
     void should_never_show_an_agent_another_agents_private_record_through_the_episodic_layer() {
         try (MemoryEngine engine = MemoryEngine.builder().build();
              AgentMemory reader = AgentMemory.builder().engine(engine).agent("a1").embeddingModel(Embeddings.MODEL)

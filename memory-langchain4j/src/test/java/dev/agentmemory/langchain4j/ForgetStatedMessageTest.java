@@ -1,0 +1,44 @@
+package dev.agentmemory.langchain4j;
+
+import dev.agentmemory.core.Caller;
+import dev.agentmemory.core.ForgetMode;
+import dev.agentmemory.core.ForgetTarget;
+import dev.agentmemory.core.MemoryKey;
+import dev.langchain4j.data.message.AiMessage;
+import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.rag.content.Content;
+import dev.langchain4j.rag.query.Query;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Forgetting a fact also keeps the message it was stated in out of episodic recall. */
+class ForgetStatedMessageTest {
+
+    @Test
+    void should_stop_recalling_the_stating_message_when_the_fact_is_forgotten() {
+        try (AgentMemory memory = AgentMemory.builder().embeddingModel(Embeddings.MODEL).build()) {
+            // given: the user states a preference in session s1, and the model records it citing the user
+            SessionRef day1 = new SessionRef("shop", "dora", "s1");
+            memory.chatMemoryStore().updateMessages(day1, List.of(
+                    UserMessage.from("From now on answer in Chinese please."), AiMessage.from("OK.")));
+            String said = memory.tools().remember(day1, "preference.language", "Chinese", "preference",
+                    "From now on answer in Chinese");
+            assertThat(said).doesNotContainIgnoringCase("not saved");
+            Caller caller = memory.caller(day1);
+
+            // when the preference is forgotten
+            memory.engine().forget(caller, ForgetTarget.key(caller.persistent(), MemoryKey.of("preference.language")),
+                    ForgetMode.SOFT);
+
+            // then a later session's recall brings neither the fact nor the sentence that stated it
+            SessionRef day2 = new SessionRef("shop", "dora", "s2");
+            List<Content> recalled = memory.contentRetriever().retrieve(Query.from("which language should you answer in, Chinese?",
+                    new dev.langchain4j.rag.query.Metadata(UserMessage.from("which language?"), day2, List.of())));
+            assertThat(recalled).extracting(c -> c.textSegment().text())
+                    .noneMatch(t -> t.contains("Chinese"));
+        }
+    }
+}
