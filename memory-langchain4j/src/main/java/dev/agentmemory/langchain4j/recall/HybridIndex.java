@@ -121,7 +121,7 @@ public final class HybridIndex implements AutoCloseable {
                 return new Lucene99HnswVectorsFormat(maxConn, beamWidth);
             }
         });
-        config.setRAMBufferSizeMB(128);
+        config.setRAMBufferSizeMB(256);
         TieredMergePolicy merges = new TieredMergePolicy();
         merges.setForceMergeDeletesPctAllowed(0.0);
         config.setMergePolicy(merges);
@@ -174,6 +174,10 @@ public final class HybridIndex implements AutoCloseable {
         synchronized (writeLock) {
             ensureOpen();
             try {
+                if (!settings.detectSupersession) {
+                    bulkWrite(items, unit);
+                    return;
+                }
                 for (int i = 0; i < items.size(); i++) {
                     IndexedItem item = items.get(i);
                     IndexSearcher searcher = searchers.acquire();
@@ -192,6 +196,44 @@ public final class HybridIndex implements AutoCloseable {
                 }
             } catch (IOException e) {
                 throw new UncheckedIOException("writing to the recall index failed", e);
+            }
+        }
+    }
+
+    /**
+     * Bulk write without supersession detection: one searcher for the whole batch, an id lookup
+     * per item (the replacement path only runs for ids already indexed), one refresh at the end.
+     */
+    private void bulkWrite(List<IndexedItem> items, List<float[]> unit) throws IOException {
+        IndexSearcher searcher = searchers.acquire();
+        try {
+            for (int i = 0; i < items.size(); i++) {
+                IndexedItem item = items.get(i);
+                if (docOf(searcher, item.id()) >= 0) {
+                    removeExisting(searcher, item.id());
+                }
+                writer.updateDocument(new Term(F_ID, item.id()), toDocument(new Stored(item.id(), item.partition(),
+                        item.text(), item.time(), item.attributes(), null), unit.get(i)));
+            }
+        } finally {
+            searchers.release(searcher);
+        }
+        searchers.maybeRefreshBlocking();
+    }
+
+    /**
+     * Merges the index into a single segment (one HNSW graph), which makes vector search both
+     * faster and more accurate after a bulk load. Costs a rewrite of the whole index; call it
+     * once after loading many items, not after every write.
+     */
+    public void optimize() {
+        synchronized (writeLock) {
+            ensureOpen();
+            try {
+                writer.forceMerge(1);
+                searchers.maybeRefreshBlocking();
+            } catch (IOException e) {
+                throw new UncheckedIOException("merging the recall index failed", e);
             }
         }
     }
