@@ -70,6 +70,10 @@ final class StoreCostBench {
         Map<String, Double> at10 = new LinkedHashMap<>();
         Map<String, Double> atLargest = new LinkedHashMap<>();
         int largest = 0;
+        for (String system : List.of(OURS, IN_MEMORY, REWRITE)) {
+            // a discarded round first, so that the first size measured does not pay for a cold JVM
+            measure(system, SIZES[0], 30);
+        }
         for (int size : SIZES) {
             if (size > maxSize) {
                 continue;
@@ -110,7 +114,7 @@ final class StoreCostBench {
 
     /** Per measured turn: [0] whole turn ms, [1] ms inside updateMessages. */
     private double[][] measure(String system, int size, int n) throws Exception {
-        Path where = Files.createDirectories(dir.resolve(system + "-" + size));
+        Path where = Files.createTempDirectory(Files.createDirectories(dir), system + "-" + size + "-");
         if (system.equals(OURS)) {
             try (AgentMemory memory = AgentMemory.builder().h2File(where.resolve("memory")).build()) {
                 return turns(memory.chatMemoryStore(), new SessionRef("bench", "user-1", "s" + size), size, n);

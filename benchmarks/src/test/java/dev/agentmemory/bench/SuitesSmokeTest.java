@@ -16,7 +16,6 @@ import org.junit.jupiter.api.io.TempDir;
 /** Runs every suite on a small slice of the development data so that the suites cannot rot. */
 class SuitesSmokeTest {
 
-    private static final Path DATASETS = Path.of("..", "..", "shared", "datasets");
     private static final EmbeddingModel MODEL = new AllMiniLmL6V2EmbeddingModel();
 
     @TempDir
@@ -33,7 +32,7 @@ class SuitesSmokeTest {
     }
 
     private static Path dataset(String path) {
-        Path p = DATASETS.resolve(path);
+        Path p = dev.agentmemory.core.testing.Datasets.path(path);
         org.junit.jupiter.api.Assumptions.assumeTrue(Files.isRegularFile(p), "data set not present: " + p);
         return p;
     }

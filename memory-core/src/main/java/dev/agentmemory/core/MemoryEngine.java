@@ -450,6 +450,30 @@ public final class MemoryEngine implements AutoCloseable {
         });
     }
 
+    /**
+     * The same key states as {@link #servable(Caller, Layer)}, scope by scope, but each scope's
+     * keys in the order they were first written rather than sorted: for callers that rank the
+     * keys themselves and do not want to pay for the sort.
+     */
+    public List<KeyState> servableUnordered(Caller caller, Layer layer) {
+        Objects.requireNonNull(layer, "layer");
+        return read(caller, s -> {
+            List<KeyState> out = new ArrayList<>();
+            Instant now = clock.instant();
+            for (Scope scope : s.scopes()) {
+                if (scope.layer() == layer && (layer != Layer.TASK || isActive(s, scope))) {
+                    for (MemoryKey key : s.keys(scope).keySet()) {
+                        KeyState k = keyStateOf(caller, s, scope, key, ReadOptions.DEFAULT, now);
+                        if (!k.isEmpty()) {
+                            out.add(k);
+                        }
+                    }
+                }
+            }
+            return out;
+        });
+    }
+
     private static boolean isActive(MemoryState s, Scope scope) {
         TaskInfo t = findTask(s, scope.session(), scope.task());
         return t != null && t.status() == TaskStatus.ACTIVE;

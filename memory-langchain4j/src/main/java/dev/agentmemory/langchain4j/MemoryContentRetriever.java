@@ -9,6 +9,8 @@ import dev.agentmemory.core.MemoryEngine;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.ScopeView;
 import dev.agentmemory.core.TaskInfo;
+import dev.agentmemory.core.spi.DerivedData;
+import dev.agentmemory.core.spi.ForgetRequest;
 import dev.agentmemory.core.Trust;
 import dev.langchain4j.data.document.Metadata;
 import dev.langchain4j.data.segment.TextSegment;
@@ -28,7 +30,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.PriorityQueue;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 /**
@@ -43,13 +47,15 @@ import java.util.function.Function;
  * </ol>
  * Every content carries the {@link MemoryContent} metadata.
  */
-final class MemoryContentRetriever implements ContentRetriever {
+final class MemoryContentRetriever implements ContentRetriever, DerivedData {
 
     private final MemoryEngine engine;
     private final String agent;
     private final Function<Object, SessionRef> ids;
     private final Settings settings;
     private final @Nullable EpisodicRecall episodic;
+    /** Per user: the terms of persistent records by record id, so a query does not re-tokenize every value. */
+    private final Map<String, Map<String, Terms>> termsByUser = new ConcurrentHashMap<>();
 
     MemoryContentRetriever(MemoryEngine engine, String agent, Function<Object, SessionRef> ids, Settings settings,
                            @Nullable EpisodicRecall episodic) {
@@ -58,6 +64,7 @@ final class MemoryContentRetriever implements ContentRetriever {
         this.ids = ids;
         this.settings = settings;
         this.episodic = episodic;
+        engine.register(this);
     }
 
     /** Who and which session a query is for. */
@@ -96,17 +103,31 @@ final class MemoryContentRetriever implements ContentRetriever {
             return List.of();
         }
         Set<String> queryTerms = terms(queryText);
-        record Ranked(KeyState key, double score, boolean preference, Instant recordedAt) {
-        }
-        List<Ranked> ranked = new ArrayList<>();
-        for (KeyState k : engine.servable(caller, Layer.PERSISTENT)) {
+        Map<String, Terms> known = termsByUser.computeIfAbsent(partitionKey(caller.tenant(), caller.user()),
+                k -> new ConcurrentHashMap<>());
+        // Keep the best persistentResults (+ room for ones already shown) in a bounded heap: the
+        // ranking is a total order (preference, overlap, recency, then key), so the result is the
+        // same as sorting every key.
+        int keep = settings.persistentResults + shown.size();
+        PriorityQueue<Ranked> best = new PriorityQueue<>(keep + 1, RANKING.reversed());
+        for (KeyState k : engine.servableUnordered(caller, Layer.PERSISTENT)) {
             MemoryRecord r = representative(k);
-            double overlap = overlap(queryTerms, terms(k.key().path().replace('.', ' ') + " " + r.text()));
-            ranked.add(new Ranked(k, overlap, r.kind() == Kind.PREFERENCE, r.recordedAt()));
+            Terms t = known.get(r.id());
+            if (t == null || t.record() != r) {
+                t = new Terms(r, terms(k.key().path().replace('.', ' ') + " " + r.text()));
+                known.put(r.id(), t);
+            }
+            Ranked candidate = new Ranked(k, overlap(queryTerms, t.terms()), r.kind() == Kind.PREFERENCE,
+                    r.recordedAt());
+            if (best.size() < keep) {
+                best.add(candidate);
+            } else if (RANKING.compare(candidate, best.peek()) < 0) {
+                best.poll();
+                best.add(candidate);
+            }
         }
-        ranked.sort(Comparator.comparing(Ranked::preference).reversed()
-                .thenComparing(Comparator.comparingDouble(Ranked::score).reversed())
-                .thenComparing(Comparator.comparing(Ranked::recordedAt).reversed()));
+        List<Ranked> ranked = new ArrayList<>(best);
+        ranked.sort(RANKING);
         List<Content> out = new ArrayList<>();
         for (Ranked r : ranked) {
             if (out.size() >= settings.persistentResults) {
@@ -122,6 +143,49 @@ final class MemoryContentRetriever implements ContentRetriever {
             }
         }
         return out;
+    }
+
+    /** A persistent key as ranked for a query. */
+    private record Ranked(KeyState key, double score, boolean preference, Instant recordedAt) {
+    }
+
+    /** Preferences first, then by overlap with the query, newest first, then by key (one persistent scope per user). */
+    private static final Comparator<Ranked> RANKING = Comparator.comparing(Ranked::preference).reversed()
+            .thenComparing(Comparator.comparingDouble(Ranked::score).reversed())
+            .thenComparing(Comparator.comparing(Ranked::recordedAt).reversed())
+            .thenComparing(r -> r.key().key());
+
+    /** The terms of a record's key and value, kept while the record is unchanged. */
+    private record Terms(MemoryRecord record, Set<String> terms) {
+    }
+
+    private static String partitionKey(String tenant, String user) {
+        return tenant + "/" + user;
+    }
+
+    @Override
+    public String name() {
+        return "persistent-terms";
+    }
+
+    /** Drops the cached terms of forgotten records (or of the whole user): they may quote the value. */
+    @Override
+    public int forget(ForgetRequest request) {
+        String part = partitionKey(request.partition().tenant(), request.partition().user());
+        if (request.wholeUser()) {
+            Map<String, Terms> gone = termsByUser.remove(part);
+            return gone == null ? 0 : gone.size();
+        }
+        Map<String, Terms> known = termsByUser.get(part);
+        int n = 0;
+        if (known != null) {
+            for (String id : request.recordIds()) {
+                if (known.remove(id) != null) {
+                    n++;
+                }
+            }
+        }
+        return n;
     }
 
     private static MemoryRecord representative(KeyState k) {

@@ -41,7 +41,7 @@ public final class MemoryState {
      * as events apply, so that reading a window never sorts. Derived from {@code windows} and
      * {@code messages}, hence not part of {@link #equals}.
      */
-    private final Map<String, NavigableSet<StoredMessage>> ordered = new HashMap<>();
+    private final Map<String, OrderedWindow> ordered = new HashMap<>();
     private static final Comparator<StoredMessage> WINDOW_ORDER =
             Comparator.comparingLong(StoredMessage::order).thenComparingLong(StoredMessage::index);
     private long lastSeq;
@@ -100,7 +100,7 @@ public final class MemoryState {
         } else if (c instanceof Change.MessagesAppended m) {
             NavigableMap<Long, StoredMessage> history = messages.computeIfAbsent(m.session(), s -> new TreeMap<>());
             NavigableSet<Long> window = windows.computeIfAbsent(m.session(), s -> new TreeSet<>());
-            NavigableSet<StoredMessage> inOrder = ordered.computeIfAbsent(m.session(), s -> new TreeSet<>(WINDOW_ORDER));
+            OrderedWindow inOrder = ordered.computeIfAbsent(m.session(), s -> new OrderedWindow());
             for (StoredMessage msg : m.messages()) {
                 StoredMessage before = history.put(msg.index(), msg);
                 if (before != null && window.contains(before.index())) {
@@ -135,15 +135,66 @@ public final class MemoryState {
         if (window == null) {
             return;
         }
-        NavigableSet<StoredMessage> inOrder = ordered.get(session);
+        OrderedWindow inOrder = ordered.get(session);
         NavigableMap<Long, StoredMessage> history = messages.get(session);
+        List<StoredMessage> leaving = new ArrayList<>(indices.size());
         for (Long i : indices) {
-            if (window.remove(i) && inOrder != null && history != null) {
+            if (window.remove(i) && history != null) {
                 StoredMessage m = history.get(i);
                 if (m != null) {
-                    inOrder.remove(m);
+                    leaving.add(m);
                 }
             }
+        }
+        if (inOrder != null) {
+            inOrder.removeAll(leaving);
+        }
+    }
+
+    /**
+     * A window's messages sorted by (order, index) in an array list: appending at the end and
+     * evicting from the front, what chat windows do, are cheap, and a read is one array copy.
+     */
+    private static final class OrderedWindow {
+        private final ArrayList<StoredMessage> list = new ArrayList<>();
+
+        private int find(StoredMessage m) {
+            return Collections.binarySearch(list, m, WINDOW_ORDER);
+        }
+
+        void add(StoredMessage m) {
+            int n = list.size();
+            if (n == 0 || WINDOW_ORDER.compare(list.get(n - 1), m) < 0) {
+                list.add(m);
+                return;
+            }
+            int at = find(m);
+            if (at >= 0) {
+                list.set(at, m);
+            } else {
+                list.add(-at - 1, m);
+            }
+        }
+
+        void remove(StoredMessage m) {
+            int at = find(m);
+            if (at >= 0) {
+                list.remove(at);
+            }
+        }
+
+        void removeAll(List<StoredMessage> leaving) {
+            if (leaving.size() <= 8) {
+                leaving.forEach(this::remove);
+                return;
+            }
+            java.util.Set<Long> gone = new java.util.HashSet<>();
+            leaving.forEach(m -> gone.add(m.index()));
+            list.removeIf(m -> gone.contains(m.index()));
+        }
+
+        List<StoredMessage> copy() {
+            return new ArrayList<>(list);
         }
     }
 
@@ -240,8 +291,8 @@ public final class MemoryState {
 
     /** The messages in a session's window, in window order. */
     public List<StoredMessage> window(String session) {
-        NavigableSet<StoredMessage> inOrder = ordered.get(session);
-        return inOrder == null ? new ArrayList<>() : new ArrayList<>(inOrder);
+        OrderedWindow inOrder = ordered.get(session);
+        return inOrder == null ? new ArrayList<>() : inOrder.copy();
     }
 
 

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 class InstructionDetectorTest {
 
     /** Shared evaluation set; read in place, never copied into the repository. */
-    static final Path DATASET = Path.of("/work/shared/datasets/injection/injection-dev.jsonl");
+    static final Path DATASET = dev.agentmemory.core.testing.Datasets.injection();
 
     private final InstructionDetector detector = InstructionDetector.standard();
 

@@ -34,11 +34,11 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 class InjectionThroughMemoryTest {
 
-    static final Path DATASET = Path.of("../../shared/datasets/injection/injection-dev.jsonl");
+    static final Path DATASET = dev.agentmemory.core.testing.Datasets.injection();
 
     /** The dataset's texts, or an assumption failure (skip) when it is absent. */
     static List<String> texts() throws IOException {
-        Path file = Files.exists(DATASET) ? DATASET : Path.of("/work/shared/datasets/injection/injection-dev.jsonl");
+        Path file = DATASET;
         assumeTrue(Files.exists(file), "injection dataset not found at " + DATASET.toAbsolutePath());
         ObjectMapper json = new ObjectMapper();
         List<String> out = new ArrayList<>();

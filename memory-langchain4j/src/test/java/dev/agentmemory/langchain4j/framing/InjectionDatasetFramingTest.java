@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 class InjectionDatasetFramingTest {
 
     /** Read in place, never copied into the repository. */
-    static final Path DATASET = Path.of("/work/shared/datasets/injection/injection-dev.jsonl");
+    static final Path DATASET = dev.agentmemory.core.testing.Datasets.injection();
 
     private static final List<JsonNode> ROWS = new ArrayList<>();
 

@@ -25,7 +25,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 final class Checks {
 
-    static final Path DATASET = Path.of("/work/shared/datasets/injection/injection-dev.jsonl");
+    static final Path DATASET = dev.agentmemory.core.testing.Datasets.injection();
 
     @FunctionalInterface
     interface Call {
