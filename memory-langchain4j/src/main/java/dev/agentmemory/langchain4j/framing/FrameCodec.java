@@ -29,7 +29,7 @@ import javax.crypto.spec.SecretKeySpec;
  *
  * Every string taken from an item is JSON-string encoded, with {@code < > `}, all control, format,
  * separator, private-use and unassigned characters and every unpaired surrogate written as
- * {@code \\uXXXX}. An item line therefore never contains a line break, {@code <<<}, {@code >>>} or a
+ * {@code \\uNNNN (four hex digits)}. An item line therefore never contains a line break, {@code <<<}, {@code >>>} or a
  * markdown fence, so it can never end the block or open a new one; the decoder accepts exactly the
  * encoder's output (canonical form) so decoding is the inverse of encoding.
  */
