@@ -112,13 +112,13 @@ final class PerfSuite implements Suite {
 
     private static ObjectNode queryEmbedding(BenchContext context) {
         Random random = new Random(7);
-        String[] words = vocabulary(2_000, random);
+        String[] words = Words.vocabulary(2_000, random);
         for (int i = 0; i < 5; i++) {
             context.model().embed("warm up " + i);
         }
         double[] ms = new double[50];
         for (int i = 0; i < ms.length; i++) {
-            String q = "What did we decide about " + sentence(words, random, 8) + "?";
+            String q = "What did we decide about " + Words.sentence(words, random, 8) + "?";
             long t = System.nanoTime();
             context.model().embed(q);
             ms[i] = (System.nanoTime() - t) / 1e6;
@@ -128,7 +128,7 @@ final class PerfSuite implements Suite {
 
     private static ObjectNode measure(int size, PrintStream out) {
         Random random = new Random(42L + size);
-        String[] words = vocabulary(5_000, random);
+        String[] words = Words.vocabulary(5_000, random);
         List<IndexedItem> items = new ArrayList<>(size);
         InMemoryEmbeddingStore<TextSegment> exact = new InMemoryEmbeddingStore<>();
         Instant base = Instant.parse("2024-01-01T00:00:00Z");
@@ -141,7 +141,7 @@ final class PerfSuite implements Suite {
         }
         for (int i = 0; i < size; i++) {
             float[] v = vector(random, centroids);
-            String text = sentence(words, random, 12);
+            String text = Words.sentence(words, random, 12);
             String id = "m" + i;
             items.add(IndexedItem.of(id, USER, text, v, base.plusSeconds(i)));
             ids.add(id);
@@ -165,7 +165,7 @@ final class PerfSuite implements Suite {
             List<String> texts = new ArrayList<>();
             for (int q = 0; q < WARMUP + QUERIES; q++) {
                 queries.add(vector(random, centroids));
-                texts.add(sentence(words, random, 6));
+                texts.add(Words.sentence(words, random, 6));
             }
             double[] oursMs = new double[QUERIES];
             double[] hybridMs = new double[QUERIES];
@@ -250,32 +250,5 @@ final class PerfSuite implements Suite {
             v[i] *= inv;
         }
         return v;
-    }
-
-    private static String[] vocabulary(int n, Random random) {
-        String letters = "abcdefghijklmnopqrstuvwxyz";
-        String[] words = new String[n];
-        for (int i = 0; i < n; i++) {
-            StringBuilder sb = new StringBuilder();
-            int len = 3 + random.nextInt(7);
-            for (int j = 0; j < len; j++) {
-                sb.append(letters.charAt(random.nextInt(letters.length())));
-            }
-            words[i] = sb.toString();
-        }
-        return words;
-    }
-
-    private static String sentence(String[] words, Random random, int n) {
-        StringBuilder sb = new StringBuilder();
-        for (int i = 0; i < n; i++) {
-            if (i > 0) {
-                sb.append(' ');
-            }
-            // skewed word choice, as in natural text
-            int idx = (int) Math.min(words.length - 1, Math.abs(random.nextGaussian()) * words.length / 3);
-            sb.append(words[idx]);
-        }
-        return sb.toString();
     }
 }
