@@ -84,7 +84,7 @@ final class PerfSuite implements Suite {
                 "recall@10");
         ArrayNode recall = json.putArray("recall_latency");
         for (int size : SIZES) {
-            if (size > limit) {
+            if (size > limit || Boolean.getBoolean("perf.turnOnly")) {
                 continue;
             }
             recall.add(measure(size, out));
@@ -100,8 +100,10 @@ final class PerfSuite implements Suite {
         boolean full = limit >= 10_000;
         java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("agent-memory-perf");
         try {
-            json.set("store_cost", new StoreCostBench(full ? 60 : 10, 8, dir).run(limit, out));
-            json.set("durable_writes", new DurableWriteBench(dir).run(Math.min(limit, 5_000), out));
+            if (!Boolean.getBoolean("perf.turnOnly")) {
+                json.set("store_cost", new StoreCostBench(full ? 60 : 10, 8, dir).run(limit, out));
+                json.set("durable_writes", new DurableWriteBench(dir).run(Math.min(limit, 5_000), out));
+            }
             json.set("turn_overhead", new TurnOverheadBench(dir, full ? 300 : 30).run(Math.min(limit, 10_000), out));
         } finally {
             try (var files = java.nio.file.Files.walk(dir)) {

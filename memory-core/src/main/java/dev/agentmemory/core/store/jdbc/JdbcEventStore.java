@@ -19,6 +19,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * An {@link EventStore} on a relational database through JDBC. H2 (embedded file or in-memory)
@@ -27,39 +32,73 @@ import java.util.Objects;
  *
  * <p>One table, {@code memory_events}, primary key (tenant, user_id, seq): the key both orders a
  * user's log and stops two writers from appending the same sequence. Appends are one
- * transaction. Thread-safe.
+ * transaction. On an H2 file every acknowledged append has reached the operating system (a
+ * killed process loses nothing acknowledged); when it is fsynced is the {@link Durability}.
+ * Thread-safe.
  */
 public final class JdbcEventStore implements EventStore {
 
     static final int SCHEMA_VERSION = 1;
 
+    /** Event types whose loss on a power cut would do harm: they are always fsynced. */
+    private static final Set<String> CRITICAL_TYPES = Set.of("action-intended", "action-completed",
+            "records-forgotten", "messages-forgotten", "user-forgotten", "record-verified");
+    private static final long BACKGROUND_SYNC_MILLIS = 1_000;
+
     private volatile DataSource dataSource;
     private final String h2Url;
     private volatile JdbcConnectionPool pool;
+    private final Durability durability;
+    /** Set when an append was written but not fsynced; cleared by the background flush. */
+    private final AtomicBoolean unsynced = new AtomicBoolean();
+    private final ScheduledExecutorService flusher;
 
     /** A store on any JDBC data source (e.g. a PostgreSQL pool); the caller owns its life. */
     public JdbcEventStore(DataSource dataSource) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         this.h2Url = null;
+        this.durability = Durability.SYNC_EVERY_APPEND;
+        this.flusher = null;
         migrate();
     }
 
-    private JdbcEventStore(String h2Url) {
+    private JdbcEventStore(String h2Url, Durability durability) {
         this.h2Url = h2Url;
+        this.durability = durability;
         this.pool = JdbcConnectionPool.create(h2Url, "sa", "");
         this.pool.setMaxConnections(16);
         this.dataSource = pool;
         migrate();
+        if (isH2File() && durability == Durability.SYNC_CRITICAL) {
+            flusher = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "agent-memory-h2-sync");
+                t.setDaemon(true);
+                return t;
+            });
+            flusher.scheduleWithFixedDelay(this::backgroundSync, BACKGROUND_SYNC_MILLIS, BACKGROUND_SYNC_MILLIS,
+                    TimeUnit.MILLISECONDS);
+        } else {
+            flusher = null;
+        }
     }
 
-    /** An embedded H2 database in {@code file} (H2 adds {@code .mv.db}); created when missing. */
+    /**
+     * An embedded H2 database in {@code file} (H2 adds {@code .mv.db}); created when missing.
+     * Appends are {@link Durability#SYNC_CRITICAL}.
+     */
     public static JdbcEventStore h2File(Path file) {
+        return h2File(file, Durability.SYNC_CRITICAL);
+    }
+
+    /** An embedded H2 database in {@code file}, forcing appends to the disk as {@code durability} says. */
+    public static JdbcEventStore h2File(Path file, Durability durability) {
         Objects.requireNonNull(file, "file");
+        Objects.requireNonNull(durability, "durability");
         String path = file.toAbsolutePath().toString();
         if (path.endsWith(".mv.db")) {
             path = path.substring(0, path.length() - ".mv.db".length());
         }
-        return new JdbcEventStore("jdbc:h2:file:" + path + ";WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE");
+        return new JdbcEventStore("jdbc:h2:file:" + path + ";WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE", durability);
     }
 
     /** A named in-memory H2 database that lives until this store is closed. */
@@ -68,7 +107,7 @@ public final class JdbcEventStore implements EventStore {
         if (!name.matches("[A-Za-z0-9_-]{1,64}")) {
             throw new IllegalArgumentException("database name must be 1-64 letters, digits, _ or -: " + name);
         }
-        return new JdbcEventStore("jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1");
+        return new JdbcEventStore("jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1", Durability.SYNC_EVERY_APPEND);
     }
 
     private void migrate() {
@@ -119,8 +158,11 @@ public final class JdbcEventStore implements EventStore {
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(false);
             try {
-                long last = lastSequence(c, partition);
-                if (last != expectedLastSeq) {
+                // The primary key refuses a second writer's seq expectedLastSeq + 1; this point
+                // lookup refuses a caller that is ahead of the log (a gap). Together they equal
+                // "the log ends at expectedLastSeq" without scanning the user's whole log.
+                if (expectedLastSeq > 0 && !exists(c, partition, expectedLastSeq)) {
+                    long last = lastSequence(c, partition);
                     throw new StaleVersionException("partition " + partition + " is at seq " + last + ", not " + expectedLastSeq);
                 }
                 try (PreparedStatement ps = c.prepareStatement("INSERT INTO memory_events "
@@ -139,7 +181,7 @@ public final class JdbcEventStore implements EventStore {
                     ps.executeBatch();
                 }
                 c.commit();
-                flushToFile(c);
+                flushToFile(c, events);
             } catch (SQLException e) {
                 c.rollback();
                 if (isDuplicateKey(e)) {
@@ -162,10 +204,44 @@ public final class JdbcEventStore implements EventStore {
      * acknowledged append is lost (CrashConsistencyTest caught this). Costs one sync per append;
      * batch proposals to amortise it.
      */
-    private void flushToFile(Connection c) throws SQLException {
-        if (h2Url != null && h2Url.startsWith("jdbc:h2:file:")) {
-            try (Statement st = c.createStatement()) {
-                st.execute("CHECKPOINT SYNC");
+    private void flushToFile(Connection c, List<StoredEvent> events) throws SQLException {
+        if (!isH2File()) {
+            return;
+        }
+        boolean sync = durability == Durability.SYNC_EVERY_APPEND
+                || events.stream().anyMatch(e -> CRITICAL_TYPES.contains(e.type()));
+        if (!sync) {
+            unsynced.set(true);
+        }
+        try (Statement st = c.createStatement()) {
+            st.execute(sync ? "CHECKPOINT SYNC" : "CHECKPOINT");
+        }
+    }
+
+    private boolean isH2File() {
+        return h2Url != null && h2Url.startsWith("jdbc:h2:file:");
+    }
+
+    /** The background half of {@link Durability#SYNC_CRITICAL}: fsyncs what appends only wrote. */
+    private void backgroundSync() {
+        if (!unsynced.getAndSet(false)) {
+            return;
+        }
+        try (Connection c = dataSource.getConnection(); Statement st = c.createStatement()) {
+            st.execute("CHECKPOINT SYNC");
+        } catch (SQLException | RuntimeException e) {
+            unsynced.set(true);
+        }
+    }
+
+    private static boolean exists(Connection c, Partition partition, long seq) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT 1 FROM memory_events WHERE tenant = ? AND user_id = ? AND seq = ?")) {
+            ps.setString(1, partition.tenant());
+            ps.setString(2, partition.user());
+            ps.setLong(3, seq);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next();
             }
         }
     }
@@ -306,6 +382,15 @@ public final class JdbcEventStore implements EventStore {
 
     @Override
     public void close() {
+        if (flusher != null) {
+            flusher.shutdownNow();
+            try {
+                flusher.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            backgroundSync();
+        }
         if (pool != null) {
             try (Connection c = pool.getConnection(); Statement st = c.createStatement()) {
                 if (h2Url.startsWith("jdbc:h2:mem:")) {
