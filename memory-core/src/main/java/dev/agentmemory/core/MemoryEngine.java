@@ -451,6 +451,16 @@ public final class MemoryEngine implements AutoCloseable {
     }
 
     /**
+     * A number that moves whenever what {@link #servable} returns for this user may have changed
+     * other than by the passage of time (a record expiring): any record, task or alias event, a
+     * forget, or a reload from the store. Messages and action-ledger steps leave it alone. For
+     * caching what is derived from the servable records; compare for equality only.
+     */
+    public long recordsRevision(Caller caller) {
+        return read(caller, MemoryState::recordsRevision);
+    }
+
+    /**
      * The same key states as {@link #servable(Caller, Layer)}, scope by scope, but each scope's
      * keys in the order they were first written rather than sorted: for callers that rank the
      * keys themselves and do not want to pay for the sort.

@@ -3,15 +3,12 @@ package dev.agentmemory.langchain4j;
 import dev.agentmemory.core.AccessDeniedException;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.KeyState;
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.Layer;
 import dev.agentmemory.core.MemoryEngine;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.ScopeView;
 import dev.agentmemory.core.TaskInfo;
-import dev.agentmemory.core.spi.DerivedData;
-import dev.agentmemory.core.spi.ForgetRequest;
 import dev.agentmemory.core.Trust;
+import dev.agentmemory.langchain4j.PersistentIndex.Ranked;
 import dev.langchain4j.data.document.Metadata;
 import dev.langchain4j.data.segment.TextSegment;
 import dev.langchain4j.invocation.InvocationParameters;
@@ -21,18 +18,14 @@ import dev.langchain4j.rag.content.retriever.ContentRetriever;
 import dev.langchain4j.rag.query.Query;
 import org.jspecify.annotations.Nullable;
 
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.PriorityQueue;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 /**
@@ -47,15 +40,14 @@ import java.util.function.Function;
  * </ol>
  * Every content carries the {@link MemoryContent} metadata.
  */
-final class MemoryContentRetriever implements ContentRetriever, DerivedData {
+final class MemoryContentRetriever implements ContentRetriever {
 
     private final MemoryEngine engine;
     private final String agent;
     private final Function<Object, SessionRef> ids;
     private final Settings settings;
     private final @Nullable EpisodicRecall episodic;
-    /** Per user: the terms of persistent records by record id, so a query does not re-tokenize every value. */
-    private final Map<String, Map<String, Terms>> termsByUser = new ConcurrentHashMap<>();
+    private final PersistentIndex persistentIndex;
 
     MemoryContentRetriever(MemoryEngine engine, String agent, Function<Object, SessionRef> ids, Settings settings,
                            @Nullable EpisodicRecall episodic) {
@@ -64,7 +56,8 @@ final class MemoryContentRetriever implements ContentRetriever, DerivedData {
         this.ids = ids;
         this.settings = settings;
         this.episodic = episodic;
-        engine.register(this);
+        this.persistentIndex = new PersistentIndex(engine);
+        engine.register(persistentIndex);
     }
 
     /** Who and which session a query is for. */
@@ -102,32 +95,9 @@ final class MemoryContentRetriever implements ContentRetriever, DerivedData {
         if (settings.persistentResults == 0) {
             return List.of();
         }
-        Set<String> queryTerms = terms(queryText);
-        Map<String, Terms> known = termsByUser.computeIfAbsent(partitionKey(caller.tenant(), caller.user()),
-                k -> new ConcurrentHashMap<>());
-        // Keep the best persistentResults (+ room for ones already shown) in a bounded heap: the
-        // ranking is a total order (preference, overlap, recency, then key), so the result is the
-        // same as sorting every key.
-        int keep = settings.persistentResults + shown.size();
-        PriorityQueue<Ranked> best = new PriorityQueue<>(keep + 1, RANKING.reversed());
-        for (KeyState k : engine.servableUnordered(caller, Layer.PERSISTENT)) {
-            MemoryRecord r = representative(k);
-            Terms t = known.get(r.id());
-            if (t == null || t.record() != r) {
-                t = new Terms(r, terms(k.key().path().replace('.', ' ') + " " + r.text()));
-                known.put(r.id(), t);
-            }
-            Ranked candidate = new Ranked(k, overlap(queryTerms, t.terms()), r.kind() == Kind.PREFERENCE,
-                    r.recordedAt());
-            if (best.size() < keep) {
-                best.add(candidate);
-            } else if (RANKING.compare(candidate, best.peek()) < 0) {
-                best.poll();
-                best.add(candidate);
-            }
-        }
-        List<Ranked> ranked = new ArrayList<>(best);
-        ranked.sort(RANKING);
+        // The best persistentResults plus room for keys already shown in an earlier layer.
+        List<Ranked> ranked = persistentIndex.top(caller, PersistentIndex.terms(queryText),
+                settings.persistentResults + shown.size());
         List<Content> out = new ArrayList<>();
         for (Ranked r : ranked) {
             if (out.size() >= settings.persistentResults) {
@@ -143,59 +113,6 @@ final class MemoryContentRetriever implements ContentRetriever, DerivedData {
             }
         }
         return out;
-    }
-
-    /** A persistent key as ranked for a query. */
-    private record Ranked(KeyState key, double score, boolean preference, Instant recordedAt) {
-    }
-
-    /** Preferences first, then by overlap with the query, newest first, then by key (one persistent scope per user). */
-    private static final Comparator<Ranked> RANKING = Comparator.comparing(Ranked::preference).reversed()
-            .thenComparing(Comparator.comparingDouble(Ranked::score).reversed())
-            .thenComparing(Comparator.comparing(Ranked::recordedAt).reversed())
-            .thenComparing(r -> r.key().key());
-
-    /** The terms of a record's key and value, kept while the record is unchanged. */
-    private record Terms(MemoryRecord record, Set<String> terms) {
-    }
-
-    private static String partitionKey(String tenant, String user) {
-        return tenant + "/" + user;
-    }
-
-    @Override
-    public String name() {
-        return "persistent-terms";
-    }
-
-    /** Drops the cached terms of forgotten records (or of the whole user): they may quote the value. */
-    @Override
-    public int forget(ForgetRequest request) {
-        String part = partitionKey(request.partition().tenant(), request.partition().user());
-        if (request.wholeUser()) {
-            Map<String, Terms> gone = termsByUser.remove(part);
-            return gone == null ? 0 : gone.size();
-        }
-        Map<String, Terms> known = termsByUser.get(part);
-        int n = 0;
-        if (known != null) {
-            for (String id : request.recordIds()) {
-                if (known.remove(id) != null) {
-                    n++;
-                }
-            }
-        }
-        return n;
-    }
-
-    private static MemoryRecord representative(KeyState k) {
-        if (k.current() != null) {
-            return k.current();
-        }
-        if (k.needsReverification() != null) {
-            return k.needsReverification();
-        }
-        return k.conflicts().get(0);
     }
 
     private static void addAll(List<Content> out, List<KeyState> keys, String layer, String why, Set<String> shown) {
@@ -297,28 +214,5 @@ final class MemoryContentRetriever implements ContentRetriever, DerivedData {
         }
         Object v = params.get(name);
         return v == null ? null : v.toString();
-    }
-
-    static Set<String> terms(String text) {
-        Set<String> out = new HashSet<>();
-        for (String t : text.toLowerCase(Locale.ROOT).split("[^\\p{L}\\p{N}]+")) {
-            if (t.length() > 2) {
-                out.add(t);
-            }
-        }
-        return out;
-    }
-
-    private static double overlap(Set<String> query, Set<String> item) {
-        if (query.isEmpty() || item.isEmpty()) {
-            return 0;
-        }
-        int shared = 0;
-        for (String t : query) {
-            if (item.contains(t)) {
-                shared++;
-            }
-        }
-        return (double) shared / query.size();
     }
 }

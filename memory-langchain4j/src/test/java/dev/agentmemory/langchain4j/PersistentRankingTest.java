@@ -28,6 +28,8 @@ import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import dev.agentmemory.core.MutableClock;
+import java.time.Duration;
 
 /** The persistent layer's bounded ranking gives what sorting every servable key would give. */
 class PersistentRankingTest {
@@ -48,7 +50,7 @@ class PersistentRankingTest {
 
     /** The ranking the retriever documents, applied by sorting every servable key (keys in key order). */
     private static List<String> bySortingEverything(AgentMemory memory, String text, int n) {
-        Set<String> query = MemoryContentRetriever.terms(text);
+        Set<String> query = PersistentIndex.terms(text);
         List<KeyState> all = new ArrayList<>(memory.engine().servable(memory.caller(ALICE), Layer.PERSISTENT));
         Comparator<KeyState> ranking = Comparator.<KeyState, Boolean>comparing(k -> k.current().kind() == Kind.PREFERENCE)
                 .reversed()
@@ -60,7 +62,7 @@ class PersistentRankingTest {
 
     private static double overlap(Set<String> query, KeyState k) {
         MemoryRecord r = k.current();
-        Set<String> item = MemoryContentRetriever.terms(k.key().path().replace('.', ' ') + " " + r.text());
+        Set<String> item = PersistentIndex.terms(k.key().path().replace('.', ' ') + " " + r.text());
         return query.isEmpty() ? 0 : (double) query.stream().filter(item::contains).count() / query.size();
     }
 
@@ -110,5 +112,49 @@ class PersistentRankingTest {
             assertThat(receipt.derived()).containsEntry("persistent-terms", 1);
             assertThat(persistentKeys(retrieve(memory, "what is my pin hint?"))).isEmpty();
         }
+    }
+
+    @Test
+    void should_rank_a_memory_written_after_an_earlier_query_when_asked_again() {
+        // given: a first query builds the user's snapshot
+        try (AgentMemory memory = AgentMemory.builder().build()) {
+            Caller caller = memory.caller(ALICE);
+            memory.engine().write(caller, Proposal.set(caller.persistent(), "shoe.size", "42")
+                    .kind(Kind.DECISION).source(Source.USER).build());
+            assertThat(persistentKeys(retrieve(memory, "which delivery day?"))).containsExactly("shoe.size");
+
+            // when: a new memory arrives, and chat messages (which leave the revision alone) too
+            memory.engine().write(caller, Proposal.set(caller.persistent(), "delivery.day", "tuesday delivery")
+                    .kind(Kind.DECISION).source(Source.USER).build());
+            long revision = memory.engine().recordsRevision(caller);
+            memory.chatMemoryStore().updateMessages(ALICE, List.of(UserMessage.from("hello")));
+
+            // then
+            assertThat(memory.engine().recordsRevision(caller)).isEqualTo(revision);
+            assertThat(persistentKeys(retrieve(memory, "which delivery day?"))).containsExactly("delivery.day", "shoe.size");
+        }
+    }
+
+    @Test
+    void should_mark_a_memory_to_reverify_when_its_ttl_passes_between_two_queries() {
+        // given: a decision that lives one hour, already ranked once
+        MutableClock clock = new MutableClock(Instant.parse("2026-03-01T10:00:00Z"));
+        try (AgentMemory memory = AgentMemory.builder().clock(clock).ttl(Kind.DECISION, Duration.ofHours(1)).build()) {
+            Caller caller = memory.caller(ALICE);
+            memory.engine().write(caller, Proposal.set(caller.persistent(), "delivery.day", "tuesday")
+                    .kind(Kind.DECISION).source(Source.USER).build());
+            assertThat(statuses(retrieve(memory, "delivery day"))).containsExactly("current");
+
+            // when: the clock passes the expiry, nothing else changes
+            clock.advance(Duration.ofMinutes(61));
+
+            // then: what servable() says now, not what the snapshot saw
+            assertThat(statuses(retrieve(memory, "delivery day"))).containsExactly("needs-reverification");
+        }
+    }
+
+    private static List<String> statuses(List<Content> contents) {
+        return contents.stream().filter(c -> "persistent".equals(c.textSegment().metadata().getString(MemoryContent.LAYER)))
+                .map(c -> c.textSegment().metadata().getString(MemoryContent.STATUS)).toList();
     }
 }

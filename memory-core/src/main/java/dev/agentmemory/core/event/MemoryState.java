@@ -46,6 +46,9 @@ public final class MemoryState {
             Comparator.comparingLong(StoredMessage::order).thenComparingLong(StoredMessage::index);
     private long lastSeq;
     private long liveRecords;
+    /** Source of {@link #recordsRevision} values: unique across every state of this JVM. */
+    private static final java.util.concurrent.atomic.AtomicLong REVISIONS = new java.util.concurrent.atomic.AtomicLong();
+    private long recordsRevision = REVISIONS.incrementAndGet();
 
     /** Replays {@code events} (in sequence order) into a fresh state. */
     public static MemoryState replay(Collection<LoggedEvent> events) {
@@ -62,6 +65,10 @@ public final class MemoryState {
         }
         lastSeq = event.seq();
         Change c = event.change();
+        if (!(c instanceof Change.MessagesAppended || c instanceof Change.MessagesEvicted
+                || c instanceof Change.ActionIntended || c instanceof Change.ActionCompleted)) {
+            recordsRevision = REVISIONS.incrementAndGet();
+        }
         if (c instanceof Change.RecordWritten w) {
             for (String id : w.superseded()) {
                 update(id, r -> r.status() == Status.FORGOTTEN ? r : r.status(Status.SUPERSEDED));
@@ -212,6 +219,16 @@ public final class MemoryState {
     /** How many records are not forgotten. */
     public long liveRecords() {
         return liveRecords;
+    }
+
+    /**
+     * A number that changes whenever records, tasks or aliases may have changed (anything but
+     * message-window and action-ledger events), and that no other state of this JVM ever had:
+     * a reloaded state gets a new one too. Derived data keyed on it can be reused until it moves.
+     * Not part of {@link #equals}.
+     */
+    public long recordsRevision() {
+        return recordsRevision;
     }
 
     /** Sequence number of the last applied event (0 when empty). */
