@@ -104,7 +104,7 @@ final class PerfSuite implements Suite {
                 json.set("store_cost", new StoreCostBench(full ? 60 : 10, 8, dir).run(limit, out));
                 json.set("durable_writes", new DurableWriteBench(dir).run(Math.min(limit, 5_000), out));
             }
-            json.set("turn_overhead", new TurnOverheadBench(dir, full ? 300 : 30).run(Math.min(limit, 10_000), out));
+            json.set("turn_overhead", new TurnOverheadBench(dir, full ? 300 : 30, full ? 100 : 10, 200).run(Math.min(limit, 10_000), out));
         } finally {
             try (var files = java.nio.file.Files.walk(dir)) {
                 files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());

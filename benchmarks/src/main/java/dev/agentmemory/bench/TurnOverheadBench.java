@@ -54,10 +54,19 @@ final class TurnOverheadBench {
 
     private final Path dir;
     private final int turns;
+    private final int slowTurns;
+    private final long modelMillis;
 
-    TurnOverheadBench(Path dir, int turns) {
+    /**
+     * {@code turns} with a model that answers at once, then {@code slowTurns} with a model that
+     * takes {@code modelMillis} (its time is excluded too): an instant model makes each recall
+     * wait for the previous reply's background indexing, a real model's latency hides it.
+     */
+    TurnOverheadBench(Path dir, int turns, int slowTurns, long modelMillis) {
         this.dir = dir;
         this.turns = turns;
+        this.slowTurns = slowTurns;
+        this.modelMillis = modelMillis;
     }
 
     ObjectNode run(int memories, PrintStream out) throws Exception {
@@ -98,63 +107,93 @@ final class TurnOverheadBench {
                     .chatMemoryStore(store).build();
             Assistant assistant = AiServices.builder(Assistant.class).chatModel(model).chatMemoryProvider(provider)
                     .retrievalAugmentor(augmentor).build();
-            int warmup = Math.max(10, turns / 5);
-            double[] overhead = new double[turns];
-            double[] retrieve = new double[turns];
-            double[] persist = new double[turns];
-            double[] embedding = new double[turns];
-            for (int t = 0; t < warmup + turns; t++) {
-                String question = "What did I decide about " + Words.sentence(words, random, 3) + " and "
-                        + Words.sentence(words, random, 2) + "?";
-                embeddings.nanos = 0;
-                model.nanos = 0;
-                store.nanos = 0;
-                augmentor.nanos = 0;
-                augmentor.embedNanos = 0;
-                augmentor.embeddings = embeddings;
-                long start = System.nanoTime();
-                assistant.chat(session, question);
-                long took = System.nanoTime() - start;
-                if (t >= warmup) {
-                    int i = t - warmup;
-                    overhead[i] = (took - model.nanos - embeddings.nanos) / 1e6;
-                    retrieve[i] = (augmentor.nanos - augmentor.embedNanos) / 1e6;
-                    persist[i] = (store.nanos - (embeddings.nanos - augmentor.embedNanos)) / 1e6;
-                    embedding[i] = embeddings.nanos / 1e6;
-                }
-            }
+            ObjectNode instant = phase(assistant, session, model, store, augmentor, embeddings, words, random, turns, 0);
             json.put("memories", memories);
             json.put("turns", turns);
             json.put("load_seconds", Stats.round(loadSeconds));
-            json.put("overhead_median", Stats.round(Stats.percentile(overhead, 50)));
-            json.put("overhead_p99", Stats.round(Stats.percentile(overhead, 99)));
-            json.put("retrieve_and_frame_median", Stats.round(Stats.percentile(retrieve, 50)));
-            json.put("retrieve_and_frame_p99", Stats.round(Stats.percentile(retrieve, 99)));
-            json.put("persist_median", Stats.round(Stats.percentile(persist, 50)));
-            json.put("persist_p99", Stats.round(Stats.percentile(persist, 99)));
-            json.put("excluded_embedding_median", Stats.round(Stats.percentile(embedding, 50)));
+            json.setAll(instant);
             json.put("embeddings", "hashing model (excluded); model call excluded");
-            out.printf("%nPlugin overhead per AiService turn, %d memories (model and embeddings excluded), ms%n",
-                    memories);
-            out.printf("%-28s %10s %10s%n", "part", "median", "p99");
-            out.printf("%-28s %10s %10s%n", "whole turn overhead", Stats.f3(Stats.percentile(overhead, 50)),
-                    Stats.f3(Stats.percentile(overhead, 99)));
-            out.printf("%-28s %10s %10s%n", "  retrieve + frame", Stats.f3(Stats.percentile(retrieve, 50)),
-                    Stats.f3(Stats.percentile(retrieve, 99)));
-            out.printf("%-28s %10s %10s%n", "  persist + index messages", Stats.f3(Stats.percentile(persist, 50)),
-                    Stats.f3(Stats.percentile(persist, 99)));
+            print(out, memories + " memories, model answers at once", instant);
+            if (slowTurns > 0) {
+                ObjectNode slow = phase(assistant, session, model, store, augmentor, embeddings, words, random, slowTurns,
+                        modelMillis);
+                slow.put("turns", slowTurns);
+                slow.put("model_ms", modelMillis);
+                json.set("with_model_latency", slow);
+                print(out, memories + " memories, model takes " + modelMillis + " ms", slow);
+            }
         }
         return json;
     }
 
-    /** Answers at once and records how long it took. */
+    private static ObjectNode phase(Assistant assistant, SessionRef session, TimedModel model, TimedStore store,
+                                    TimedAugmentor augmentor, HashingEmbeddingModel embeddings, String[] words,
+                                    Random random, int turns, long modelMillis) {
+        model.latencyMillis = modelMillis;
+        int warmup = Math.max(10, turns / 5);
+        double[] overhead = new double[turns];
+        double[] retrieve = new double[turns];
+        double[] persist = new double[turns];
+        double[] embedding = new double[turns];
+        for (int t = 0; t < warmup + turns; t++) {
+            String question = "What did I decide about " + Words.sentence(words, random, 3) + " and "
+                    + Words.sentence(words, random, 2) + "?";
+            embeddings.nanos = 0;
+            model.nanos = 0;
+            store.nanos = 0;
+            augmentor.nanos = 0;
+            augmentor.embedNanos = 0;
+            augmentor.embeddings = embeddings;
+            long start = System.nanoTime();
+            assistant.chat(session, question);
+            long took = System.nanoTime() - start;
+            if (t >= warmup) {
+                int i = t - warmup;
+                overhead[i] = (took - model.nanos - embeddings.nanos) / 1e6;
+                retrieve[i] = (augmentor.nanos - augmentor.embedNanos) / 1e6;
+                persist[i] = (store.nanos - (embeddings.nanos - augmentor.embedNanos)) / 1e6;
+                embedding[i] = embeddings.nanos / 1e6;
+            }
+        }
+        ObjectNode json = JsonNodeFactory.instance.objectNode();
+        json.put("overhead_median", Stats.round(Stats.percentile(overhead, 50)));
+        json.put("overhead_p99", Stats.round(Stats.percentile(overhead, 99)));
+        json.put("retrieve_and_frame_median", Stats.round(Stats.percentile(retrieve, 50)));
+        json.put("retrieve_and_frame_p99", Stats.round(Stats.percentile(retrieve, 99)));
+        json.put("persist_median", Stats.round(Stats.percentile(persist, 50)));
+        json.put("persist_p99", Stats.round(Stats.percentile(persist, 99)));
+        json.put("excluded_embedding_median", Stats.round(Stats.percentile(embedding, 50)));
+        return json;
+    }
+
+    private static void print(PrintStream out, String title, ObjectNode j) {
+        out.printf("%nPlugin overhead per AiService turn, %s (model and embeddings excluded), ms%n", title);
+        out.printf("%-28s %10s %10s%n", "part", "median", "p99");
+        out.printf("%-28s %10s %10s%n", "whole turn overhead", Stats.f3(j.get("overhead_median").asDouble()),
+                Stats.f3(j.get("overhead_p99").asDouble()));
+        out.printf("%-28s %10s %10s%n", "  retrieve + frame", Stats.f3(j.get("retrieve_and_frame_median").asDouble()),
+                Stats.f3(j.get("retrieve_and_frame_p99").asDouble()));
+        out.printf("%-28s %10s %10s%n", "  persist (indexing queued)", Stats.f3(j.get("persist_median").asDouble()),
+                Stats.f3(j.get("persist_p99").asDouble()));
+    }
+
+    /** Answers after {@code latencyMillis} and records how long it took. */
     private static final class TimedModel implements ChatModel {
         long nanos;
+        long latencyMillis;
         private int n;
 
         @Override
         public ChatResponse doChat(ChatRequest request) {
             long t = System.nanoTime();
+            if (latencyMillis > 0) {
+                try {
+                    Thread.sleep(latencyMillis);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted", e);
+                }
+            }
             ChatResponse r = ChatResponse.builder().aiMessage(AiMessage.from("Noted, answer " + (n++) + ".")).build();
             nanos += System.nanoTime() - t;
             return r;

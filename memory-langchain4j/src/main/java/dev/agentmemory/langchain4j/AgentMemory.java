@@ -132,6 +132,7 @@ public final class AgentMemory implements AutoCloseable {
 
                 @Override
                 public void compact() {
+                    episodic.awaitIndexed();
                     index.purgeDeleted();
                 }
             });
@@ -197,6 +198,18 @@ public final class AgentMemory implements AutoCloseable {
                 .maxMessages(settings.windowSize)
                 .chatMemoryStore(turnStore)
                 .build();
+    }
+
+    /**
+     * Blocks until every message and record committed so far is embedded and in the episodic
+     * index. Indexing runs on a background thread so that a chat turn does not wait for it; a
+     * recall, a forget and {@code close} already wait by themselves, so call this only to observe
+     * the index directly (tests, bulk imports). Returns at once without an embedding model.
+     */
+    public void awaitIndexed() {
+        if (episodic != null) {
+            episodic.awaitIndexed();
+        }
     }
 
     /** The layered retriever (session and task state, persistent memory, episodic clues). */

@@ -63,6 +63,16 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
      */
     private final Set<String> removedOnForget = ConcurrentHashMap.newKeySet();
     private final Map<String, Integer> partitionsRemoved = new ConcurrentHashMap<>();
+    private static final String INDEXER_THREAD = "agent-memory-indexer";
+    /** Per user: ids of items queued for indexing and not indexed yet. */
+    private final Map<String, Set<String>> pendingByPartition = new ConcurrentHashMap<>();
+    private static final System.Logger LOG = System.getLogger(EpisodicMemory.class.getName());
+    /** One thread, so commits are indexed in the order they were made. */
+    private final java.util.concurrent.ExecutorService indexer = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, INDEXER_THREAD);
+        t.setDaemon(true);
+        return t;
+    });
 
     EpisodicMemory(HybridIndex index, EmbeddingModel model, MemoryEngine engine, String agent) {
         this.index = index;
@@ -105,8 +115,77 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
 
     // ------------------------------------------------------------------ writes
 
+    /**
+     * Indexes what a commit added on the indexing thread, so that embedding and index writes stay
+     * off the writer's path; a commit that also removes something (supersession, forget,
+     * archive) first waits for the queue and then runs here, in log order. Recall and forget wait
+     * for the queue too, so every read sees every earlier commit and no forgotten text is indexed
+     * after its forget.
+     */
     @Override
     public void committed(Partition partition, List<LoggedEvent> events) {
+        if (events.stream().noneMatch(e -> removesFromIndex(e.change()))) {
+            String part = partitionKey(partition.tenant(), partition.user());
+            List<String> ids = addedIds(partition, events);
+            Set<String> pending = pendingByPartition.computeIfAbsent(part, k -> ConcurrentHashMap.newKeySet());
+            pending.addAll(ids);
+            try {
+                indexer.execute(() -> {
+                    try {
+                        apply(partition, events);
+                    } catch (RuntimeException e) {
+                        LOG.log(System.Logger.Level.WARNING, "indexing a commit of " + partition
+                                + " failed; the next start catches the index up from the log", e);
+                    } finally {
+                        ids.forEach(pending::remove);
+                    }
+                });
+                return;
+            } catch (java.util.concurrent.RejectedExecutionException closed) {
+                // closing: index here, as before the queue existed
+                ids.forEach(pending::remove);
+            }
+        }
+        awaitIndexed();
+        apply(partition, events);
+    }
+
+    private static List<String> addedIds(Partition partition, List<LoggedEvent> events) {
+        List<String> ids = new ArrayList<>();
+        for (LoggedEvent e : events) {
+            if (e.change() instanceof Change.MessagesAppended m) {
+                m.messages().forEach(msg -> ids.add(messageId(partition.tenant(), partition.user(), m.session(), msg.index())));
+            } else if (e.change() instanceof Change.RecordWritten w) {
+                ids.add(recordId(w.record().id()));
+            }
+        }
+        return ids;
+    }
+
+    private static boolean removesFromIndex(Change c) {
+        return (c instanceof Change.RecordWritten w && !w.superseded().isEmpty()) || c instanceof Change.RecordsForgotten
+                || c instanceof Change.RecordsArchived || c instanceof Change.MessagesForgotten
+                || c instanceof Change.UserForgotten;
+    }
+
+    /** Blocks until everything committed so far is indexed. */
+    void awaitIndexed() {
+        if (Thread.currentThread().getName().equals(INDEXER_THREAD)) {
+            return;
+        }
+        try {
+            indexer.submit(() -> { }).get();
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+            // closed: nothing is queued any more
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the recall index", e);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException("the recall index queue failed", e.getCause());
+        }
+    }
+
+    private void apply(Partition partition, List<LoggedEvent> events) {
         String part = partitionKey(partition.tenant(), partition.user());
         List<Pending> add = new ArrayList<>();
         for (LoggedEvent e : events) {
@@ -211,6 +290,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
 
     @Override
     public int forget(ForgetRequest request) {
+        awaitIndexed();
         Partition p = request.partition();
         String part = partitionKey(p.tenant(), p.user());
         if (request.wholeUser()) {
@@ -248,13 +328,20 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     public List<Content> recall(Caller caller, @Nullable SessionRef session, String text, int max, double minScore,
                                 Set<String> shown) {
         String part = partitionKey(caller.tenant(), caller.user());
-        catchUp(caller, part);
         Set<String> inWindow = new HashSet<>();
         if (session != null) {
             for (StoredMessage m : engine.window(caller, session.session())) {
                 inWindow.add(messageId(caller.tenant(), caller.user(), session.session(), m.index()));
             }
         }
+        // Wait for queued items only when one could be a result: messages still in this
+        // session's window are never recalled (the model sees them), so the reply just
+        // committed does not hold up the next question.
+        Set<String> pending = pendingByPartition.get(part);
+        if (!caughtUp.contains(part) || (pending != null && !inWindow.containsAll(pending))) {
+            awaitIndexed();
+        }
+        catchUp(caller, part);
         float[] query = model.embed(text).content().vector();
         List<RecallHit> hits = index.search(RecallQuery.of(part, text, query, Math.max(max * 3, max + 10),
                 engine.clock().instant()).withMinScore(minScore));
@@ -383,6 +470,14 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     }
 
     void close() {
+        indexer.shutdown();
+        try {
+            if (!indexer.awaitTermination(30, java.util.concurrent.TimeUnit.SECONDS)) {
+                LOG.log(System.Logger.Level.WARNING, "the recall index queue did not drain in 30 s; the next start catches up");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         index.close();
     }
 }

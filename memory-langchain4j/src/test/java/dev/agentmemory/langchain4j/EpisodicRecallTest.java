@@ -81,6 +81,7 @@ class EpisodicRecallTest {
             // given
             say(memory, ALICE_1, "My dog is called Biscuit.", "What a lovely name!");
             say(memory, ALICE_1, "I ordered a blue kettle yesterday.", "Noted.");
+            memory.awaitIndexed();
             int afterWrites = model.texts.get();
 
             // when

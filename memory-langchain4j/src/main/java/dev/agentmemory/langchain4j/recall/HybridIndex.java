@@ -49,6 +49,7 @@ import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.store.ByteBuffersDirectory;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.store.NRTCachingDirectory;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -109,7 +110,10 @@ public final class HybridIndex implements AutoCloseable {
     private HybridIndex(Builder b) throws IOException {
         this.dimensions = b.dimensions;
         this.settings = new Settings(b);
-        this.directory = b.path == null ? new ByteBuffersDirectory() : FSDirectory.open(b.path);
+        // On disk, new small segments stay in memory until merged or committed (Lucene's
+        // near-real-time cache): a refresh after each write then costs no file creation.
+        this.directory = b.path == null ? new ByteBuffersDirectory()
+                : new NRTCachingDirectory(FSDirectory.open(b.path), 8, 64);
         this.detector = new SupersessionDetector(b.supersessionMinCosine, b.supersessionMinOverlap);
         this.readDetector = new SupersessionDetector(b.readMinCosine, b.readMinOverlap);
         IndexWriterConfig config = new IndexWriterConfig(analyzer);
@@ -449,7 +453,9 @@ public final class HybridIndex implements AutoCloseable {
                 score *= settings.supersededDemotion;
             }
             if (score >= query.minScore()) {
-                scored.add(new Scored(c.doc, s, score, why(vector != null, c, dense, lex, recency, s.supersededBy)));
+                boolean hasVector = vector != null;
+                // explained only for the hits returned: formatting every candidate's reason costs more than scoring it
+                scored.add(new Scored(c.doc, s, score, () -> why(hasVector, c, dense, lex, recency, s.supersededBy)));
             }
         }
         scored.sort(Comparator.comparingDouble(Scored::score).reversed()
@@ -463,7 +469,7 @@ public final class HybridIndex implements AutoCloseable {
                 break;
             }
             Stored s = sc.stored;
-            hits.add(new RecallHit(s.id, sc.score, s.text, s.time, s.attributes, sc.why, s.supersededBy != null,
+            hits.add(new RecallHit(s.id, sc.score, s.text, s.time, s.attributes, sc.why.get(), s.supersededBy != null,
                     s.supersededBy));
         }
         return hits;
@@ -505,9 +511,10 @@ public final class HybridIndex implements AutoCloseable {
             if (newer == null) {
                 out.add(older);
             } else if (query.includeSuperseded()) {
-                out.add(new Scored(older.doc, older.stored.withSupersededBy(newer),
+                String by = newer;
+                out.add(new Scored(older.doc, older.stored.withSupersededBy(by),
                         older.score * settings.supersededDemotion,
-                        older.why + "; superseded by " + newer + " (same subject as the query, newer), demoted"));
+                        () -> older.why.get() + "; superseded by " + by + " (same subject as the query, newer), demoted"));
             }
         }
         out.sort(Comparator.comparingDouble(Scored::score).reversed()
@@ -771,7 +778,7 @@ public final class HybridIndex implements AutoCloseable {
         }
     }
 
-    private record Scored(int doc, Stored stored, double score, String why) {
+    private record Scored(int doc, Stored stored, double score, java.util.function.Supplier<String> why) {
     }
 
     private record Settings(boolean detectSupersession, int detectionNeighbours, double denseWeight,
