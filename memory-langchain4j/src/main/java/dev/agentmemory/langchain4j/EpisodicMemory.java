@@ -34,6 +34,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The episodic layer: every user and AI message and every record value is embedded once, when
@@ -68,7 +73,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     private final Map<String, Set<String>> pendingByPartition = new ConcurrentHashMap<>();
     private static final System.Logger LOG = System.getLogger(EpisodicMemory.class.getName());
     /** One thread, so commits are indexed in the order they were made. */
-    private final java.util.concurrent.ExecutorService indexer = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+    private final ExecutorService indexer = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, INDEXER_THREAD);
         t.setDaemon(true);
         return t;
@@ -141,7 +146,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
                     }
                 });
                 return;
-            } catch (java.util.concurrent.RejectedExecutionException closed) {
+            } catch (RejectedExecutionException closed) {
                 // closing: index here, as before the queue existed
                 ids.forEach(pending::remove);
             }
@@ -175,12 +180,12 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
         }
         try {
             indexer.submit(() -> { }).get();
-        } catch (java.util.concurrent.RejectedExecutionException closed) {
+        } catch (RejectedExecutionException closed) {
             // closed: nothing is queued any more
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for the recall index", e);
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             throw new IllegalStateException("the recall index queue failed", e.getCause());
         }
     }
@@ -472,7 +477,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     void close() {
         indexer.shutdown();
         try {
-            if (!indexer.awaitTermination(30, java.util.concurrent.TimeUnit.SECONDS)) {
+            if (!indexer.awaitTermination(30, TimeUnit.SECONDS)) {
                 LOG.log(System.Logger.Level.WARNING, "the recall index queue did not drain in 30 s; the next start catches up");
             }
         } catch (InterruptedException e) {

@@ -94,7 +94,7 @@ final class PersistentIndex implements DerivedData {
     }
 
     private Snapshot snapshot(Caller caller) {
-        String part = partitionKey(caller.tenant(), caller.user());
+        String part = EpisodicMemory.partitionKey(caller.tenant(), caller.user());
         long revision = engine.recordsRevision(caller);
         Instant now = engine.clock().instant();
         Snapshot s = snapshots.get(part);
@@ -116,7 +116,7 @@ final class PersistentIndex implements DerivedData {
     /** Drops the user's snapshot (it holds the terms of the values); counts the forgotten records it held. */
     @Override
     public int forget(ForgetRequest request) {
-        Snapshot gone = snapshots.remove(partitionKey(request.partition().tenant(), request.partition().user()));
+        Snapshot gone = snapshots.remove(EpisodicMemory.partitionKey(request.partition().tenant(), request.partition().user()));
         if (gone == null) {
             return 0;
         }
@@ -130,10 +130,6 @@ final class PersistentIndex implements DerivedData {
             }
         }
         return n;
-    }
-
-    static String partitionKey(String tenant, String user) {
-        return tenant + "/" + user;
     }
 
     /** Lower-cased words of three letters or more. */

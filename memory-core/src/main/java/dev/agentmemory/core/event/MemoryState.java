@@ -21,6 +21,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The state of one user's memory that a log replays to. {@link #apply} is the only way it
@@ -47,7 +48,7 @@ public final class MemoryState {
     private long lastSeq;
     private long liveRecords;
     /** Source of {@link #recordsRevision} values: unique across every state of this JVM. */
-    private static final java.util.concurrent.atomic.AtomicLong REVISIONS = new java.util.concurrent.atomic.AtomicLong();
+    private static final AtomicLong REVISIONS = new AtomicLong();
     private long recordsRevision = REVISIONS.incrementAndGet();
 
     /** Replays {@code events} (in sequence order) into a fresh state. */

@@ -357,7 +357,7 @@ public final class JdbcEventStore implements EventStore {
      */
     @Override
     public synchronized void compact() {
-        if (h2Url == null || !h2Url.startsWith("jdbc:h2:file:")) {
+        if (!isH2File()) {
             return;
         }
         pool.dispose();
