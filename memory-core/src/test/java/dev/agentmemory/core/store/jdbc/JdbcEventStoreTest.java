@@ -50,24 +50,6 @@ class JdbcEventStoreTest extends EventStoreContract {
         }
     }
 
-    /** The contract again with every append fsynced (the default syncs only critical appends). */
-    @Nested
-    class OnH2FileSyncedEveryAppend extends EventStoreContract {
-        @TempDir
-        Path dir;
-
-        @Override
-        protected EventStore openEmptyStore() {
-            return JdbcEventStore.h2File(dir.resolve("events"), Durability.SYNC_EVERY_APPEND);
-        }
-    }
-
-    @Test
-    void should_name_durability_when_it_is_null(@TempDir Path dir) {
-        assertThatThrownBy(() -> JdbcEventStore.h2File(dir.resolve("x"), null))
-                .isInstanceOf(NullPointerException.class).hasMessage("durability");
-    }
-
     @Test
     void should_keep_named_in_memory_databases_apart() {
         try (EventStore other = JdbcEventStore.h2InMemory("other-" + UUID.randomUUID())) {
