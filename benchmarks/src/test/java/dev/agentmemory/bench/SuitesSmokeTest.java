@@ -93,6 +93,9 @@ class SuitesSmokeTest {
         assertThat(json.get("turn_overhead").get("memories").asInt()).isEqualTo(1000);
         assertThat(json.get("turn_overhead").get("overhead_p99").asDouble())
                 .isGreaterThanOrEqualTo(json.get("turn_overhead").get("overhead_median").asDouble());
+        assertThat(json.get("turn_overhead").get("in_memory_store").get("overhead_p99").asDouble())
+                .isGreaterThanOrEqualTo(json.get("turn_overhead").get("in_memory_store").get("overhead_median").asDouble())
+                .isPositive();
     }
 
     @Test

@@ -16,6 +16,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 import org.apache.lucene.codecs.KnnVectorsFormat;
 import org.apache.lucene.codecs.lucene912.Lucene912Codec;
@@ -23,6 +24,7 @@ import org.apache.lucene.codecs.lucene99.Lucene99HnswVectorsFormat;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
 import org.apache.lucene.document.KnnFloatVectorField;
+import org.apache.lucene.document.NumericDocValuesField;
 import org.apache.lucene.document.StoredField;
 import org.apache.lucene.document.StringField;
 import org.apache.lucene.document.TextField;
@@ -32,6 +34,7 @@ import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.TieredMergePolicy;
 import org.apache.lucene.index.IndexableField;
 import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.NumericDocValues;
 import org.apache.lucene.index.ReaderUtil;
 import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.index.Term;
@@ -89,6 +92,10 @@ public final class HybridIndex implements AutoCloseable {
     static final String F_TEXT = "text";
     static final String F_VECTOR = "vector";
     static final String F_TIME = "time";
+    /** Doc values for ranking without loading stored fields: time (seconds, nanos) and a superseded flag. */
+    static final String F_TIME_SECONDS = "time_s";
+    static final String F_TIME_NANOS = "time_n";
+    static final String F_SUPERSEDED_FLAG = "superseded_flag";
     static final String F_ATTR_KEY = "attr_k";
     static final String F_ATTR_VALUE = "attr_v";
     static final String F_STATUS = "status";
@@ -126,7 +133,11 @@ public final class HybridIndex implements AutoCloseable {
             }
         });
         config.setRAMBufferSizeMB(256);
+        // Every write is followed by a refresh that flushes a small segment; packing each into a
+        // compound file cost a copy and a checksum pass per write (a fifth of the indexer's time).
+        config.setUseCompoundFile(false);
         TieredMergePolicy merges = new TieredMergePolicy();
+        merges.setNoCFSRatio(0.0);
         merges.setForceMergeDeletesPctAllowed(0.0);
         config.setMergePolicy(merges);
         config.setOpenMode(IndexWriterConfig.OpenMode.CREATE_OR_APPEND);
@@ -438,41 +449,77 @@ public final class HybridIndex implements AutoCloseable {
             }
         }
         StoredFields stored = searcher.storedFields();
-        List<Scored> scored = new ArrayList<>(candidates.size());
-        for (Candidate c : candidates.values()) {
+        List<Candidate> pool = new ArrayList<>(candidates.values());
+        readRankingFields(searcher, stored, pool);
+        List<Scored> scored = new ArrayList<>(pool.size());
+        for (Candidate c : pool) {
             if (vector != null && Double.isNaN(c.dense)) {
                 c.dense = cosine(vector, vectorOf(searcher, c.doc));
             }
-            Stored s = load(stored, c.doc);
             double dense = Double.isNaN(c.dense) ? 0 : settings.denseWeight * Math.max(0, c.dense);
             double lex = maxLexical > 0 && !Double.isNaN(c.lexical) ? settings.lexicalWeight * (c.lexical / maxLexical) : 0;
-            double recency = settings.recencyWeight * recencyPrior(s.time, query.now());
+            double recency = settings.recencyWeight * recencyPrior(c.time, query.now());
             double score = dense + lex + recency;
-            boolean superseded = s.supersededBy != null;
-            if (superseded) {
+            if (c.superseded) {
                 score *= settings.supersededDemotion;
             }
             if (score >= query.minScore()) {
                 boolean hasVector = vector != null;
                 // explained only for the hits returned: formatting every candidate's reason costs more than scoring it
-                scored.add(new Scored(c.doc, s, score, () -> why(hasVector, c, dense, lex, recency, s.supersededBy)));
+                scored.add(new Scored(c.doc, c.time, c.stored, score,
+                        s -> why(hasVector, c, dense, lex, recency, s.supersededBy)));
             }
         }
-        scored.sort(Comparator.comparingDouble(Scored::score).reversed()
-                .thenComparing(sc -> sc.stored.time, Comparator.reverseOrder()));
+        scored.sort(BEST_FIRST);
         if (settings.readTimeSupersession && lexical != null) {
-            scored = resolveAtReadTime(searcher, query, scored);
+            scored = resolveAtReadTime(searcher, stored, query, scored);
         }
+        // Stored fields (text, attributes) are read only for the hits returned.
         List<RecallHit> hits = new ArrayList<>(Math.min(query.maxResults(), scored.size()));
         for (Scored sc : scored) {
             if (hits.size() == query.maxResults()) {
                 break;
             }
-            Stored s = sc.stored;
-            hits.add(new RecallHit(s.id, sc.score, s.text, s.time, s.attributes, sc.why.get(), s.supersededBy != null,
+            Stored s = sc.stored(stored);
+            hits.add(new RecallHit(s.id, sc.score, s.text, s.time, s.attributes, sc.why.apply(s), s.supersededBy != null,
                     s.supersededBy));
         }
         return hits;
+    }
+
+    /**
+     * Reads each candidate's time and superseded flag from doc values, visiting documents in
+     * order; a document indexed before those doc values existed has its stored fields loaded.
+     */
+    private static void readRankingFields(IndexSearcher searcher, StoredFields stored, List<Candidate> candidates)
+            throws IOException {
+        List<Candidate> byDoc = new ArrayList<>(candidates);
+        byDoc.sort(Comparator.comparingInt(c -> c.doc));
+        List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
+        int leafIndex = -1;
+        LeafReaderContext leaf = null;
+        NumericDocValues seconds = null;
+        NumericDocValues nanos = null;
+        NumericDocValues superseded = null;
+        for (Candidate c : byDoc) {
+            int li = ReaderUtil.subIndex(c.doc, leaves);
+            if (li != leafIndex) {
+                leafIndex = li;
+                leaf = leaves.get(li);
+                seconds = leaf.reader().getNumericDocValues(F_TIME_SECONDS);
+                nanos = leaf.reader().getNumericDocValues(F_TIME_NANOS);
+                superseded = leaf.reader().getNumericDocValues(F_SUPERSEDED_FLAG);
+            }
+            int target = c.doc - leaf.docBase;
+            if (seconds != null && nanos != null && seconds.advanceExact(target) && nanos.advanceExact(target)) {
+                c.time = Instant.ofEpochSecond(seconds.longValue(), nanos.longValue());
+                c.superseded = superseded != null && superseded.advanceExact(target) && superseded.longValue() != 0;
+            } else {
+                c.stored = load(stored, c.doc);
+                c.time = c.stored.time;
+                c.superseded = c.stored.supersededBy != null;
+            }
+        }
     }
 
     /**
@@ -481,30 +528,34 @@ public final class HybridIndex implements AutoCloseable {
      * superseded by the newer one for this read (dropped, or demoted and flagged when superseded
      * items are asked for).
      */
-    private List<Scored> resolveAtReadTime(IndexSearcher searcher, RecallQuery query, List<Scored> scored)
-            throws IOException {
+    private List<Scored> resolveAtReadTime(IndexSearcher searcher, StoredFields stored, RecallQuery query,
+                                           List<Scored> scored) throws IOException {
         int window = Math.min(scored.size(), query.maxResults() + settings.readTimeWindowExtra);
         Set<String> queryTerms = analyzer.terms(F_TEXT, query.text());
         ToDoubleFunction<String> idf = partitionIdf(searcher, query.partition(), Set.of());
+        List<Stored> docs = new ArrayList<>(window);
         List<Set<String>> terms = new ArrayList<>(window);
         List<float[]> vectors = new ArrayList<>(window);
         for (int i = 0; i < window; i++) {
-            terms.add(analyzer.terms(F_TEXT, scored.get(i).stored.text));
+            Stored s = scored.get(i).stored(stored);
+            docs.add(s);
+            terms.add(analyzer.terms(F_TEXT, s.text));
             vectors.add(vectorOf(searcher, scored.get(i).doc));
         }
         List<Scored> out = new ArrayList<>(scored.size());
         for (int b = 0; b < scored.size(); b++) {
             Scored older = scored.get(b);
             String newer = null;
-            if (b < window && older.stored.supersededBy == null) {
+            if (b < window && docs.get(b).supersededBy == null) {
+                Stored o = docs.get(b);
                 for (int a = 0; a < window && newer == null; a++) {
-                    Scored candidate = scored.get(a);
-                    if (a != b && candidate.stored.supersededBy == null
-                            && sameSpeaker(candidate.stored.attributes, older.stored.attributes)
-                            && candidate.stored.time.isAfter(older.stored.time)
+                    Stored candidate = docs.get(a);
+                    if (a != b && candidate.supersededBy == null
+                            && sameSpeaker(candidate.attributes, o.attributes)
+                            && candidate.time.isAfter(o.time)
                             && readDetector.sameSubjectForQuery(cosine(vectors.get(a), vectors.get(b)), terms.get(a),
                             terms.get(b), queryTerms, settings.readTimeMinQueryCoverage, idf)) {
-                        newer = candidate.stored.id;
+                        newer = candidate.id;
                     }
                 }
             }
@@ -512,13 +563,12 @@ public final class HybridIndex implements AutoCloseable {
                 out.add(older);
             } else if (query.includeSuperseded()) {
                 String by = newer;
-                out.add(new Scored(older.doc, older.stored.withSupersededBy(by),
-                        older.score * settings.supersededDemotion,
-                        () -> older.why.get() + "; superseded by " + by + " (same subject as the query, newer), demoted"));
+                Stored o = docs.get(b);
+                out.add(new Scored(older.doc, older.time, o.withSupersededBy(by), older.score * settings.supersededDemotion,
+                        s -> older.why.apply(o) + "; superseded by " + by + " (same subject as the query, newer), demoted"));
             }
         }
-        out.sort(Comparator.comparingDouble(Scored::score).reversed()
-                .thenComparing(sc -> sc.stored.time, Comparator.reverseOrder()));
+        out.sort(BEST_FIRST);
         return out;
     }
 
@@ -676,6 +726,8 @@ public final class HybridIndex implements AutoCloseable {
         d.add(new KnnFloatVectorField(F_VECTOR, unit, VectorSimilarityFunction.DOT_PRODUCT));
         d.add(new StoredField(F_TIME, s.time.getEpochSecond()));
         d.add(new StoredField(F_TIME, s.time.getNano()));
+        d.add(new NumericDocValuesField(F_TIME_SECONDS, s.time.getEpochSecond()));
+        d.add(new NumericDocValuesField(F_TIME_NANOS, s.time.getNano()));
         for (Map.Entry<String, String> e : s.attributes.entrySet()) {
             d.add(new StoredField(F_ATTR_KEY, e.getKey()));
             d.add(new StoredField(F_ATTR_VALUE, e.getValue()));
@@ -683,6 +735,7 @@ public final class HybridIndex implements AutoCloseable {
         d.add(new StringField(F_STATUS, s.supersededBy == null ? CURRENT : SUPERSEDED, Field.Store.NO));
         if (s.supersededBy != null) {
             d.add(new StringField(F_SUPERSEDED_BY, s.supersededBy, Field.Store.YES));
+            d.add(new NumericDocValuesField(F_SUPERSEDED_FLAG, 1));
         }
         return d;
     }
@@ -772,14 +825,41 @@ public final class HybridIndex implements AutoCloseable {
         final int doc;
         double dense = Double.NaN;
         double lexical = Double.NaN;
+        Instant time;
+        boolean superseded;
+        @Nullable Stored stored;
 
         Candidate(int doc) {
             this.doc = doc;
         }
     }
 
-    private record Scored(int doc, Stored stored, double score, java.util.function.Supplier<String> why) {
+    /** A scored candidate; its stored fields are loaded on first use. */
+    private static final class Scored {
+        final int doc;
+        final Instant time;
+        final double score;
+        final Function<Stored, String> why;
+        private @Nullable Stored stored;
+
+        Scored(int doc, Instant time, @Nullable Stored stored, double score, Function<Stored, String> why) {
+            this.doc = doc;
+            this.time = time;
+            this.stored = stored;
+            this.score = score;
+            this.why = why;
+        }
+
+        Stored stored(StoredFields fields) throws IOException {
+            if (stored == null) {
+                stored = load(fields, doc);
+            }
+            return stored;
+        }
     }
+
+    private static final Comparator<Scored> BEST_FIRST = Comparator.comparingDouble((Scored sc) -> sc.score).reversed()
+            .thenComparing(sc -> sc.time, Comparator.reverseOrder());
 
     private record Settings(boolean detectSupersession, int detectionNeighbours, double denseWeight,
                             double lexicalWeight, double recencyWeight, Duration recencyHalfLife,

@@ -297,6 +297,66 @@ class HybridIndexTest {
     }
 
     @Test
+    void should_rank_items_written_before_ranking_doc_values_existed(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        // given: an index in the earlier layout, time and superseded mark in stored fields only
+        String text = "We talked about the garden.";
+        float[] v = SharedEmbeddingModel.embed(text);
+        try (org.apache.lucene.store.Directory d = org.apache.lucene.store.FSDirectory.open(dir);
+             org.apache.lucene.index.IndexWriter w = new org.apache.lucene.index.IndexWriter(d,
+                     new org.apache.lucene.index.IndexWriterConfig(new RecallAnalyzer()))) {
+            w.addDocument(earlierLayout("old", text, v, T0, null));
+            w.addDocument(earlierLayout("recent", text, v, T0.plus(Duration.ofDays(365)), null));
+            w.addDocument(earlierLayout("replaced", text, v, T0.minus(Duration.ofDays(30)), "recent"));
+        }
+
+        // when: reopened, one item in the new layout added
+        try (HybridIndex reopened = HybridIndex.builder(384).directory(dir).supersessionDetection(false).build()) {
+            reopened.upsert(IndexedItem.of("newest", ALICE, text, v, T0.plus(Duration.ofDays(366))));
+            List<RecallHit> current = reopened.search(RecallQuery.of(ALICE, "garden", v, 5, T0.plus(Duration.ofDays(367))));
+            List<RecallHit> all = reopened.search(new RecallQuery(ALICE, "garden", v, 5, T0.plus(Duration.ofDays(367)),
+                    true, 0));
+
+            // then: ranked by recency as in the new layout; the superseded one is left out, or flagged
+            assertThat(ids(current)).containsExactly("newest", "recent", "old");
+            assertThat(current.get(1).time()).isEqualTo(T0.plus(Duration.ofDays(365)));
+            assertThat(ids(all)).containsExactly("newest", "recent", "old", "replaced");
+            assertThat(all.get(3).superseded()).isTrue();
+            assertThat(all.get(3).why()).contains("superseded by recent");
+        }
+    }
+
+    /** A document as HybridIndex wrote it before the ranking doc values were added. */
+    private static org.apache.lucene.document.Document earlierLayout(String id, String text, float[] v, Instant time,
+                                                                      String supersededBy) {
+        var d = new org.apache.lucene.document.Document();
+        var store = org.apache.lucene.document.Field.Store.YES;
+        d.add(new org.apache.lucene.document.StringField(HybridIndex.F_ID, id, store));
+        d.add(new org.apache.lucene.document.StringField(HybridIndex.F_PARTITION, ALICE, store));
+        d.add(new org.apache.lucene.document.TextField(HybridIndex.F_TEXT, text, store));
+        float[] unit = v.clone();
+        double norm = 0;
+        for (float x : unit) {
+            norm += x * x;
+        }
+        for (int i = 0; i < unit.length; i++) {
+            unit[i] /= (float) Math.sqrt(norm);
+        }
+        d.add(new org.apache.lucene.document.KnnFloatVectorField(HybridIndex.F_VECTOR, unit,
+                org.apache.lucene.index.VectorSimilarityFunction.DOT_PRODUCT));
+        d.add(new org.apache.lucene.document.StoredField(HybridIndex.F_TIME, time.getEpochSecond()));
+        d.add(new org.apache.lucene.document.StoredField(HybridIndex.F_TIME, time.getNano()));
+        d.add(new org.apache.lucene.document.StoredField(HybridIndex.F_ATTR_KEY, "source"));
+        d.add(new org.apache.lucene.document.StoredField(HybridIndex.F_ATTR_VALUE, "test"));
+        d.add(new org.apache.lucene.document.StringField(HybridIndex.F_STATUS,
+                supersededBy == null ? HybridIndex.CURRENT : HybridIndex.SUPERSEDED, org.apache.lucene.document.Field.Store.NO));
+        if (supersededBy != null) {
+            d.add(new org.apache.lucene.document.StringField(HybridIndex.F_SUPERSEDED_BY, supersededBy, store));
+        }
+        return d;
+    }
+
+    @Test
     void should_fail_clearly_when_used_after_close() {
         index.close();
         assertThatThrownBy(index::size).isInstanceOf(IllegalStateException.class)
