@@ -44,7 +44,13 @@ import static org.assertj.core.api.Assertions.fail;
  */
 class CrashConsistencyTest {
 
-    private static final int KILLS = 10;
+    /** Kills per run; {@code -Dcrash.kills=N} for a longer stress run. */
+    private static final int KILLS = Integer.getInteger("crash.kills", 10);
+    /**
+     * Most acknowledgements before a kill; {@code -Dcrash.maxAcks=8} kills soon after each start,
+     * which is when H2 lost acknowledged appends while it reused freed space in the file.
+     */
+    private static final int MAX_ACKS = Integer.getInteger("crash.maxAcks", 30);
     private static final int THREADS = 3;
     private static final int USERS = 3;
     /** Upper bound for waiting on the child; a hang fails the test instead of stalling the build. */
@@ -66,7 +72,7 @@ class CrashConsistencyTest {
         long messagesChecked = 0;
         for (int run = 1; run <= KILLS; run++) {
             // when: the child writes until it is killed after a random number of acknowledgements
-            int killAfter = run % 5 == 0 ? 0 : 1 + random.nextInt(30);
+            int killAfter = run % 5 == 0 ? 0 : 1 + random.nextInt(Integer.getInteger("crash.maxAcks", 30));
             long t0 = System.nanoTime();
             List<Ack> runAcks = runAndKill(db, run, killAfter);
             long t1 = System.nanoTime();

@@ -39,6 +39,48 @@ class JdbcEventStoreTest extends EventStoreContract {
         }
 
         @Test
+        void should_compact_the_file_while_it_grows_and_lose_nothing_for_concurrent_readers() throws Exception {
+            // given: a store that compacts past 1 MiB (the default is 64 MiB), and a reader running alongside
+            store.close();
+            Path file = dir.resolve("growing");
+            store = JdbcEventStore.h2File(file, 1L << 20);
+            java.util.concurrent.atomic.AtomicReference<Throwable> readerFailure = new java.util.concurrent.atomic.AtomicReference<>();
+            java.util.concurrent.atomic.AtomicBoolean writing = new java.util.concurrent.atomic.AtomicBoolean(true);
+            java.util.concurrent.atomic.AtomicLong reads = new java.util.concurrent.atomic.AtomicLong();
+            Thread reader = new Thread(() -> {
+                try {
+                    while (writing.get()) {
+                        long last = store.lastSequence(ALICE);
+                        assertThat(store.read(ALICE, Math.max(0, last - 3))).hasSizeGreaterThanOrEqualTo((int) Math.min(3, last));
+                        reads.incrementAndGet();
+                    }
+                } catch (Throwable t) {
+                    readerFailure.set(t);
+                }
+            });
+            reader.start();
+            int appends = 1_200;
+
+            // when
+            try {
+                for (int i = 1; i <= appends; i++) {
+                    store.append(ALICE, i - 1, List.of(event(i, "payload " + i + " " + "x".repeat(200))));
+                }
+            } finally {
+                writing.set(false);
+                reader.join(30_000);
+            }
+
+            // then: without compaction the file grows by about 18 KiB per append (over 20 MiB here)
+            long bytes = java.nio.file.Files.size(dir.resolve("growing.mv.db"));
+            assertThat(readerFailure.get()).isNull();
+            assertThat(reads.get()).isPositive();
+            assertThat(bytes).isLessThan(12L << 20);
+            assertThat(store.read(ALICE, 0)).hasSize(appends).extracting(StoredEvent::seq)
+                    .containsExactlyElementsOf(java.util.stream.LongStream.rangeClosed(1, appends).boxed().toList());
+        }
+
+        @Test
         void should_find_every_event_when_the_file_is_reopened() {
             store.append(ALICE, 0, List.of(event(1, "one"), event(2, "two")));
             store.close();
