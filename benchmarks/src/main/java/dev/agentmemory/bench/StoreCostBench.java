@@ -129,7 +129,7 @@ final class StoreCostBench {
     }
 
     private static double[][] turns(ChatMemoryStore raw, Object id, int size, int n) {
-        TimedStore store = new TimedStore(raw);
+        TimedChatMemoryStore store = new TimedChatMemoryStore(raw, false);
         List<ChatMessage> history = new ArrayList<>(size);
         for (int i = 0; i < size; i++) {
             history.add(i % 2 == 0 ? UserMessage.from("question number " + i + " about my order and its delivery")
@@ -152,33 +152,6 @@ final class StoreCostBench {
             }
         }
         return ms;
-    }
-
-    /** Accumulates the time spent in {@code updateMessages}. */
-    private static final class TimedStore implements ChatMemoryStore {
-        private final ChatMemoryStore delegate;
-        long nanos;
-
-        TimedStore(ChatMemoryStore delegate) {
-            this.delegate = delegate;
-        }
-
-        @Override
-        public List<ChatMessage> getMessages(Object memoryId) {
-            return delegate.getMessages(memoryId);
-        }
-
-        @Override
-        public void updateMessages(Object memoryId, List<ChatMessage> messages) {
-            long t = System.nanoTime();
-            delegate.updateMessages(memoryId, messages);
-            nanos += System.nanoTime() - t;
-        }
-
-        @Override
-        public void deleteMessages(Object memoryId) {
-            delegate.deleteMessages(memoryId);
-        }
     }
 
     /** The straightforward durable store: every update deletes and re-inserts the whole list in one transaction. */

@@ -12,7 +12,6 @@ import dev.agentmemory.langchain4j.AgentMemory;
 import dev.agentmemory.langchain4j.SessionRef;
 import dev.langchain4j.data.embedding.Embedding;
 import dev.langchain4j.data.message.AiMessage;
-import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.segment.TextSegment;
 import dev.langchain4j.memory.chat.ChatMemoryProvider;
 import dev.langchain4j.memory.chat.MessageWindowChatMemory;
@@ -27,7 +26,6 @@ import dev.langchain4j.rag.RetrievalAugmentor;
 import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.MemoryId;
 import dev.langchain4j.service.UserMessage;
-import dev.langchain4j.store.memory.chat.ChatMemoryStore;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -118,7 +116,7 @@ final class TurnOverheadBench {
             double loadSeconds = (System.nanoTime() - loadStart) / 1e9;
 
             TimedModel model = new TimedModel();
-            TimedStore store = new TimedStore(memory.chatMemoryStore());
+            TimedChatMemoryStore store = new TimedChatMemoryStore(memory.chatMemoryStore(), true);
             TimedAugmentor augmentor = new TimedAugmentor(memory.retrievalAugmentor());
             ChatMemoryProvider provider = id -> MessageWindowChatMemory.builder().id(id).maxMessages(20)
                     .chatMemoryStore(store).build();
@@ -148,7 +146,7 @@ final class TurnOverheadBench {
         return json;
     }
 
-    private static ObjectNode phase(Assistant assistant, SessionRef session, TimedModel model, TimedStore store,
+    private static ObjectNode phase(Assistant assistant, SessionRef session, TimedModel model, TimedChatMemoryStore store,
                                     TimedAugmentor augmentor, HashingEmbeddingModel embeddings, String[] words,
                                     Random random, int turns, long modelMillis) {
         model.latencyMillis = modelMillis;
@@ -240,35 +238,6 @@ final class TurnOverheadBench {
             nanos += System.nanoTime() - t;
             embedNanos += embeddings.nanos - e;
             return r;
-        }
-    }
-
-    private static final class TimedStore implements ChatMemoryStore {
-        private final ChatMemoryStore delegate;
-        long nanos;
-
-        TimedStore(ChatMemoryStore delegate) {
-            this.delegate = delegate;
-        }
-
-        @Override
-        public List<ChatMessage> getMessages(Object memoryId) {
-            long t = System.nanoTime();
-            List<ChatMessage> r = delegate.getMessages(memoryId);
-            nanos += System.nanoTime() - t;
-            return r;
-        }
-
-        @Override
-        public void updateMessages(Object memoryId, List<ChatMessage> messages) {
-            long t = System.nanoTime();
-            delegate.updateMessages(memoryId, messages);
-            nanos += System.nanoTime() - t;
-        }
-
-        @Override
-        public void deleteMessages(Object memoryId) {
-            delegate.deleteMessages(memoryId);
         }
     }
 
