@@ -151,8 +151,11 @@ public final class AgentMemory implements AutoCloseable {
 
             @Override
             public int forget(ForgetRequest request) {
-                return store.invalidate(request.partition()) + turnStore.invalidate(request.partition())
+                int dropped = store.invalidate(request.partition()) + turnStore.invalidate(request.partition())
                         + augmentor.forget(request.partition());
+                // the framer's cache of recent prompts is shared by all users: cleared, not counted
+                framer.forgetAttached();
+                return dropped;
             }
         });
     }

@@ -6,7 +6,9 @@ import dev.agentmemory.core.policy.InstructionDetector;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.ToIntFunction;
 import java.util.random.RandomGenerator;
 
@@ -46,6 +48,18 @@ public final class MemoryFramer {
     private final ToIntFunction<String> tokenEstimator;
     private final RandomGenerator random;
     private final byte[] key;
+    /**
+     * The last texts {@link #attach} produced, each mapped to the user text it framed: the chat
+     * memory store strips the current turn's block on every update, and an exact match needs no
+     * parse or MAC check (a profile put that at a third of persisting a turn).
+     */
+    private final Map<String, String> recentlyAttached = new LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
+            return size() > RECENTLY_ATTACHED;
+        }
+    };
+    private static final int RECENTLY_ATTACHED = 256;
 
     private MemoryFramer(Builder b) {
         this.maxChars = b.maxChars;
@@ -113,7 +127,26 @@ public final class MemoryFramer {
     public String attach(String userText, FramedBlock block) {
         requireNonNull(userText, "userText");
         requireNonNull(block, "block");
-        return block.isEmpty() ? userText : block.text() + MemoryFrameParser.SEPARATOR + userText;
+        if (block.isEmpty()) {
+            return userText;
+        }
+        String framed = block.text() + MemoryFrameParser.SEPARATOR + userText;
+        synchronized (recentlyAttached) {
+            recentlyAttached.put(framed, userText);
+        }
+        return framed;
+    }
+
+    /**
+     * Drops the texts {@link #attach} remembered (they hold memory values), so nothing forgotten
+     * stays in this cache; returns how many there were. Stripping still works without them.
+     */
+    public int forgetAttached() {
+        synchronized (recentlyAttached) {
+            int n = recentlyAttached.size();
+            recentlyAttached.clear();
+            return n;
+        }
     }
 
     /** The blocks in {@code text} that this framer produced (their mac matches its key). */
@@ -126,6 +159,13 @@ public final class MemoryFramer {
      * added; any other text, including look-alike blocks, is left exactly as it is.
      */
     public String stripFrames(String text) {
+        requireNonNull(text, "text");
+        synchronized (recentlyAttached) {
+            String attachedTo = recentlyAttached.get(text);
+            if (attachedTo != null) {
+                return attachedTo;
+            }
+        }
         return MemoryFrameParser.strip(text, parse(text));
     }
 

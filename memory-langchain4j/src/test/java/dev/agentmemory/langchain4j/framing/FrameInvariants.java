@@ -45,6 +45,8 @@ final class FrameInvariants {
         assertThat(prompt.substring(0, frame.start()) + prompt.substring(frame.end()))
                 .isEqualTo(MemoryFrameParser.SEPARATOR + userText);
         assertThat(framer.stripFrames(prompt)).isEqualTo(userText);
+        framer.forgetAttached(); // strip again by parsing the prompt, not from the attach cache
+        assertThat(framer.stripFrames(prompt)).isEqualTo(userText);
         assertThat(MemoryFrameParser.stripFrames(prompt)).isEqualTo(userText);
 
         // the block holds exactly two fences, one per line, and no raw line breaks beyond its own lines

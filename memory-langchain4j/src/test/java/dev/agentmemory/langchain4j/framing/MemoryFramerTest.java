@@ -152,7 +152,10 @@ class MemoryFramerTest {
 
         assertThat(ours.parse(prompt)).hasSize(1);
         assertThat(MemoryFrameParser.parse(prompt)).hasSize(2);
-        assertThat(ours.stripFrames(prompt)).isEqualTo(pasted);
+        assertThat(ours.stripFrames(prompt)).as("remembered from attach").isEqualTo(pasted);
+        assertThat(ours.forgetAttached()).isEqualTo(1);
+        assertThat(ours.stripFrames(prompt)).as("parsed").isEqualTo(pasted);
+        assertThat(ours.forgetAttached()).isZero();
     }
 
     @Test

@@ -115,6 +115,7 @@ class PluginInjectionTest {
                 ChatMessage augmented = memory.retrievalAugmentor().augment(new AugmentationRequest(
                         UserMessage.from(QUESTION), metadata(ref))).chatMessage();
                 String prompt = ((UserMessage) augmented).singleText();
+                framer.forgetAttached(); // strip by parsing the prompt, not from the attach cache
                 assertThat(framer.stripFrames(prompt)).as("text outside the block for string %d", i).isEqualTo(QUESTION);
                 boolean shown = false;
                 for (ParsedFrame f : framer.parse(prompt)) {
@@ -191,6 +192,7 @@ class PluginInjectionTest {
                 Caller caller = memory.caller(ref);
                 records += assertNotPromoted(memory, caller, List.of(caller.persistent(), caller.session("s1")), s, i);
                 String prompt = ScriptedChatModel.lastUserText(model.lastRequest());
+                framer.forgetAttached(); // strip by parsing the prompt, not from the attach cache
                 assertThat(framer.stripFrames(prompt)).isEqualTo(QUESTION);
                 for (ParsedFrame f : framer.parse(prompt)) {
                     blocks++;
