@@ -450,12 +450,9 @@ public final class HybridIndex implements AutoCloseable {
         }
         StoredFields stored = searcher.storedFields();
         List<Candidate> pool = new ArrayList<>(candidates.values());
-        readRankingFields(searcher, stored, pool);
+        readRankingFields(searcher, stored, pool, vector);
         List<Scored> scored = new ArrayList<>(pool.size());
         for (Candidate c : pool) {
-            if (vector != null && Double.isNaN(c.dense)) {
-                c.dense = cosine(vector, vectorOf(searcher, c.doc));
-            }
             double dense = Double.isNaN(c.dense) ? 0 : settings.denseWeight * Math.max(0, c.dense);
             double lex = maxLexical > 0 && !Double.isNaN(c.lexical) ? settings.lexicalWeight * (c.lexical / maxLexical) : 0;
             double recency = settings.recencyWeight * recencyPrior(c.time, query.now());
@@ -490,9 +487,11 @@ public final class HybridIndex implements AutoCloseable {
     /**
      * Reads each candidate's time and superseded flag from doc values, visiting documents in
      * order; a document indexed before those doc values existed has its stored fields loaded.
+     * A candidate found only lexically gets its cosine to {@code vector} here, with one vector
+     * reader per segment.
      */
-    private static void readRankingFields(IndexSearcher searcher, StoredFields stored, List<Candidate> candidates)
-            throws IOException {
+    private static void readRankingFields(IndexSearcher searcher, StoredFields stored, List<Candidate> candidates,
+                                          float @Nullable [] vector) throws IOException {
         List<Candidate> byDoc = new ArrayList<>(candidates);
         byDoc.sort(Comparator.comparingInt(c -> c.doc));
         List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
@@ -501,6 +500,7 @@ public final class HybridIndex implements AutoCloseable {
         NumericDocValues seconds = null;
         NumericDocValues nanos = null;
         NumericDocValues superseded = null;
+        FloatVectorValues vectors = null;
         for (Candidate c : byDoc) {
             int li = ReaderUtil.subIndex(c.doc, leaves);
             if (li != leafIndex) {
@@ -509,8 +509,15 @@ public final class HybridIndex implements AutoCloseable {
                 seconds = leaf.reader().getNumericDocValues(F_TIME_SECONDS);
                 nanos = leaf.reader().getNumericDocValues(F_TIME_NANOS);
                 superseded = leaf.reader().getNumericDocValues(F_SUPERSEDED_FLAG);
+                vectors = vector == null ? null : leaf.reader().getFloatVectorValues(F_VECTOR);
             }
             int target = c.doc - leaf.docBase;
+            if (vector != null && Double.isNaN(c.dense)) {
+                if (vectors == null || vectors.advance(target) != target) {
+                    throw new IllegalStateException("recall index document " + c.doc + " has no vector");
+                }
+                c.dense = cosine(vector, vectors.vectorValue());
+            }
             if (seconds != null && nanos != null && seconds.advanceExact(target) && nanos.advanceExact(target)) {
                 c.time = Instant.ofEpochSecond(seconds.longValue(), nanos.longValue());
                 c.superseded = superseded != null && superseded.advanceExact(target) && superseded.longValue() != 0;
