@@ -85,8 +85,9 @@ public final class JdbcEventStore implements EventStore {
     /**
      * Waits up to {@link #LOCK_WAIT_MILLIS} for another process to release an H2 file; a process
      * restarted right after the previous one was killed can find the lock not yet released (the
-     * kill test saw this about once in a hundred restarts). Still locked after that: migrate()
-     * reports it.
+     * kill test saw this about once in a hundred restarts).
+     *
+     * @throws MemoryException when the file is still locked after that
      */
     private void awaitFileLock() {
         if (!isH2File()) {
@@ -97,8 +98,13 @@ public final class JdbcEventStore implements EventStore {
             try (Connection c = dataSource.getConnection()) {
                 return;
             } catch (SQLException e) {
-                if (e.getErrorCode() != H2_FILE_LOCKED || System.nanoTime() > deadline) {
+                if (e.getErrorCode() != H2_FILE_LOCKED) {
                     return;
+                }
+                if (System.nanoTime() > deadline) {
+                    pool.dispose();
+                    throw new MemoryException("the H2 file " + h2FilePath() + " is in use by another process (waited "
+                            + LOCK_WAIT_MILLIS / 1000 + " s); close it there first", e);
                 }
             }
             try {

@@ -81,6 +81,57 @@ class JdbcEventStoreTest extends EventStoreContract {
         }
 
         @Test
+        void should_wait_for_a_file_lock_that_is_released_soon_when_opening() throws Exception {
+            // given: the file exists and something else holds its lock for half a second
+            store.append(ALICE, 0, List.of(event(1, "one")));
+            store.close();
+            Path file = dir.resolve("events.mv.db");
+            java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(file,
+                    java.nio.file.StandardOpenOption.WRITE);
+            java.nio.channels.FileLock lock = channel.lock();
+            Thread releaser = new Thread(() -> {
+                try {
+                    Thread.sleep(500);
+                    lock.release();
+                    channel.close();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            releaser.start();
+
+            // when
+            long start = System.nanoTime();
+            store = JdbcEventStore.h2File(dir.resolve("events"));
+            releaser.join();
+
+            // then: it waited for the lock instead of failing, and nothing was lost
+            assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(400_000_000L);
+            assertThat(store.read(ALICE, 0)).extracting(StoredEvent::payload).containsExactly("one");
+        }
+
+        @Test
+        void should_name_the_file_when_another_process_keeps_it_locked() throws Exception {
+            // given
+            store.append(ALICE, 0, List.of(event(1, "one")));
+            store.close();
+            Path file = dir.resolve("events.mv.db");
+
+            // when: the lock is held for longer than the store waits (5 s)
+            try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(file,
+                    java.nio.file.StandardOpenOption.WRITE); java.nio.channels.FileLock lock = channel.lock()) {
+                assertThatThrownBy(() -> JdbcEventStore.h2File(dir.resolve("events")))
+                        .isInstanceOf(MemoryException.class)
+                        .hasMessage("the H2 file " + file.toAbsolutePath() + " is in use by another process (waited 5 s);"
+                                + " close it there first");
+            }
+
+            // then: once released, it opens with everything in it
+            store = JdbcEventStore.h2File(dir.resolve("events"));
+            assertThat(store.read(ALICE, 0)).extracting(StoredEvent::payload).containsExactly("one");
+        }
+
+        @Test
         void should_find_every_event_when_the_file_is_reopened() {
             store.append(ALICE, 0, List.of(event(1, "one"), event(2, "two")));
             store.close();
