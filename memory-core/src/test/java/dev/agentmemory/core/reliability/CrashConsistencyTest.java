@@ -96,7 +96,40 @@ class CrashConsistencyTest {
         assertThat(acked).isNotEmpty();
     }
 
+    /**
+     * Starts a child that could not open the file because it was locked again, at most twice. It
+     * happens about once in 50 to 100 starts here, before the child has written anything; what was
+     * stored is checked as usual afterwards, so a retry cannot hide a lost append. The cause is not
+     * known yet (the previous child is dead and the parent has closed the file); it is printed.
+     */
     private List<Ack> runAndKill(Path db, int run, int killAfter) throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            List<Ack> acks = runAndKillOnce(db, run, killAfter, attempt < 3);
+            if (acks != null) {
+                return acks;
+            }
+            System.out.printf("crash run %d: the child found the file locked (attempt %d); free for the parent now: %s%n",
+                    run, attempt, lockableHere(db));
+        }
+    }
+
+    private static boolean lockableHere(Path db) throws IOException {
+        Path file = db.resolveSibling(db.getFileName() + ".mv.db");
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file,
+                java.nio.file.StandardOpenOption.WRITE)) {
+            java.nio.channels.FileLock lock = ch.tryLock();
+            if (lock == null) {
+                return false;
+            }
+            lock.release();
+            return true;
+        } catch (java.nio.channels.OverlappingFileLockException e) {
+            return false;
+        }
+    }
+
+    /** Null when the child could not open the locked file and {@code mayRetry}. */
+    private List<Ack> runAndKillOnce(Path db, int run, int killAfter, boolean mayRetry) throws Exception {
         ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m", "-cp", System.getProperty("java.class.path"), CrashWriter.class.getName(),
                 db.toString(), Integer.toString(run), Integer.toString(THREADS), Integer.toString(USERS));
@@ -125,7 +158,11 @@ class CrashConsistencyTest {
                     fail("child of run " + run + " made no progress for " + CHILD_STALL_SECONDS + " s");
                 }
                 if (line.equals("EOF")) {
-                    fail("child of run " + run + " died by itself: " + Files.readString(err));
+                    String why = Files.readString(err);
+                    if (!ready && mayRetry && why.contains("is in use by another process")) {
+                        return null;
+                    }
+                    fail("child of run " + run + " died by itself: " + why);
                 }
                 if (line.startsWith("READY")) {
                     ready = true;
