@@ -441,10 +441,8 @@ public final class MemoryEngine implements AutoCloseable {
         return read(caller, s -> {
             List<KeyState> out = new ArrayList<>();
             Instant now = clock.instant();
-            for (Scope scope : s.scopes()) {
-                if (scope.layer() == layer && (layer != Layer.TASK || isActive(s, scope))) {
-                    out.addAll(viewOf(caller, s, scope, ReadOptions.DEFAULT, now).keys());
-                }
+            for (Scope scope : servableScopes(s, layer)) {
+                out.addAll(viewOf(caller, s, scope, ReadOptions.DEFAULT, now).keys());
             }
             return out;
         });
@@ -470,18 +468,27 @@ public final class MemoryEngine implements AutoCloseable {
         return read(caller, s -> {
             List<KeyState> out = new ArrayList<>();
             Instant now = clock.instant();
-            for (Scope scope : s.scopes()) {
-                if (scope.layer() == layer && (layer != Layer.TASK || isActive(s, scope))) {
-                    for (MemoryKey key : s.keys(scope).keySet()) {
-                        KeyState k = keyStateOf(caller, s, scope, key, ReadOptions.DEFAULT, now);
-                        if (!k.isEmpty()) {
-                            out.add(k);
-                        }
+            for (Scope scope : servableScopes(s, layer)) {
+                for (MemoryKey key : s.keys(scope).keySet()) {
+                    KeyState k = keyStateOf(caller, s, scope, key, ReadOptions.DEFAULT, now);
+                    if (!k.isEmpty()) {
+                        out.add(k);
                     }
                 }
             }
             return out;
         });
+    }
+
+    /** The user's scopes of {@code layer} that reads serve: for tasks, only active ones. */
+    private List<Scope> servableScopes(MemoryState s, Layer layer) {
+        List<Scope> out = new ArrayList<>();
+        for (Scope scope : s.scopes()) {
+            if (scope.layer() == layer && (layer != Layer.TASK || isActive(s, scope))) {
+                out.add(scope);
+            }
+        }
+        return out;
     }
 
     private static boolean isActive(MemoryState s, Scope scope) {
