@@ -18,7 +18,7 @@ final class OurRecall implements AutoCloseable {
     OurRecall(int dimensions) {
         HybridIndex.Builder b = HybridIndex.builder(dimensions);
         // tuning hooks: -Dbench.write=cos,overlap  -Dbench.read=cos,overlap,queryCoverage|off
-        // -Dbench.weights=dense,lexical,recency
+        // -Dbench.weights=dense,lexical,recency  -Dbench.candidates=minimum,perResult
         String write = System.getProperty("bench.write");
         if (write != null) {
             String[] w = write.split(",");
@@ -34,6 +34,11 @@ final class OurRecall implements AutoCloseable {
         if (weights != null) {
             String[] w = weights.split(",");
             b.weights(Double.parseDouble(w[0]), Double.parseDouble(w[1]), Double.parseDouble(w[2]));
+        }
+        String candidates = System.getProperty("bench.candidates");
+        if (candidates != null) {
+            String[] c = candidates.split(",");
+            b.candidates(Integer.parseInt(c[0]), Integer.parseInt(c[1]));
         }
         this.index = b.build();
     }

@@ -280,6 +280,44 @@ class HybridIndexTest {
     }
 
     @Test
+    void should_return_the_same_results_with_the_default_vector_candidates_as_with_an_exhaustive_vector_search() {
+        // given: the same items in an index with the default (few) vector candidates and one that fetches all
+        String[] texts = {"The wifi password is on the fridge.", "My sister lives in Lisbon.",
+                "I prefer window seats on long flights.", "The dentist appointment moved to Friday.",
+                "Our cat is called Miso.", "I am allergic to peanuts.", "The car needs new tyres before winter.",
+                "We planted tomatoes in the garden.", "My passport expires next March.", "I run every Sunday morning.",
+                "The printer on the second floor is broken.", "Dinner with Ana is on Thursday.",
+                "I switched my phone plan to the cheaper one.", "The garage door code is 4711.",
+                "I want to learn Portuguese this year."};
+        HybridIndex exhaustive = HybridIndex.builder(384).candidates(500, 50).build();
+        try (exhaustive) {
+            for (int i = 0; i < texts.length; i++) {
+                IndexedItem item = IndexedItem.of("f" + i, ALICE, texts[i], SharedEmbeddingModel.embed(texts[i]),
+                        T0.plus(Duration.ofMinutes(i)));
+                index.upsert(item);
+                exhaustive.upsert(item);
+            }
+            for (String question : List.of("Where does my sister live?", "what is the code for the garage",
+                    "food allergies", "travel documents", "pets")) {
+                RecallQuery q = RecallQuery.of(ALICE, question, SharedEmbeddingModel.embed(question), 5, T0.plus(Duration.ofDays(1)));
+
+                // when / then
+                assertThat(ids(index.search(q))).as(question).isEqualTo(ids(exhaustive.search(q)));
+            }
+        }
+    }
+
+    @Test
+    void should_reject_candidate_counts_below_one() {
+        assertThatThrownBy(() -> HybridIndex.builder(384).denseCandidates(0, 4))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("minimum candidates must be >= 1: 0");
+        assertThatThrownBy(() -> HybridIndex.builder(384).denseCandidates(40, 0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("candidates per result must be >= 1: 0");
+    }
+
+    @Test
     void should_keep_items_when_reopening_a_directory_index(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
         // given
         try (HybridIndex onDisk = HybridIndex.inDirectory(dir, 384)) {
