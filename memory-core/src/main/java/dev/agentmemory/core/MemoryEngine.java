@@ -1345,9 +1345,10 @@ public final class MemoryEngine implements AutoCloseable {
         }
     }
 
+    /** The latest version in one of these statuses that was not refuted (a refuted write never became the value). */
     private static @Nullable MemoryRecord latest(List<MemoryRecord> versions, Set<Status> statuses) {
         for (int i = versions.size() - 1; i >= 0; i--) {
-            if (statuses.contains(versions.get(i).status())) {
+            if (statuses.contains(versions.get(i).status()) && versions.get(i).verification() != Verification.REFUTED) {
                 return versions.get(i);
             }
         }

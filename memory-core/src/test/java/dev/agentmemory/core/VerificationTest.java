@@ -25,6 +25,14 @@ class VerificationTest {
     final MemoryEngine engine = MemoryEngine.builder().clock(MutableClock.start()).verifier(ORDERS).build();
     final Scope session = ALICE.session("s1");
 
+    /** A model-extracted value that meets a user-stated one: held as a conflict. */
+    private MemoryRecord extractedConflict(String key, String value) {
+        Outcome o = engine.propose(ALICE, java.util.List.of(Proposal.set(session, key, value).kind(Kind.OBSERVATION)
+                .source(Source.MODEL, "msg-1").extractedBy("scripted", "v1").build())).get(0);
+        assertThat(o.result()).isEqualTo(Outcome.Result.CONFLICT);
+        return o.record();
+    }
+
     private MemoryRecord extracted(String key, String value) {
         return engine.write(ALICE, Proposal.set(session, key, value).kind(Kind.OBSERVATION).source(Source.MODEL, "msg-1")
                 .extractedBy("scripted", "v1").build());
@@ -89,6 +97,67 @@ class VerificationTest {
         engine.write(ALICE, Proposal.set(session, "stock", "3").kind(Kind.OBSERVATION).source(Source.TOOL).build());
 
         assertThat(engine.view(ALICE, session, ReadOptions.verified()).values()).containsOnlyKeys(MemoryKey.of("lang"));
+    }
+
+    @Test
+    void should_make_the_replaced_value_current_again_when_the_user_refutes_the_new_one() {
+        // given: M, then L replacing it
+        MemoryKey size = MemoryKey.of("size");
+        MemoryRecord m = extracted("size", "M");
+        MemoryRecord l = extracted("size", "L");
+        assertThat(engine.current(ALICE, session, size)).get().extracting(MemoryRecord::id).isEqualTo(l.id());
+
+        // when
+        engine.refute(ALICE, l.id(), "user: I still wear M");
+
+        // then: the refuted write is undone; a later write replaces M and leaves L refuted
+        assertThat(engine.current(ALICE, session, size)).get().extracting(MemoryRecord::id, MemoryRecord::status)
+                .containsExactly(m.id(), Status.ACTIVE);
+        MemoryRecord s = extracted("size", "S");
+        assertThat(s.supersedes()).isEqualTo(m.id());
+        assertThat(engine.record(ALICE, m.id())).get().extracting(MemoryRecord::status).isEqualTo(Status.SUPERSEDED);
+        assertThat(engine.current(ALICE, session, size)).get().extracting(MemoryRecord::id).isEqualTo(s.id());
+    }
+
+    @Test
+    void should_keep_no_current_value_when_the_refuted_write_replaced_nothing() {
+        MemoryRecord l = extracted("size", "L");
+
+        engine.refute(ALICE, l.id(), "user: wrong");
+
+        assertThat(engine.current(ALICE, session, MemoryKey.of("size"))).isEmpty();
+    }
+
+    @Test
+    void should_resolve_a_conflict_in_favour_of_the_version_the_user_confirms() {
+        // given: the user said Hailan; the model extracted Nordvik, held as a conflict
+        MemoryKey city = MemoryKey.of("city");
+        MemoryRecord hailan = engine.write(ALICE, Proposal.set(session, "city", "Hailan").build());
+        MemoryRecord nordvik = extractedConflict("city", "Nordvik");
+        assertThat(nordvik.status()).isEqualTo(Status.CONFLICT);
+        assertThat(engine.keyState(ALICE, session, city, ReadOptions.DEFAULT).conflicts()).extracting(MemoryRecord::id)
+                .containsExactly(nordvik.id());
+
+        // when
+        engine.confirm(ALICE, nordvik.id());
+
+        // then
+        KeyState state = engine.keyState(ALICE, session, city, ReadOptions.DEFAULT);
+        assertThat(state.current()).extracting(MemoryRecord::id, MemoryRecord::status, MemoryRecord::verification)
+                .containsExactly(nordvik.id(), Status.ACTIVE, Verification.CONFIRMED);
+        assertThat(state.conflicts()).isEmpty();
+        assertThat(engine.record(ALICE, hailan.id())).get().extracting(MemoryRecord::status).isEqualTo(Status.SUPERSEDED);
+    }
+
+    @Test
+    void should_leave_a_conflict_open_when_a_verifier_rather_than_the_user_confirms_it() {
+        engine.write(ALICE, Proposal.set(session, "order:20241015.color", "black").build());
+        MemoryRecord white = extractedConflict("order:20241015.color", "white");
+
+        assertThat(engine.verify(ALICE, white.id()).verification()).isEqualTo(Verification.VERIFIED);
+
+        assertThat(engine.keyState(ALICE, session, MemoryKey.of("order:20241015.color"), ReadOptions.DEFAULT).conflicts())
+                .extracting(MemoryRecord::id).containsExactly(white.id());
     }
 
     @Test

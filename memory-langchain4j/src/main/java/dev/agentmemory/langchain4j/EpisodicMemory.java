@@ -4,6 +4,7 @@ import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.MemoryEngine;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.Status;
+import dev.agentmemory.core.Verification;
 import dev.agentmemory.core.Trust;
 import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.event.LoggedEvent;
@@ -357,11 +358,13 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
             }
             Map<String, String> a = h.attributes();
             if (RECORD.equals(a.get("type"))) {
-                // The engine decides what this agent may see now: access level, forgotten, superseded.
-                boolean servable = engine.record(caller, a.get("record"))
-                        .filter(r -> r.status() == Status.ACTIVE || r.status() == Status.CONFLICT).isPresent();
-                if (servable && shown.add(a.get("record"))) {
-                    out.add(recordContent(h));
+                // The engine decides what this agent may see now: access level, forgotten,
+                // superseded, refuted; and whether it is still a conflict (a confirmation resolves it).
+                Optional<MemoryRecord> live = engine.record(caller, a.get("record"))
+                        .filter(r -> (r.status() == Status.ACTIVE || r.status() == Status.CONFLICT)
+                                && r.verification() != Verification.REFUTED);
+                if (live.isPresent() && shown.add(a.get("record"))) {
+                    out.add(recordContent(h, live.get()));
                 }
             } else if (!inWindow.contains(h.id())) {
                 String ref = "message:" + a.get("session") + "#" + a.get("index");
@@ -373,7 +376,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
         return out;
     }
 
-    private static Content recordContent(RecallHit h) {
+    private static Content recordContent(RecallHit h, MemoryRecord live) {
         Map<String, String> a = h.attributes();
         Metadata md = new Metadata();
         md.put(MemoryContent.LAYER, "episodic");
@@ -384,7 +387,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
         md.put(MemoryContent.KIND, a.get("kind"));
         md.put(MemoryContent.SOURCE, a.get("source"));
         md.put(MemoryContent.TRUST, a.get("trust"));
-        md.put(MemoryContent.STATUS, a.get("status"));
+        md.put(MemoryContent.STATUS, live.status() == Status.CONFLICT ? "conflict" : "current");
         md.put(MemoryContent.OBSERVED_AT, h.time().toString());
         md.put(MemoryContent.RECORDED_AT, a.get("recorded"));
         md.put(MemoryContent.SCORE, h.score());

@@ -102,6 +102,27 @@ class EpisodicRecallTest {
     }
 
     @Test
+    void should_not_recall_a_record_the_user_refuted() {
+        try (AgentMemory memory = AgentMemory.builder().embeddingModel(Embeddings.MODEL).build()) {
+            // given: a model-extracted fact, recalled
+            dev.agentmemory.core.Caller caller = memory.caller(ALICE_1);
+            dev.agentmemory.core.MemoryRecord rex = memory.engine().write(caller, dev.agentmemory.core.Proposal
+                    .set(caller.persistent(), "pet.dog.name", "Rex").kind(dev.agentmemory.core.Kind.OBSERVATION)
+                    .source(dev.agentmemory.core.Source.MODEL, "msg-1").build());
+            memory.awaitIndexed();
+            assertThat(ask(memory, ALICE_2, "What is my dog called?")).anySatisfy(c ->
+                    assertThat(c.textSegment().text()).contains("Rex"));
+
+            // when
+            memory.engine().refute(caller, rex.id(), "user: my dog is called Biscuit");
+
+            // then: no layer serves it, the episodic index included
+            assertThat(ask(memory, ALICE_2, "What is my dog called?"))
+                    .allSatisfy(c -> assertThat(c.textSegment().text()).doesNotContain("Rex"));
+        }
+    }
+
+    @Test
     void should_never_recall_another_users_messages() {
         try (AgentMemory memory = AgentMemory.builder().embeddingModel(Embeddings.MODEL).build()) {
             say(memory, ALICE_1, "My dog is called Biscuit.", "What a lovely name!");

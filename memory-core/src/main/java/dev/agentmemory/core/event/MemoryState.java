@@ -5,6 +5,7 @@ import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.Scope;
 import dev.agentmemory.core.Status;
 import dev.agentmemory.core.TaskInfo;
+import dev.agentmemory.core.Verification;
 import dev.agentmemory.core.ledger.ActionRecord;
 
 import java.util.ArrayList;
@@ -86,7 +87,11 @@ public final class MemoryState {
         } else if (c instanceof Change.RecordsForgotten f) {
             f.ids().forEach(id -> update(id, MemoryRecord::tombstone));
         } else if (c instanceof Change.RecordVerified v) {
+            MemoryRecord before = records.get(v.id());
             update(v.id(), r -> r.verified(v.verification(), v.evidence()));
+            if (before != null) {
+                settleVerdict(before, v.verification());
+            }
         } else if (c instanceof Change.RecordsArchived a) {
             a.ids().forEach(id -> update(id, r -> r.archived(true)));
         } else if (c instanceof Change.TaskChanged t) {
@@ -203,6 +208,29 @@ public final class MemoryState {
 
         List<StoredMessage> copy() {
             return new ArrayList<>(list);
+        }
+    }
+
+    /**
+     * What a verdict does to the key's current value, besides marking the record:
+     * <ul>
+     *   <li>refuting the current version undoes its write: the version it replaced is current
+     *       again (unless that one was forgotten or replaced since);</li>
+     *   <li>the user confirming a version held in conflict resolves the conflict in its favour: it
+     *       becomes the current value and the versions that were current are superseded.</li>
+     * </ul>
+     * A verifier's verdict on a conflicting version only marks it; the choice stays the user's.
+     */
+    private void settleVerdict(MemoryRecord before, Verification verdict) {
+        if (verdict == Verification.REFUTED && before.status() == Status.ACTIVE && before.supersedes() != null) {
+            update(before.supersedes(), r -> r.status() == Status.SUPERSEDED ? r.status(Status.ACTIVE) : r);
+        } else if (verdict == Verification.CONFIRMED && before.status() == Status.CONFLICT) {
+            for (MemoryRecord r : versions(before.scope(), before.key())) {
+                if (!r.id().equals(before.id()) && (r.status() == Status.ACTIVE || r.status() == Status.EXPIRED)) {
+                    update(r.id(), x -> x.status(Status.SUPERSEDED));
+                }
+            }
+            update(before.id(), r -> r.status(Status.ACTIVE));
         }
     }
 
