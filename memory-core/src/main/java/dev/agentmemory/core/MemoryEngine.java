@@ -895,12 +895,18 @@ public final class MemoryEngine implements AutoCloseable {
 
     // ------------------------------------------------------------------ verification
 
-    /** The user confirms a candidate record. */
+    /**
+     * The user confirms a candidate record. Confirming a version held in conflict resolves the
+     * conflict: it becomes the current value and the version that was current is superseded.
+     */
     public MemoryRecord confirm(Caller caller, String recordId) {
         return verdict(caller, recordId, r -> new Change.RecordVerified(r.id(), Verification.CONFIRMED, "confirmed by the user"));
     }
 
-    /** The user rejects a candidate record: it is refuted and never served as current. */
+    /**
+     * The user rejects a candidate record: it is refuted and never served as current. If it was
+     * the current value, the version it replaced is current again.
+     */
     public MemoryRecord refute(Caller caller, String recordId, String why) {
         Objects.requireNonNull(why, "why");
         return verdict(caller, recordId, r -> new Change.RecordVerified(r.id(), Verification.REFUTED, why));
