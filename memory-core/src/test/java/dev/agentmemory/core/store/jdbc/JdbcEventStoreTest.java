@@ -144,6 +144,44 @@ class JdbcEventStoreTest extends EventStoreContract {
     }
 
     @Test
+    void should_move_payloads_out_of_h2_lobs_when_opening_a_version_1_database() throws SQLException {
+        // given: a database as version 1 made it, with payloads in a CLOB column (one past H2's in-place size)
+        JdbcDataSource ds = new JdbcDataSource();
+        ds.setURL("jdbc:h2:mem:v1-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+        String big = "{\"text\":\"" + "a".repeat(5_000) + "\"}";
+        try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+            st.execute("CREATE TABLE memory_schema (version INTEGER NOT NULL)");
+            st.execute("INSERT INTO memory_schema (version) VALUES (1)");
+            st.execute("CREATE TABLE memory_events (tenant VARCHAR(128) NOT NULL, user_id VARCHAR(128) NOT NULL, "
+                    + "seq BIGINT NOT NULL, at_time VARCHAR(40) NOT NULL, type VARCHAR(64) NOT NULL, "
+                    + "actor VARCHAR(128) NOT NULL, trace_id VARCHAR(64) NOT NULL, payload CLOB NOT NULL, "
+                    + "PRIMARY KEY (tenant, user_id, seq))");
+            st.execute("INSERT INTO memory_events VALUES ('shop', 'alice', 1, '2024-05-01T10:00:01Z', 'record-written', "
+                    + "'assistant', 'trace-1', 'small'), ('shop', 'alice', 2, '2024-05-01T10:00:02Z', 'record-written', "
+                    + "'assistant', 'trace-2', '" + big + "')");
+        }
+
+        // when
+        EventStore migrated = new JdbcEventStore(ds);
+
+        // then: same events, payload column no longer a LOB, schema at version 2
+        assertThat(migrated.read(ALICE, 0)).extracting(StoredEvent::payload).containsExactly("small", big);
+        try (Connection c = ds.getConnection(); Statement st = c.createStatement();
+             java.sql.ResultSet rs = st.executeQuery("SELECT DATA_TYPE FROM INFORMATION_SCHEMA.COLUMNS "
+                     + "WHERE TABLE_NAME = 'MEMORY_EVENTS' AND COLUMN_NAME = 'PAYLOAD'")) {
+            assertThat(rs.next()).isTrue();
+            assertThat(rs.getString(1)).isEqualTo("CHARACTER VARYING");
+        }
+        try (Connection c = ds.getConnection(); Statement st = c.createStatement();
+             java.sql.ResultSet rs = st.executeQuery("SELECT MAX(version) FROM memory_schema")) {
+            assertThat(rs.next()).isTrue();
+            assertThat(rs.getInt(1)).isEqualTo(2);
+        }
+        migrated.append(ALICE, 2, List.of(event(3, "after")));
+        assertThat(migrated.lastSequence(ALICE)).isEqualTo(3);
+    }
+
+    @Test
     void should_keep_named_in_memory_databases_apart() {
         try (EventStore other = JdbcEventStore.h2InMemory("other-" + UUID.randomUUID())) {
             store.append(ALICE, 0, List.of(event(1, "here")));
@@ -182,6 +220,6 @@ class JdbcEventStoreTest extends EventStoreContract {
 
         assertThatThrownBy(() -> new JdbcEventStore(ds))
                 .isInstanceOf(MemoryException.class)
-                .hasMessage("database schema version 2 is newer than this library (1)");
+                .hasMessage("database schema version 3 is newer than this library (2)");
     }
 }
