@@ -64,6 +64,7 @@ public final class JdbcEventStore implements EventStore {
     private final long autoCompactMinBytes;
     private volatile long compactedBytes;
     private final AtomicLong appendsSinceSizeCheck = new AtomicLong();
+    private volatile boolean closed;
 
     /** A store on any JDBC data source (e.g. a PostgreSQL pool); the caller owns its life. */
     public JdbcEventStore(DataSource dataSource) {
@@ -503,15 +504,19 @@ public final class JdbcEventStore implements EventStore {
 
     @Override
     public void close() {
-        if (pool != null) {
-            // SHUTDOWN closes the database now, even if a connection is still out, so that the
-            // file's lock is released when close() returns and another process can open it.
-            try (Connection c = pool.getConnection(); Statement st = c.createStatement()) {
-                st.execute("SHUTDOWN");
-            } catch (SQLException e) {
-                // closing anyway: the pool is disposed below
-            }
-            pool.dispose();
+        if (pool == null || closed) {
+            return;
         }
+        closed = true;
+        // SHUTDOWN closes the database now, even if a connection is still out, so that the
+        // file's lock is released when close() returns and another process can open it. It runs
+        // on a connection of its own: a pooled one would try to roll back on its way back to
+        // the closed database, and H2 would log that failure to a .trace.db file at every close.
+        try (Connection c = java.sql.DriverManager.getConnection(h2Url, "sa", ""); Statement st = c.createStatement()) {
+            st.execute("SHUTDOWN");
+        } catch (SQLException e) {
+            // closing anyway: the pool is disposed below
+        }
+        pool.dispose();
     }
 }

@@ -132,6 +132,21 @@ class JdbcEventStoreTest extends EventStoreContract {
         }
 
         @Test
+        void should_close_without_leaving_an_h2_trace_file_or_a_lock() throws Exception {
+            store.append(ALICE, 0, List.of(event(1, "one")));
+
+            store.close();
+            store.close();
+
+            assertThat(dir.resolve("events.trace.db")).doesNotExist();
+            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(dir.resolve("events.mv.db"),
+                    java.nio.file.StandardOpenOption.WRITE); java.nio.channels.FileLock lock = ch.tryLock()) {
+                assertThat(lock).isNotNull();
+            }
+            store = JdbcEventStore.h2File(dir.resolve("events"));
+        }
+
+        @Test
         void should_find_every_event_when_the_file_is_reopened() {
             store.append(ALICE, 0, List.of(event(1, "one"), event(2, "two")));
             store.close();
