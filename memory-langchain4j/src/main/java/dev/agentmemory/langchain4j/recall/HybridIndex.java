@@ -193,22 +193,36 @@ public final class HybridIndex implements AutoCloseable {
                     bulkWrite(items, unit);
                     return;
                 }
-                for (int i = 0; i < items.size(); i++) {
-                    IndexedItem item = items.get(i);
-                    IndexSearcher searcher = searchers.acquire();
-                    try {
-                        removeExisting(searcher, item.id());
-                        String supersededBy = settings.detectSupersession
-                                ? detect(searcher, item, unit.get(i)) : null;
+                // Each item is checked against what was written before it. The searcher is
+                // refreshed (a new segment) only when an item written since the last refresh
+                // could change that check, or when a check changed items already indexed.
+                List<Unrefreshed> unrefreshed = new ArrayList<>();
+                boolean changedIndexed = false;
+                IndexSearcher searcher = searchers.acquire();
+                try {
+                    for (int i = 0; i < items.size(); i++) {
+                        IndexedItem item = items.get(i);
+                        if (changedIndexed || mustSee(unrefreshed, item, unit.get(i))) {
+                            searchers.release(searcher);
+                            searcher = null;
+                            searchers.maybeRefreshBlocking();
+                            searcher = searchers.acquire();
+                            unrefreshed.clear();
+                        }
+                        boolean replaced = removeExisting(searcher, item.id());
+                        Set<String> terms = analyzer.terms(F_TEXT, item.text());
+                        Detection d = detect(searcher, item, unit.get(i), terms, unrefreshed);
                         writer.addDocument(toDocument(new Stored(item.id(), item.partition(), item.text(),
-                                item.time(), item.attributes(), supersededBy), unit.get(i)));
-                    } finally {
+                                item.time(), item.attributes(), d.supersededBy()), unit.get(i)));
+                        changedIndexed = replaced || d.markedOthers();
+                        unrefreshed.add(new Unrefreshed(item, unit.get(i), terms));
+                    }
+                } finally {
+                    if (searcher != null) {
                         searchers.release(searcher);
                     }
-                    if (settings.detectSupersession || i == items.size() - 1) {
-                        searchers.maybeRefreshBlocking();
-                    }
                 }
+                searchers.maybeRefreshBlocking();
             } catch (IOException e) {
                 throw new UncheckedIOException("writing to the recall index failed", e);
             }
@@ -542,7 +556,7 @@ public final class HybridIndex implements AutoCloseable {
                                            List<Scored> scored) throws IOException {
         int window = Math.min(scored.size(), query.maxResults() + settings.readTimeWindowExtra);
         Set<String> queryTerms = analyzer.terms(F_TEXT, query.text());
-        ToDoubleFunction<String> idf = partitionIdf(searcher, query.partition(), Set.of());
+        ToDoubleFunction<String> idf = partitionIdf(searcher, query.partition(), List.of());
         List<Stored> docs = new ArrayList<>(window);
         List<Set<String>> terms = new ArrayList<>(window);
         List<float[]> vectors = new ArrayList<>(window);
@@ -669,14 +683,15 @@ public final class HybridIndex implements AutoCloseable {
      * are re-indexed as superseded by the new item; returns the id of a newer near-duplicate that
      * supersedes the new item itself, or null.
      */
-    private @Nullable String detect(IndexSearcher searcher, IndexedItem item, float[] unit) throws IOException {
+    private Detection detect(IndexSearcher searcher, IndexedItem item, float[] unit, Set<String> itemTerms,
+                             List<Unrefreshed> unrefreshed) throws IOException {
         Query filter = scopeFilter(item.partition(), true);
         TopDocs near = searcher.search(new KnnFloatVectorQuery(F_VECTOR, unit, settings.detectionNeighbours, filter),
                 settings.detectionNeighbours);
-        Set<String> itemTerms = null;
         ToDoubleFunction<String> idf = null;
         String supersededBy = null;
         Instant newestReplacement = null;
+        boolean markedOthers = false;
         StoredFields stored = searcher.storedFields();
         for (ScoreDoc sd : near.scoreDocs) {
             double cosine = dotScoreToCosine(sd.score);
@@ -687,9 +702,15 @@ public final class HybridIndex implements AutoCloseable {
             if (other.id.equals(item.id()) || !sameSpeaker(other.attributes, item.attributes())) {
                 continue;
             }
-            if (itemTerms == null) {
-                itemTerms = analyzer.terms(F_TEXT, item.text());
-                idf = partitionIdf(searcher, item.partition(), itemTerms);
+            if (idf == null) {
+                List<Set<String>> pending = new ArrayList<>();
+                pending.add(itemTerms);
+                for (Unrefreshed u : unrefreshed) {
+                    if (u.item().partition().equals(item.partition())) {
+                        pending.add(u.terms());
+                    }
+                }
+                idf = partitionIdf(searcher, item.partition(), pending);
             }
             if (!detector.sameSubject(cosine, itemTerms, analyzer.terms(F_TEXT, other.text), idf)) {
                 continue;
@@ -697,31 +718,55 @@ public final class HybridIndex implements AutoCloseable {
             if (!other.time.isAfter(item.time())) {
                 writer.updateDocument(new Term(F_ID, other.id), toDocument(other.withSupersededBy(item.id()),
                         vectorOf(searcher, sd.doc)));
+                markedOthers = true;
             } else if (newestReplacement == null || other.time.isAfter(newestReplacement)) {
                 newestReplacement = other.time;
                 supersededBy = other.id;
             }
         }
-        return supersededBy;
+        return new Detection(supersededBy, markedOthers);
+    }
+
+    /** What {@link #detect} found: the newer item that supersedes the new one, and whether it marked older ones. */
+    private record Detection(@Nullable String supersededBy, boolean markedOthers) {
+    }
+
+    /** An item of the current batch written since the searcher was last refreshed. */
+    private record Unrefreshed(IndexedItem item, float[] unit, Set<String> terms) {
     }
 
     /**
-     * BM25-style inverse document frequency of a term among the items of one partition; the terms
-     * of an item not yet indexed ({@code pending}) count it as one more document.
+     * Whether the searcher must be refreshed before {@code item} is checked: the batch's items
+     * written since the last refresh are invisible to it, which changes nothing only when none of
+     * them has this id or could be one of its near-duplicates (same partition and speaker, cosine
+     * at least the detector's minimum). Their terms are counted in the idf separately.
      */
+    private boolean mustSee(List<Unrefreshed> unrefreshed, IndexedItem item, float[] unit) {
+        for (Unrefreshed u : unrefreshed) {
+            if (u.item().id().equals(item.id())) {
+                return true;
+            }
+            if (u.item().partition().equals(item.partition()) && sameSpeaker(u.item().attributes(), item.attributes())
+                    && cosine(u.unit(), unit) >= detector.minCosine()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /**
-     * BM25 idf of terms inside one partition (live documents only; terms of a not yet written
-     * item counted as one more document). The partition's documents are collected once per
+     * BM25 idf of terms inside one partition: its live documents, plus items written but not yet
+     * visible to this searcher ({@code pending}, each one more document). The partition's documents are collected once per
      * segment; each term then costs one lookup in each segment's term dictionary (one reused
      * enumerator per segment) and a walk of its (usually short) postings, instead of a
      * conjunction query per term (which was more than half of the time spent writing an item).
      */
     private static ToDoubleFunction<String> partitionIdf(IndexSearcher searcher, String partition,
-                                                         Set<String> pending) throws IOException {
+                                                         List<Set<String>> pending) throws IOException {
         List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
         org.apache.lucene.util.FixedBitSet[] inPartition = new org.apache.lucene.util.FixedBitSet[leaves.size()];
         org.apache.lucene.index.TermsEnum[] textTerms = new org.apache.lucene.index.TermsEnum[leaves.size()];
-        int documents = pending.isEmpty() ? 0 : 1;
+        int documents = pending.size();
         for (int i = 0; i < leaves.size(); i++) {
             org.apache.lucene.index.LeafReader reader = leaves.get(i).reader();
             org.apache.lucene.index.PostingsEnum docs = postings(termsOf(reader, F_PARTITION), partition, null);
@@ -744,7 +789,12 @@ public final class HybridIndex implements AutoCloseable {
         Map<String, Double> memo = new HashMap<>();
         return term -> memo.computeIfAbsent(term, t -> {
             try {
-                int df = pending.contains(t) ? 1 : 0;
+                int df = 0;
+                for (Set<String> p : pending) {
+                    if (p.contains(t)) {
+                        df++;
+                    }
+                }
                 org.apache.lucene.util.BytesRef bytes = new org.apache.lucene.util.BytesRef(t);
                 org.apache.lucene.index.PostingsEnum docs = null;
                 for (int i = 0; i < leaves.size(); i++) {

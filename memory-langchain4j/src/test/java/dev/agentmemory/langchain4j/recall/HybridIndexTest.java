@@ -318,6 +318,43 @@ class HybridIndexTest {
     }
 
     @Test
+    void should_decide_supersession_in_a_batch_exactly_as_item_by_item() {
+        // given: statements of two users, some replacing earlier ones, some only sharing a name or words
+        String[] texts = {
+                "My phone number is 555-1234.", "I live in Lisbon with my sister.", "My favourite colour is green.",
+                "Nora Fishel is an accomplished violinist.", "Nora Fishel and Eliza Woodley organised a charity concert.",
+                "I work as a nurse at the city hospital.", "My phone number is now 555-9876.",
+                "I moved from Lisbon to Porto last month.", "My favourite colour is blue these days.",
+                "Eliza Woodley writes historical novels.", "I work as a teacher at the primary school now.",
+                "The dentist appointment is on Friday.", "The dentist appointment moved to Monday.",
+                "Our cat is called Miso.", "Our cat is called Miso and she is three.", "I am allergic to peanuts."};
+        List<IndexedItem> items = new java.util.ArrayList<>();
+        for (int i = 0; i < texts.length; i++) {
+            String user = i % 5 == 4 ? BOB : ALICE;
+            items.add(new IndexedItem("s" + i, user, texts[i], SharedEmbeddingModel.embed(texts[i]),
+                    T0.plus(Duration.ofMinutes(i)), java.util.Map.of(HybridIndex.SPEAKER_ATTRIBUTE, i % 7 == 3 ? "bot" : "user")));
+        }
+        try (HybridIndex oneByOne = HybridIndex.inMemory(384); HybridIndex batched = HybridIndex.inMemory(384)) {
+            // when
+            for (IndexedItem item : items) {
+                oneByOne.upsertAll(List.of(item));
+            }
+            batched.upsertAll(items);
+
+            // then: the same items superseded, by the same newer ones, and some were
+            java.util.Map<String, String> expected = new java.util.TreeMap<>();
+            java.util.Map<String, String> actual = new java.util.TreeMap<>();
+            for (IndexedItem item : items) {
+                oneByOne.supersededBy(item.id()).ifPresent(by -> expected.put(item.id(), by));
+                batched.supersededBy(item.id()).ifPresent(by -> actual.put(item.id(), by));
+            }
+            assertThat(expected).isNotEmpty();
+            assertThat(actual).isEqualTo(expected);
+            assertThat(batched.size()).isEqualTo(oneByOne.size());
+        }
+    }
+
+    @Test
     void should_keep_items_when_reopening_a_directory_index(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
         // given
         try (HybridIndex onDisk = HybridIndex.inDirectory(dir, 384)) {
