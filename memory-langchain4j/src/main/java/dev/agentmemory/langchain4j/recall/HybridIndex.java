@@ -31,17 +31,22 @@ import org.apache.lucene.document.TextField;
 import org.apache.lucene.index.FloatVectorValues;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
-import org.apache.lucene.index.TieredMergePolicy;
 import org.apache.lucene.index.IndexableField;
+import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.NumericDocValues;
+import org.apache.lucene.index.PostingsEnum;
 import org.apache.lucene.index.ReaderUtil;
 import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.index.Term;
+import org.apache.lucene.index.Terms;
+import org.apache.lucene.index.TermsEnum;
+import org.apache.lucene.index.TieredMergePolicy;
 import org.apache.lucene.index.VectorSimilarityFunction;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.BoostQuery;
+import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.KnnFloatVectorQuery;
 import org.apache.lucene.search.Query;
@@ -53,6 +58,9 @@ import org.apache.lucene.store.ByteBuffersDirectory;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.store.NRTCachingDirectory;
+import org.apache.lucene.util.Bits;
+import org.apache.lucene.util.BytesRef;
+import org.apache.lucene.util.FixedBitSet;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -756,28 +764,27 @@ public final class HybridIndex implements AutoCloseable {
 
     /**
      * BM25 idf of terms inside one partition: its live documents, plus items written but not yet
-     * visible to this searcher ({@code pending}, each one more document). The partition's documents are collected once per
-     * segment; each term then costs one lookup in each segment's term dictionary (one reused
+     * visible to this searcher ({@code pending}, each one more document). The partition's
+     * documents are collected once per segment; each term then costs one lookup in each segment's term dictionary (one reused
      * enumerator per segment) and a walk of its (usually short) postings, instead of a
      * conjunction query per term (which was more than half of the time spent writing an item).
      */
     private static ToDoubleFunction<String> partitionIdf(IndexSearcher searcher, String partition,
                                                          List<Set<String>> pending) throws IOException {
         List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
-        org.apache.lucene.util.FixedBitSet[] inPartition = new org.apache.lucene.util.FixedBitSet[leaves.size()];
-        org.apache.lucene.index.TermsEnum[] textTerms = new org.apache.lucene.index.TermsEnum[leaves.size()];
+        FixedBitSet[] inPartition = new FixedBitSet[leaves.size()];
+        TermsEnum[] textTerms = new TermsEnum[leaves.size()];
         int documents = pending.size();
         for (int i = 0; i < leaves.size(); i++) {
-            org.apache.lucene.index.LeafReader reader = leaves.get(i).reader();
-            org.apache.lucene.index.PostingsEnum docs = postings(termsOf(reader, F_PARTITION), partition, null);
-            org.apache.lucene.index.TermsEnum text = termsOf(reader, F_TEXT);
-            if (docs == null || text == null) {
+            LeafReader reader = leaves.get(i).reader();
+            PostingsEnum docs = postings(termsOf(reader, F_PARTITION), new BytesRef(partition), null);
+            if (docs == null) {
                 continue;
             }
-            textTerms[i] = text;
-            org.apache.lucene.util.Bits live = reader.getLiveDocs();
-            org.apache.lucene.util.FixedBitSet bits = new org.apache.lucene.util.FixedBitSet(reader.maxDoc());
-            for (int d = docs.nextDoc(); d != org.apache.lucene.search.DocIdSetIterator.NO_MORE_DOCS; d = docs.nextDoc()) {
+            textTerms[i] = termsOf(reader, F_TEXT);
+            Bits live = reader.getLiveDocs();
+            FixedBitSet bits = new FixedBitSet(reader.maxDoc());
+            for (int d = docs.nextDoc(); d != DocIdSetIterator.NO_MORE_DOCS; d = docs.nextDoc()) {
                 if (live == null || live.get(d)) {
                     bits.set(d);
                     documents++;
@@ -795,8 +802,8 @@ public final class HybridIndex implements AutoCloseable {
                         df++;
                     }
                 }
-                org.apache.lucene.util.BytesRef bytes = new org.apache.lucene.util.BytesRef(t);
-                org.apache.lucene.index.PostingsEnum docs = null;
+                BytesRef bytes = new BytesRef(t);
+                PostingsEnum docs = null;
                 for (int i = 0; i < leaves.size(); i++) {
                     if (inPartition[i] == null) {
                         continue;
@@ -805,7 +812,7 @@ public final class HybridIndex implements AutoCloseable {
                     if (docs == null) {
                         continue;
                     }
-                    for (int d = docs.nextDoc(); d != org.apache.lucene.search.DocIdSetIterator.NO_MORE_DOCS; d = docs.nextDoc()) {
+                    for (int d = docs.nextDoc(); d != DocIdSetIterator.NO_MORE_DOCS; d = docs.nextDoc()) {
                         if (inPartition[i].get(d)) {
                             df++;
                         }
@@ -819,24 +826,18 @@ public final class HybridIndex implements AutoCloseable {
     }
 
     /** An enumerator over one segment's terms of a field; null when the segment has none. */
-    private static org.apache.lucene.index.@Nullable TermsEnum termsOf(org.apache.lucene.index.LeafReader reader,
-                                                                       String field) throws IOException {
-        org.apache.lucene.index.Terms terms = reader.terms(field);
+    private static @Nullable TermsEnum termsOf(LeafReader reader, String field) throws IOException {
+        Terms terms = reader.terms(field);
         return terms == null ? null : terms.iterator();
     }
 
-    /** The documents (deleted ones included) holding this term; null when none. Reuses {@code reuse} when given. */
-    private static org.apache.lucene.index.@Nullable PostingsEnum postings(org.apache.lucene.index.@Nullable TermsEnum terms,
-            String term, org.apache.lucene.index.@Nullable PostingsEnum reuse) throws IOException {
-        return postings(terms, new org.apache.lucene.util.BytesRef(term), reuse);
-    }
-
-    private static org.apache.lucene.index.@Nullable PostingsEnum postings(org.apache.lucene.index.@Nullable TermsEnum terms,
-            org.apache.lucene.util.BytesRef term, org.apache.lucene.index.@Nullable PostingsEnum reuse) throws IOException {
+    /** The documents (deleted ones included) holding this term; null when none. Reuses {@code reuse} when it can. */
+    private static @Nullable PostingsEnum postings(@Nullable TermsEnum terms, BytesRef term,
+                                                   @Nullable PostingsEnum reuse) throws IOException {
         if (terms == null || !terms.seekExact(term)) {
             return null;
         }
-        return terms.postings(reuse, org.apache.lucene.index.PostingsEnum.NONE);
+        return terms.postings(reuse, PostingsEnum.NONE);
     }
 
     private static Document toDocument(Stored s, float[] unit) {
