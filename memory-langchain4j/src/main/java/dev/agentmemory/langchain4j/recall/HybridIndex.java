@@ -1063,11 +1063,9 @@ public final class HybridIndex implements AutoCloseable {
          * retrievers; {@link #denseCandidates} called afterwards sets the vector side alone.
          */
         public Builder candidates(int minimum, int perResult) {
-            checkCandidates(minimum, perResult);
+            denseCandidates(minimum, perResult);
             this.minCandidates = minimum;
             this.candidateFactor = perResult;
-            this.minDenseCandidates = minimum;
-            this.denseCandidateFactor = perResult;
             return this;
         }
 
