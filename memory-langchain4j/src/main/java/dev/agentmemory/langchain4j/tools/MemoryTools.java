@@ -45,6 +45,12 @@ import java.util.Optional;
  *       the user's messages in the session's window, and every word of the value must occur in
  *       the quote. Then the write is the user's statement (source USER, trusted) with a reference
  *       to that message ({@code message:<session>#<index>}) and the tag {@code cited-by-model}.</li>
+ *   <li>A quote must also support the key's meaning, not only hold its value: a key about the
+ *       user's identity or standing facts (residence, nationality, employer, name, contact) needs a
+ *       quote stating that attribute ("I live in Berlin", "我住在海岚"), and a preference needs a
+ *       quote that is not about a trip, an order or another person. A quote that does not (the
+ *       trip sentence "这次 11 月去海岚。" for {@code user.residence}) keeps the write as the model's
+ *       unconfirmed inference, tagged {@value #UNSUPPORTED_QUOTE_TAG}, and the answer says why.</li>
  * </ul>
  * Rule violations, unknown keys, bad ids and uncheckable quotes come back as the tool's text
  * result, never as an exception into the AiService. Thread-safe.
@@ -53,6 +59,12 @@ public final class MemoryTools {
 
     /** Tag on writes the model made for the user by citing the user's words. */
     public static final String CITED_TAG = "cited-by-model";
+
+    /**
+     * Tag on writes the model cited the user for, but whose quote does not state the key's
+     * meaning (a trip quoted for a residence): kept as the model's unconfirmed inference.
+     */
+    public static final String UNSUPPORTED_QUOTE_TAG = "quote-does-not-state-it";
 
     private final MemoryEngine engine;
     private final String agent;
@@ -279,16 +291,23 @@ public final class MemoryTools {
             if (!missing.isEmpty()) {
                 return "Not saved: the value's words " + missing + " are not in the quote; store the user's own words.";
             }
+            QuoteRule.Verdict verdict = QuoteRule.check(k, kind, value, userQuote);
+            if (!verdict.supported()) {
+                b = unconfirmed(scope, k, v, kind).tag(UNSUPPORTED_QUOTE_TAG);
+                Outcome o;
+                try {
+                    o = engine.propose(caller, b.build());
+                } catch (IllegalArgumentException e) {
+                    return "Not saved: " + e.getMessage() + ".";
+                }
+                String meaning = verdict.attribute().map(QuoteRule.Attribute::meaning).orElse("it");
+                return describe(o, place, kindName, false, "; not recorded as stated by the user because "
+                        + verdict.reason() + "; to record it, quote words where the user states " + meaning);
+            }
             b = Proposal.set(scope, k, v).kind(kind)
                     .source(Source.USER, Citations.messageRef(ref.session(), said.get().index())).tag(CITED_TAG);
         } else {
-            Kind asked = kind;
-            Kind kept = kind == Kind.PREFERENCE || kind == Kind.DECISION || kind == Kind.OBSERVATION
-                    ? Kind.INFERENCE : kind;
-            b = Proposal.set(scope, k, v).kind(kept).source(Source.MODEL);
-            if (asked == Kind.PREFERENCE || asked == Kind.DECISION) {
-                b.tag("unconfirmed-" + asked.name().toLowerCase(Locale.ROOT));
-            }
+            b = unconfirmed(scope, k, v, kind);
         }
         Outcome o;
         try {
@@ -296,10 +315,22 @@ public final class MemoryTools {
         } catch (IllegalArgumentException e) {
             return "Not saved: " + e.getMessage() + ".";
         }
-        return describe(o, place, kindName, cited, !cited && o.proposal().kind() != kind);
+        boolean downgraded = !cited && o.proposal().kind() != kind;
+        return describe(o, place, kindName, cited, downgraded ? "; quote the user's words to record a " + kindName : "");
     }
 
-    private static String describe(Outcome o, String place, String kindName, boolean cited, boolean downgraded) {
+    /** The model's own write: untrusted; a preference or decision kept as an unconfirmed inference. */
+    private static Proposal.Builder unconfirmed(Scope scope, MemoryKey k, MemoryValue v, Kind asked) {
+        Kind kept = asked == Kind.PREFERENCE || asked == Kind.DECISION || asked == Kind.OBSERVATION
+                ? Kind.INFERENCE : asked;
+        Proposal.Builder b = Proposal.set(scope, k, v).kind(kept).source(Source.MODEL);
+        if (asked == Kind.PREFERENCE || asked == Kind.DECISION) {
+            b.tag("unconfirmed-" + asked.name().toLowerCase(Locale.ROOT));
+        }
+        return b;
+    }
+
+    private static String describe(Outcome o, String place, String kindName, boolean cited, String note) {
         Proposal p = o.proposal();
         String what = p.key() + " = " + OperationParser.quote(Objects.requireNonNull(p.value()).text());
         return switch (o.result()) {
@@ -313,7 +344,7 @@ public final class MemoryTools {
                         ? "as a " + kindName + " stated by the user"
                         : "as your unconfirmed " + r.kind().name().toLowerCase(Locale.ROOT).replace('_', ' ')
                         + " (a candidate until the user confirms it"
-                        + (downgraded ? "; quote the user's words to record a " + kindName : "") + ")";
+                        + note + ")";
                 yield "Saved " + what + " in " + place + " " + as + ", version " + r.version() + ".";
             }
         };
