@@ -234,7 +234,7 @@ public final class DemoMain {
             List<TaskInfo> ts = engine.tasks(caller, s);
             tasks.put(caller.session(s), ts);
             for (TaskInfo t : ts) {
-                scopes.add(caller.task(s, t.task()));
+                scopes.add(caller.task(t));
             }
         }
         for (Scope scope : scopes) {

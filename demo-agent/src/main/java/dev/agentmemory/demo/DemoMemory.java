@@ -53,7 +53,7 @@ final class DemoMemory implements AutoCloseable {
     static Scope workingScope(MemoryEngine engine, SessionRef ref) {
         Caller caller = ShopTools.caller(ref);
         return engine.activeTask(caller, ref.session())
-                .map(t -> caller.task(ref.session(), t.task()))
+                .map(t -> caller.task(t))
                 .orElse(caller.session(ref.session()));
     }
 

@@ -27,9 +27,14 @@ public record Caller(String tenant, String user, String agent) {
         return Scope.session(tenant, user, session);
     }
 
-    /** One of this user's tasks. */
+    /** One of this user's tasks: the one started in {@code session} as {@code task}. */
     public Scope task(String session, String task) {
         return Scope.task(tenant, user, session, task);
+    }
+
+    /** The scope holding a task's state (in the session that started it, wherever it is held now). */
+    public Scope task(TaskInfo task) {
+        return Scope.task(tenant, user, task.session(), task.task());
     }
 
     /** The same user acting through another agent. */

@@ -43,6 +43,9 @@ final class EventText {
             return "task " + t.session() + "/" + t.task() + " " + t.status().name().toLowerCase()
                     + (t.title() == null ? "" : " (" + clip(t.title()) + ")");
         }
+        if (c instanceof Change.TaskMoved m) {
+            return "task " + m.session() + "/" + m.task() + " moved to session " + m.to();
+        }
         if (c instanceof Change.AliasRegistered a) {
             return "alias \"" + clip(a.alias()) + "\" -> " + a.entity();
         }

@@ -543,33 +543,80 @@ public final class MemoryEngine implements AutoCloseable {
 
     // ------------------------------------------------------------------ tasks
 
-    /** Starts a task in a session; the session's active task (if any) is suspended first. */
+    /**
+     * Starts a task in a session; the session's active task (if any) is suspended first. The
+     * task's state lives in this session's task scope, wherever the task is held later.
+     */
     public TaskInfo startTask(Caller caller, String session, String task, @Nullable String title) {
         Objects.requireNonNull(caller, "caller");
         Scope scope = Scope.task(caller.tenant(), caller.user(), session, task);
         return write(caller, (s, tx) -> {
-            TaskInfo existing = findTask(s, session, task);
+            TaskInfo existing = heldTask(s, session, task);
+            if (existing == null) {
+                existing = s.task(session, task);
+            }
             if (existing != null) {
                 throw new IllegalStateException("task " + task + " already exists in session " + session
                         + " (" + existing.status().name().toLowerCase(Locale.ROOT) + "); resume it instead");
             }
             suspendActive(s, tx, session, task);
             tx.add(s, new Change.TaskChanged(scope.session(), task, TaskStatus.ACTIVE, title));
-            return findTask(s, session, task);
+            return s.task(session, task);
         });
     }
 
-    /** Suspends a task: its state stays intact, out of the session's active view, until resumed. */
+    /** Suspends a task the session holds: its state stays intact, out of the active view, until resumed. */
     public TaskInfo suspendTask(Caller caller, String session, String task) {
         return changeTask(caller, session, task, TaskStatus.SUSPENDED, EnumSet.of(TaskStatus.ACTIVE));
     }
 
-    /** Resumes a suspended task with its state exactly as it was; the active task is suspended. */
+    /**
+     * Resumes a task with its state exactly as it was; the session's active task is suspended.
+     * The task is one this session holds, or else the one open (active or suspended) task of that
+     * id in another session of the same user, which then moves here: this session holds it from
+     * now on and the other no longer does. When several other sessions have an open task of that
+     * id, fails naming them; use {@link #resumeTask(Caller, String, String, String)}.
+     */
     public TaskInfo resumeTask(Caller caller, String session, String task) {
-        return changeTask(caller, session, task, TaskStatus.ACTIVE, EnumSet.of(TaskStatus.SUSPENDED, TaskStatus.ACTIVE));
+        return resumeTask(caller, session, null, task);
     }
 
-    /** Ends a task: its state is archived out of the active view. */
+    /**
+     * Resumes the task {@code task} started in session {@code startedIn} (null: find it as
+     * {@link #resumeTask(Caller, String, String)} does) and makes {@code session} hold it.
+     */
+    public TaskInfo resumeTask(Caller caller, String session, @Nullable String startedIn, String task) {
+        Objects.requireNonNull(caller, "caller");
+        Ids.check(session, "session");
+        Ids.check(task, "task");
+        if (startedIn != null) {
+            Ids.check(startedIn, "session");
+        }
+        return write(caller, (s, tx) -> {
+            TaskInfo t = startedIn != null ? s.task(startedIn, task) : heldTask(s, session, task);
+            if (t == null && startedIn == null) {
+                t = openElsewhere(s, session, task);
+            }
+            if (t == null) {
+                throw new IllegalStateException("no task " + task + (startedIn != null ? " started in session "
+                        + startedIn : " in session " + session + " or another session of this user"));
+            }
+            if (t.status() == TaskStatus.ENDED) {
+                throw new IllegalStateException("task " + task + " is ended; cannot make it active");
+            }
+            if (t.status() == TaskStatus.ACTIVE && t.heldBy().equals(session)) {
+                return t;
+            }
+            suspendActive(s, tx, session, task);
+            if (!t.heldBy().equals(session)) {
+                tx.add(s, new Change.TaskMoved(t.session(), task, session));
+            }
+            tx.add(s, new Change.TaskChanged(t.session(), task, TaskStatus.ACTIVE, null));
+            return s.task(t.session(), task);
+        });
+    }
+
+    /** Ends a task the session holds: its state is archived out of the active view. */
     public TaskInfo endTask(Caller caller, String session, String task) {
         return changeTask(caller, session, task, TaskStatus.ENDED, EnumSet.of(TaskStatus.ACTIVE, TaskStatus.SUSPENDED));
     }
@@ -578,9 +625,11 @@ public final class MemoryEngine implements AutoCloseable {
         Objects.requireNonNull(caller, "caller");
         Scope.task(caller.tenant(), caller.user(), session, task);
         return write(caller, (s, tx) -> {
-            TaskInfo t = findTask(s, session, task);
+            TaskInfo t = heldTask(s, session, task);
             if (t == null) {
-                throw new IllegalStateException("no task " + task + " in session " + session);
+                TaskInfo away = s.task(session, task);
+                throw new IllegalStateException("no task " + task + " in session " + session
+                        + (away != null ? " (it moved to session " + away.heldBy() + ")" : ""));
             }
             if (!from.contains(t.status())) {
                 throw new IllegalStateException("task " + task + " is " + t.status().name().toLowerCase(Locale.ROOT)
@@ -589,44 +638,70 @@ public final class MemoryEngine implements AutoCloseable {
             if (t.status() == to) {
                 return t;
             }
-            if (to == TaskStatus.ACTIVE) {
-                suspendActive(s, tx, session, task);
-            }
-            tx.add(s, new Change.TaskChanged(session, task, to, null));
-            return findTask(s, session, task);
+            tx.add(s, new Change.TaskChanged(t.session(), task, to, null));
+            return s.task(t.session(), task);
         });
     }
 
     private static void suspendActive(MemoryState s, Tx tx, String session, String except) {
-        for (TaskInfo t : List.copyOf(s.tasks(session))) {
+        for (TaskInfo t : s.tasksHeldBy(session)) {
             if (t.status() == TaskStatus.ACTIVE && !t.task().equals(except)) {
-                tx.add(s, new Change.TaskChanged(session, t.task(), TaskStatus.SUSPENDED, null));
+                tx.add(s, new Change.TaskChanged(t.session(), t.task(), TaskStatus.SUSPENDED, null));
             }
         }
     }
 
-    /** The session's active task. */
-    public Optional<TaskInfo> activeTask(Caller caller, String session) {
-        Ids.check(session, "session");
-        return read(caller, s -> s.tasks(session).stream().filter(t -> t.status() == TaskStatus.ACTIVE).findFirst());
-    }
-
-    /** Every task of a session, in the order they started. */
-    public List<TaskInfo> tasks(Caller caller, String session) {
-        Ids.check(session, "session");
-        return read(caller, s -> List.copyOf(s.tasks(session)));
-    }
-
-    private static @Nullable TaskInfo findTask(MemoryState s, @Nullable String session, @Nullable String task) {
-        if (session == null || task == null) {
-            return null;
-        }
-        for (TaskInfo t : s.tasks(session)) {
+    /** The task a session holds under {@code task}, if any. */
+    private static @Nullable TaskInfo heldTask(MemoryState s, String session, String task) {
+        for (TaskInfo t : s.tasksHeldBy(session)) {
             if (t.task().equals(task)) {
                 return t;
             }
         }
         return null;
+    }
+
+    /** The one open task of that id held by another session; fails when there are several. */
+    private static @Nullable TaskInfo openElsewhere(MemoryState s, String session, String task) {
+        List<TaskInfo> open = new ArrayList<>();
+        for (TaskInfo t : s.allTasks()) {
+            if (t.task().equals(task) && t.status() != TaskStatus.ENDED && !t.heldBy().equals(session)) {
+                open.add(t);
+            }
+        }
+        if (open.size() > 1) {
+            throw new IllegalStateException("task " + task + " is open in sessions "
+                    + open.stream().map(TaskInfo::heldBy).sorted().toList() + "; name the session it was started in");
+        }
+        return open.isEmpty() ? null : open.get(0);
+    }
+
+    /** The session's active task (held by it; its state lives in the scope of the session that started it). */
+    public Optional<TaskInfo> activeTask(Caller caller, String session) {
+        Ids.check(session, "session");
+        return read(caller, s -> s.tasksHeldBy(session).stream().filter(t -> t.status() == TaskStatus.ACTIVE).findFirst());
+    }
+
+    /** Every task a session holds: started there and not moved away, or moved to it. */
+    public List<TaskInfo> tasks(Caller caller, String session) {
+        Ids.check(session, "session");
+        return read(caller, s -> List.copyOf(s.tasksHeldBy(session)));
+    }
+
+    /**
+     * Every task of the caller's user, in every session, ended ones included: for offering a
+     * suspended task of an earlier conversation to resume. Never another user's.
+     */
+    public List<TaskInfo> userTasks(Caller caller) {
+        return read(caller, s -> List.copyOf(s.allTasks()));
+    }
+
+    /** The task whose scope {@code scope} is (started in its session under its task id). */
+    private static @Nullable TaskInfo findTask(MemoryState s, @Nullable String session, @Nullable String task) {
+        if (session == null || task == null) {
+            return null;
+        }
+        return s.task(session, task);
     }
 
     // ------------------------------------------------------------------ messages

@@ -76,7 +76,7 @@ final class MemoryContentRetriever implements ContentRetriever {
             List<Content> state = new ArrayList<>();
             Optional<TaskInfo> task = engine.activeTask(caller, session);
             if (task.isPresent()) {
-                ScopeView view = engine.view(caller, caller.task(session, task.get().task()));
+                ScopeView view = engine.view(caller, caller.task(task.get()));
                 addAll(state, view.keys(), "task-state", "state of the active task " + task.get().task(), shown);
             }
             addAll(state, engine.view(caller, caller.session(session)).keys(), "session-state",

@@ -22,6 +22,7 @@ import java.util.Objects;
         @JsonSubTypes.Type(value = Change.RecordVerified.class, name = "record-verified"),
         @JsonSubTypes.Type(value = Change.RecordsArchived.class, name = "records-archived"),
         @JsonSubTypes.Type(value = Change.TaskChanged.class, name = "task-changed"),
+        @JsonSubTypes.Type(value = Change.TaskMoved.class, name = "task-moved"),
         @JsonSubTypes.Type(value = Change.AliasRegistered.class, name = "alias-registered"),
         @JsonSubTypes.Type(value = Change.ActionIntended.class, name = "action-intended"),
         @JsonSubTypes.Type(value = Change.ActionCompleted.class, name = "action-completed"),
@@ -95,6 +96,19 @@ public sealed interface Change {
             Objects.requireNonNull(session, "session");
             Objects.requireNonNull(task, "task");
             Objects.requireNonNull(status, "status");
+        }
+    }
+
+    /**
+     * A task is now held by another session of its user: that session treats it as its own (its
+     * active task, suspend, resume, end); the one that held it no longer does. Its state stays
+     * in the scope of the session that started it ({@code session}).
+     */
+    record TaskMoved(String session, String task, String to) implements Change {
+        public TaskMoved {
+            Objects.requireNonNull(session, "session");
+            Objects.requireNonNull(task, "task");
+            Objects.requireNonNull(to, "to");
         }
     }
 

@@ -7,6 +7,7 @@ import dev.agentmemory.core.Status;
 import dev.agentmemory.core.TaskInfo;
 import dev.agentmemory.core.Verification;
 import dev.agentmemory.core.ledger.ActionRecord;
+import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -98,7 +99,13 @@ public final class MemoryState {
             tasks.computeIfAbsent(t.session(), s -> new LinkedHashMap<>()).merge(t.task(),
                     new TaskInfo(t.session(), t.task(), t.title(), t.status(), event.at()),
                     (old, neu) -> new TaskInfo(old.session(), old.task(),
-                            neu.title() != null ? neu.title() : old.title(), neu.status(), neu.changedAt()));
+                            neu.title() != null ? neu.title() : old.title(), neu.status(), neu.changedAt(), old.heldBy()));
+        } else if (c instanceof Change.TaskMoved m) {
+            Map<String, TaskInfo> started = tasks.get(m.session());
+            TaskInfo old = started == null ? null : started.get(m.task());
+            if (old != null) {
+                started.put(m.task(), new TaskInfo(old.session(), old.task(), old.title(), old.status(), event.at(), m.to()));
+            }
         } else if (c instanceof Change.AliasRegistered a) {
             aliases.computeIfAbsent(a.alias(), k -> new TreeSet<>()).add(a.entity());
         } else if (c instanceof Change.ActionIntended i) {
@@ -293,9 +300,25 @@ public final class MemoryState {
         return out;
     }
 
-    /** Tasks of a session in the order they were first seen. */
+    /** Tasks started in a session, in the order they were first seen (wherever they are held now). */
     public Collection<TaskInfo> tasks(String session) {
         return Collections.unmodifiableCollection(tasks.getOrDefault(session, Map.of()).values());
+    }
+
+    /** The task started in {@code session} as {@code task}, if any. */
+    public @Nullable TaskInfo task(String session, String task) {
+        return tasks.getOrDefault(session, Map.of()).get(task);
+    }
+
+    /** Tasks a session holds now (started there and not moved away, or moved to it), by starting session, then start order. */
+    public List<TaskInfo> tasksHeldBy(String session) {
+        List<TaskInfo> out = new ArrayList<>();
+        tasks.values().forEach(m -> m.values().forEach(t -> {
+            if (t.heldBy().equals(session)) {
+                out.add(t);
+            }
+        }));
+        return out;
     }
 
     /** Every task of every session. */

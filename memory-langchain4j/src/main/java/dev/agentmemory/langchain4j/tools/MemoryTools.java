@@ -139,7 +139,7 @@ public final class MemoryTools {
             return "Not saved: session " + ref.session() + " has no active task; start one or use scope session.";
         }
         if (!"session".equals(where) && active.isPresent()) {
-            target = caller.task(ref.session(), active.get().task());
+            target = caller.task(active.get());
             place = "task " + active.get().task();
         } else {
             target = caller.session(ref.session());
@@ -173,7 +173,7 @@ public final class MemoryTools {
                 if (active.isEmpty()) {
                     return "Nothing forgotten: session " + ref.session() + " has no active task.";
                 }
-                target = caller.task(ref.session(), active.get().task());
+                target = caller.task(active.get());
             }
             default -> {
                 return "Nothing forgotten: scope must be persistent, session or task: "
@@ -235,9 +235,32 @@ public final class MemoryTools {
         return changeTask(memoryId, task, "suspended", "suspend");
     }
 
-    @Tool(name = "resumeTask", value = "Resumes a suspended task with its state as it was; the active task is suspended.")
-    public String resumeTask(@ToolMemoryId Object memoryId, @P("task id") String task) {
-        return changeTask(memoryId, task, "resumed", "resume");
+    /** Resumes {@code task} as the {@code resumeTask} tool does, finding the session it was started in. */
+    public String resumeTask(Object memoryId, String task) {
+        return resumeTask(memoryId, task, null);
+    }
+
+    @Tool(name = "resumeTask", value = {
+            "Resumes a suspended task with its state as it was; the active task is suspended. The task may",
+            "come from an earlier conversation of this user (the memory block lists them): it then moves here."})
+    public String resumeTask(@ToolMemoryId Object memoryId, @P("task id") String task,
+                             @P(value = "the session the task was started in, when several open tasks share the id",
+                                     required = false) @Nullable String startedIn) {
+        SessionRef ref = SessionRef.of(memoryId);
+        Caller caller = ref.caller(agent);
+        if (task == null || task.isBlank()) {
+            return "Cannot resume: name the task.";
+        }
+        try {
+            Optional<TaskInfo> before = engine.tasks(caller, ref.session()).stream()
+                    .filter(t -> t.task().equals(task)).findFirst();
+            TaskInfo t = engine.resumeTask(caller, ref.session(),
+                    startedIn == null || startedIn.isBlank() ? null : startedIn, task);
+            return "Task " + task + " resumed" + (before.isEmpty() ? " (started in session " + t.session()
+                    + "; it moved to this session, which holds it from now on)" : "") + ".";
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            return "Cannot resume: " + e.getMessage() + ".";
+        }
     }
 
     @Tool(name = "endTask", value = "Ends a task (default: the active one); its state is archived.")
@@ -260,7 +283,6 @@ public final class MemoryTools {
         try {
             switch (verb) {
                 case "suspend" -> engine.suspendTask(caller, ref.session(), id);
-                case "resume" -> engine.resumeTask(caller, ref.session(), id);
                 default -> engine.endTask(caller, ref.session(), id);
             }
             return "Task " + id + " " + done + (verb.equals("end") ? "; its state is archived." : ".");

@@ -188,7 +188,7 @@ public final class StateExtractor {
             Scope scope = switch (op.layer()) {
                 case PERSISTENT -> caller.persistent();
                 case SESSION -> caller.session(ref.session());
-                case TASK -> active.map(t -> caller.task(ref.session(), t.task())).orElse(caller.session(ref.session()));
+                case TASK -> active.map(t -> caller.task(t)).orElse(caller.session(ref.session()));
             };
             Proposal p = proposal(op, scope, name, sourceRef);
             if (op.layer() == ExtractedOperation.Target.TASK && active.isEmpty()) {
@@ -239,7 +239,7 @@ public final class StateExtractor {
             if (active.get().title() != null) {
                 task.put("title", active.get().title());
             }
-            task.set("state", values(engine.view(caller, caller.task(ref.session(), active.get().task())).keys()));
+            task.set("state", values(engine.view(caller, caller.task(active.get())).keys()));
         } else {
             root.putNull("activeTask");
         }

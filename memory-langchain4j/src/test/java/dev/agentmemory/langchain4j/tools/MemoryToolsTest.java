@@ -196,7 +196,7 @@ class MemoryToolsTest {
                 Task refund resumed.
                 Task not started: task refund already exists in session s (active); resume it instead.
                 Task not started: task must match [A-Za-z0-9][A-Za-z0-9._:@-]{0,127}: "bad id!".
-                Cannot resume: no task nope in session s.""");
+                Cannot resume: no task nope in session s or another session of this user.""");
         assertThat(engine.activeTask(CALLER, "s").orElseThrow().task()).isEqualTo("refund");
     }
 
