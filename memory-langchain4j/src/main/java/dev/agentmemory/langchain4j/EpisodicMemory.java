@@ -398,7 +398,8 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     private static Content recordContent(RecallHit h, MemoryRecord live, Lineage.Label label) {
         Map<String, String> a = h.attributes();
         Metadata md = new Metadata();
-        md.put(MemoryContent.LAYER, "episodic");
+        boolean summary = live.tags().contains(Summarizer.SUMMARY_TAG);
+        md.put(MemoryContent.LAYER, summary ? MemoryContentRetriever.SUMMARY : "episodic");
         md.put(MemoryContent.ID, live.id());
         md.put(MemoryContent.KEY, live.key().path());
         md.put(MemoryContent.VERSION, live.version());
@@ -412,7 +413,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
         md.put(MemoryContent.RECORDED_AT, a.get("recorded"));
         md.put(MemoryContent.SCORE, h.score());
         md.put(MemoryContent.WHY, "similar to the question (" + h.why() + ")" + Lineage.why(label));
-        String text = live.tags().contains(Summarizer.SUMMARY_TAG) ? Summarizer.summaryText(live) : h.text();
+        String text = summary ? Summarizer.summaryText(live) : h.text();
         return Content.from(TextSegment.from(text, md), Map.of(ContentMetadata.SCORE, h.score()));
     }
 
