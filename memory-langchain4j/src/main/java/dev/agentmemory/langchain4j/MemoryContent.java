@@ -9,7 +9,8 @@ public final class MemoryContent {
 
     /**
      * Which layer it came from: {@code session-state}, {@code task-state}, {@code persistent},
-     * {@code episodic} or {@code summary}. Always present.
+     * {@code episodic} or {@code summary} (a summary of earlier messages, whether found through
+     * the session's state or by similarity). Always present.
      */
     public static final String LAYER = "memory.layer";
     /** The record id, or for a past message {@code message:<session>#<index>}. */

@@ -13,8 +13,8 @@ import java.util.Objects;
  * record's value as whole words: both are normalised (NFKC, lower case), split into words (runs of
  * letters and digits; each Han, Hiragana, Katakana or Hangul character is a word of its own), and
  * the value's words must occur in the text consecutively and in order. Values with fewer than
- * {@value #MIN_VALUE_CHARS} letters or digits never match by text ("no", "1" would match almost
- * anything). So "Please answer in French from now on" states {@code French}, "Frenchman" does not.
+ * {@value #MIN_VALUE_CHARS} letters or digits (a Han, Kana or Hangul character counts as two) never
+ * match by text ("no", "42" would match almost anything; "中文" does match). So "Please answer in French from now on" states {@code French}, "Frenchman" does not.
  */
 public final class Statements {
 
@@ -49,7 +49,8 @@ public final class Statements {
         List<String> w = words(value);
         int chars = 0;
         for (String s : w) {
-            chars += s.codePointCount(0, s.length());
+            // a Han, Kana or Hangul character carries about as much as two letters
+            chars += s.codePoints().map(cp -> isIdeographic(cp) ? 2 : 1).sum();
         }
         return chars < MIN_VALUE_CHARS ? List.of() : w;
     }
