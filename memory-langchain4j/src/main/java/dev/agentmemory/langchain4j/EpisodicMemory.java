@@ -17,6 +17,7 @@ import dev.agentmemory.langchain4j.recall.HybridIndex;
 import dev.agentmemory.langchain4j.recall.IndexedItem;
 import dev.agentmemory.langchain4j.recall.RecallHit;
 import dev.agentmemory.langchain4j.recall.RecallQuery;
+import dev.agentmemory.langchain4j.tools.Summarizer;
 import dev.langchain4j.data.document.Metadata;
 import dev.langchain4j.data.embedding.Embedding;
 import dev.langchain4j.data.segment.TextSegment;
@@ -62,6 +63,9 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     private final MemoryEngine engine;
     private final String agent;
     private final Set<String> caughtUp = ConcurrentHashMap.newKeySet();
+    /** Which records past messages state, for labelling message hits (see {@link Lineage}). */
+    private final StatedValues stated = new StatedValues();
+    private final Lineage lineage;
     /**
      * Items the listener removed because of a forget event, so that the forget's receipt (which
      * the engine asks for after the commit) still counts them. Forgets that do not go through
@@ -85,6 +89,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
         this.model = model;
         this.engine = engine;
         this.agent = agent;
+        this.lineage = new Lineage(engine);
     }
 
     static String partitionKey(String tenant, String user) {
@@ -205,17 +210,20 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
                 }
             } else if (c instanceof Change.RecordWritten w) {
                 w.superseded().forEach(id -> remove(add, recordId(id)));
+                stated.written(part, w.record());
                 Pending p = record(part, w.record());
                 if (p != null) {
                     add.add(p);
                 }
             } else if (c instanceof Change.RecordsForgotten f) {
+                stated.forgotten(part, f.ids());
                 f.ids().forEach(id -> forgotten(add, recordId(id)));
             } else if (c instanceof Change.RecordsArchived a) {
                 a.ids().forEach(id -> remove(add, recordId(id)));
             } else if (c instanceof Change.MessagesForgotten f) {
                 f.indices().forEach(i -> forgotten(add, messageId(partition.tenant(), partition.user(), f.session(), i)));
             } else if (c instanceof Change.UserForgotten) {
+                stated.userForgotten(part);
                 add.clear();
                 partitionsRemoved.merge(part, index.deletePartition(part), Integer::sum);
             }
@@ -352,6 +360,8 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
         List<RecallHit> hits = index.search(RecallQuery.of(part, text, query, Math.max(max * 3, max + 10),
                 engine.clock().instant()).withMinScore(minScore));
         List<Content> out = new ArrayList<>();
+        Lineage.Tasks tasks = lineage.tasks(caller);
+        String asking = session == null ? null : session.session();
         for (RecallHit h : hits) {
             if (out.size() >= max) {
                 break;
@@ -363,51 +373,65 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
                 Optional<MemoryRecord> live = engine.record(caller, a.get("record"))
                         .filter(r -> (r.status() == Status.ACTIVE || r.status() == Status.CONFLICT)
                                 && r.verification() != Verification.REFUTED);
-                if (live.isPresent() && shown.add(a.get("record"))) {
-                    out.add(recordContent(h, live.get()));
+                if (live.isEmpty() || shown.contains(a.get("record"))) {
+                    continue;
+                }
+                MemoryRecord r = live.get();
+                String status = r.status() == Status.CONFLICT ? "conflict" : "current";
+                Optional<Lineage.Label> label = r.tags().contains(Summarizer.SUMMARY_TAG)
+                        ? Optional.of(lineage.summary(caller, r, status, tasks))
+                        : lineage.record(r, status, asking, tasks);
+                if (label.isPresent() && shown.add(a.get("record"))) {
+                    out.add(recordContent(h, r, label.get()));
                 }
             } else if (!inWindow.contains(h.id())) {
                 String ref = "message:" + a.get("session") + "#" + a.get("index");
                 if (shown.add(ref)) {
-                    out.add(messageContent(h, ref));
+                    Lineage.Label label = lineage.message(caller, stated.statedBy(part, ref, h.text()), tasks);
+                    out.add(messageContent(h, ref, caller, label));
                 }
             }
         }
         return out;
     }
 
-    private static Content recordContent(RecallHit h, MemoryRecord live) {
+    private static Content recordContent(RecallHit h, MemoryRecord live, Lineage.Label label) {
         Map<String, String> a = h.attributes();
         Metadata md = new Metadata();
-        md.put(MemoryContent.LAYER, "episodic");
-        md.put(MemoryContent.ID, a.get("record"));
-        md.put(MemoryContent.KEY, a.get("key"));
-        md.put(MemoryContent.VERSION, Long.parseLong(a.get("version")));
-        md.put(MemoryContent.SCOPE, a.get("scope"));
+        boolean summary = live.tags().contains(Summarizer.SUMMARY_TAG);
+        md.put(MemoryContent.LAYER, summary ? MemoryContentRetriever.SUMMARY : "episodic");
+        md.put(MemoryContent.ID, live.id());
+        md.put(MemoryContent.KEY, live.key().path());
+        md.put(MemoryContent.VERSION, live.version());
+        md.put(MemoryContent.SCOPE, live.scope().toString());
         md.put(MemoryContent.KIND, a.get("kind"));
         md.put(MemoryContent.SOURCE, a.get("source"));
         md.put(MemoryContent.TRUST, a.get("trust"));
-        md.put(MemoryContent.STATUS, live.status() == Status.CONFLICT ? "conflict" : "current");
+        md.put(MemoryContent.STATUS, label.status());
+        label.attributes().forEach(md::put);
         md.put(MemoryContent.OBSERVED_AT, h.time().toString());
         md.put(MemoryContent.RECORDED_AT, a.get("recorded"));
         md.put(MemoryContent.SCORE, h.score());
-        md.put(MemoryContent.WHY, "similar to the question (" + h.why() + ")");
-        return Content.from(TextSegment.from(h.text(), md), Map.of(ContentMetadata.SCORE, h.score()));
+        md.put(MemoryContent.WHY, "similar to the question (" + h.why() + ")" + Lineage.why(label));
+        String text = summary ? Summarizer.summaryText(live) : h.text();
+        return Content.from(TextSegment.from(text, md), Map.of(ContentMetadata.SCORE, h.score()));
     }
 
-    private static Content messageContent(RecallHit h, String ref) {
+    private static Content messageContent(RecallHit h, String ref, Caller caller, Lineage.Label label) {
         Map<String, String> a = h.attributes();
         Metadata md = new Metadata();
         md.put(MemoryContent.LAYER, "episodic");
         md.put(MemoryContent.ID, ref);
+        md.put(MemoryContent.SCOPE, caller.session(a.get("session")).toString());
         md.put(MemoryContent.KIND, "past-message");
         md.put(MemoryContent.SOURCE, a.get("role") + "-message:" + a.get("session"));
         md.put(MemoryContent.TRUST, "user".equals(a.get("role")) ? "trusted" : "untrusted");
-        md.put(MemoryContent.STATUS, "past");
+        md.put(MemoryContent.STATUS, label.status());
+        label.attributes().forEach(md::put);
         md.put(MemoryContent.OBSERVED_AT, h.time().toString());
         md.put(MemoryContent.RECORDED_AT, h.time().toString());
         md.put(MemoryContent.SCORE, h.score());
-        md.put(MemoryContent.WHY, "a past message similar to the question (" + h.why() + ")");
+        md.put(MemoryContent.WHY, "a past message similar to the question (" + h.why() + ")" + Lineage.why(label));
         return Content.from(TextSegment.from(h.text(), md), Map.of(ContentMetadata.SCORE, h.score()));
     }
 
@@ -440,12 +464,14 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
                 } else if (c instanceof Change.RecordWritten w) {
                     w.superseded().forEach(id -> live.remove(recordId(id)));
                     seen.add(recordId(w.record().id()));
+                    stated.written(part, w.record());
                     statedIn(partition, w.record().sourceRef()).ifPresent(m -> statedBy.put(w.record().id(), m));
                     Pending p = record(part, w.record());
                     if (p != null) {
                         live.put(p.id(), p);
                     }
                 } else if (c instanceof Change.RecordsForgotten f) {
+                    stated.forgotten(part, f.ids());
                     f.ids().forEach(id -> {
                         live.remove(recordId(id));
                         String stated = statedBy.get(id);
@@ -458,6 +484,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
                 } else if (c instanceof Change.MessagesForgotten f) {
                     f.indices().forEach(i -> live.remove(messageId(caller.tenant(), caller.user(), f.session(), i)));
                 } else if (c instanceof Change.UserForgotten) {
+                    stated.userForgotten(part);
                     live.clear();
                 }
             }

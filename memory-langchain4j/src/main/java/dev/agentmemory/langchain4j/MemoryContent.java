@@ -7,7 +7,11 @@ package dev.agentmemory.langchain4j;
  */
 public final class MemoryContent {
 
-    /** Which layer it came from: {@code session-state}, {@code task-state}, {@code persistent} or {@code episodic}. */
+    /**
+     * Which layer it came from: {@code session-state}, {@code task-state}, {@code persistent},
+     * {@code episodic} or {@code summary} (a summary of earlier messages, whether found through
+     * the session's state or by similarity). Always present.
+     */
     public static final String LAYER = "memory.layer";
     /** The record id, or for a past message {@code message:<session>#<index>}. */
     public static final String ID = "memory.id";
@@ -15,7 +19,7 @@ public final class MemoryContent {
     public static final String KEY = "memory.key";
     /** The version of the key (records only). */
     public static final String VERSION = "memory.version";
-    /** The scope, e.g. {@code acme/alice/session/s1}. */
+    /** The scope, e.g. {@code acme/alice/session/s1}; for a past message its session's scope. Always present. */
     public static final String SCOPE = "memory.scope";
     /** The kind, e.g. {@code preference}; {@code message} for past messages. */
     public static final String KIND = "memory.kind";
@@ -23,8 +27,29 @@ public final class MemoryContent {
     public static final String SOURCE = "memory.source";
     /** {@code trusted} or {@code untrusted}. */
     public static final String TRUST = "memory.trust";
-    /** {@code current}, {@code conflict} or {@code needs-reverification}. */
+    /**
+     * What the item is worth now, judged against the engine when it was retrieved:
+     * <ul>
+     *   <li>{@code current}: what holds now;</li>
+     *   <li>{@code conflict}: disagrees with the current value and was not allowed to replace it;</li>
+     *   <li>{@code needs-reverification}: was current, passed its re-verify deadline (or, for a
+     *       summary, a record it was built from did);</li>
+     *   <li>{@code past}: an earlier message, history only;</li>
+     *   <li>{@code superseded}: states a value (or, for a summary, was built from one) that was
+     *       replaced or refuted since; {@link #SUPERSEDED_BY} names what holds now;</li>
+     *   <li>{@code archived}: state of an ended task, or a message or summary stating it: history only.</li>
+     * </ul>
+     */
     public static final String STATUS = "memory.status";
+    /**
+     * For {@code superseded} items: the current version(s) of the replaced key(s), as
+     * {@code key@vN}, comma-separated; absent when nothing replaced it (a refuted value).
+     */
+    public static final String SUPERSEDED_BY = "memory.superseded-by";
+    /** The task of task state, or of the state an episodic item or summary states. */
+    public static final String TASK = "memory.task";
+    /** The status of {@link #TASK}: {@code active}, {@code suspended} or {@code ended}. */
+    public static final String TASK_STATUS = "memory.task-status";
     /** When it was observed (or said). */
     public static final String OBSERVED_AT = "memory.observed-at";
     /** When the engine recorded it. */

@@ -23,8 +23,11 @@ import java.util.Objects;
 /**
  * Puts retrieved contents into the user message as one injection-safe data block (see
  * {@link MemoryFramer}): background data, not instructions; each item with its date, kind,
- * source, trust and status; untrusted items flagged when they read like instructions. Contents
- * that did not come from this memory (another retriever) are shown as untrusted documents.
+ * source, trust and status, and in its extra attributes its layer and scope, for task state the
+ * task and its status, for superseded items what replaced them ({@link FramedItem#LAYER} and the
+ * other attribute names there); untrusted items flagged when they read like instructions.
+ * Contents that did not come from this memory (another retriever) are shown as untrusted
+ * documents, layer {@code document}.
  */
 final class MemoryContentInjector implements ContentInjector {
 
@@ -78,14 +81,15 @@ final class MemoryContentInjector implements ContentInjector {
         String text = c.textSegment().text();
         if (!md.containsKey(MemoryContent.LAYER)) {
             return new FramedItem("document", text, "document", "retriever", FramedItem.Trust.UNTRUSTED,
-                    Instant.EPOCH, "retrieved");
+                    Instant.EPOCH, "retrieved", Map.of(FramedItem.LAYER, "document"));
         }
         String id = md.containsKey(MemoryContent.KEY)
                 ? md.getString(MemoryContent.KEY) + "@v" + md.getLong(MemoryContent.VERSION)
                 : md.getString(MemoryContent.ID);
         Map<String, String> extra = new LinkedHashMap<>();
-        extra.put("layer", md.getString(MemoryContent.LAYER));
-        for (String k : List.of(MemoryContent.VALID_FROM, MemoryContent.VALID_TO, MemoryContent.EXPIRES_AT)) {
+        extra.put(FramedItem.LAYER, md.getString(MemoryContent.LAYER));
+        for (String k : List.of(MemoryContent.SCOPE, MemoryContent.TASK, MemoryContent.TASK_STATUS,
+                MemoryContent.SUPERSEDED_BY, MemoryContent.VALID_FROM, MemoryContent.VALID_TO, MemoryContent.EXPIRES_AT)) {
             if (md.containsKey(k)) {
                 extra.put(k.substring("memory.".length()), md.getString(k));
             }

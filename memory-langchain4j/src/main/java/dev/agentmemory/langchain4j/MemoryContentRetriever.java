@@ -9,6 +9,7 @@ import dev.agentmemory.core.ScopeView;
 import dev.agentmemory.core.TaskInfo;
 import dev.agentmemory.core.Trust;
 import dev.agentmemory.langchain4j.PersistentIndex.Ranked;
+import dev.agentmemory.langchain4j.tools.Summarizer;
 import dev.langchain4j.data.document.Metadata;
 import dev.langchain4j.data.segment.TextSegment;
 import dev.langchain4j.invocation.InvocationParameters;
@@ -38,7 +39,10 @@ import java.util.function.Function;
  *   <li>episodic clues: past messages and facts found by the hybrid index, when an embedding
  *       model was given.</li>
  * </ol>
- * Every content carries the {@link MemoryContent} metadata.
+ * Every content carries the {@link MemoryContent} metadata: its layer and scope always, task
+ * state its task and the task's status, and a status judged by {@link Lineage} (a summary built
+ * from a since-replaced value is {@code superseded}, not {@code current}). Summaries (records
+ * tagged {@value Summarizer#SUMMARY_TAG}) come in layer {@code summary} with their text only.
  */
 final class MemoryContentRetriever implements ContentRetriever {
 
@@ -48,6 +52,12 @@ final class MemoryContentRetriever implements ContentRetriever {
     private final Settings settings;
     private final @Nullable EpisodicRecall episodic;
     private final PersistentIndex persistentIndex;
+    private final Lineage lineage;
+
+    static final String SESSION_STATE = "session-state";
+    static final String TASK_STATE = "task-state";
+    static final String PERSISTENT = "persistent";
+    static final String SUMMARY = "summary";
 
     MemoryContentRetriever(MemoryEngine engine, String agent, Function<Object, SessionRef> ids, Settings settings,
                            @Nullable EpisodicRecall episodic) {
@@ -57,6 +67,7 @@ final class MemoryContentRetriever implements ContentRetriever {
         this.settings = settings;
         this.episodic = episodic;
         this.persistentIndex = new PersistentIndex(engine);
+        this.lineage = new Lineage(engine);
         engine.register(persistentIndex);
     }
 
@@ -69,21 +80,25 @@ final class MemoryContentRetriever implements ContentRetriever {
         Objects.requireNonNull(query, "query");
         Target target = target(query);
         Caller caller = target.caller();
+        Lineage.Tasks tasks = lineage.tasks(caller);
         List<Content> out = new ArrayList<>();
         Set<String> shown = new HashSet<>();
         if (target.session() != null) {
             String session = target.session().session();
             List<Content> state = new ArrayList<>();
+            // Only the active task's state: a suspended task's state is not served while another
+            // task is active, nor as current when none is (the engine's view is per task scope).
             Optional<TaskInfo> task = engine.activeTask(caller, session);
             if (task.isPresent()) {
                 ScopeView view = engine.view(caller, caller.task(task.get()));
-                addAll(state, view.keys(), "task-state", "state of the active task " + task.get().task(), shown);
+                addAll(state, view.keys(), TASK_STATE, "state of the active task " + task.get().task(), shown,
+                        caller, session, tasks);
             }
-            addAll(state, engine.view(caller, caller.session(session)).keys(), "session-state",
-                    "state of this session", shown);
+            addAll(state, engine.view(caller, caller.session(session)).keys(), SESSION_STATE,
+                    "state of this session", shown, caller, session, tasks);
             out.addAll(state.subList(0, Math.min(state.size(), settings.stateResults)));
         }
-        out.addAll(persistent(caller, query.text(), shown));
+        out.addAll(persistent(caller, query.text(), shown, tasks));
         if (episodic != null && settings.episodicResults > 0 && !query.text().isBlank()) {
             out.addAll(episodic.recall(caller, target.session(), query.text(), settings.episodicResults,
                     settings.minScore, shown));
@@ -91,7 +106,7 @@ final class MemoryContentRetriever implements ContentRetriever {
         return out;
     }
 
-    private List<Content> persistent(Caller caller, String queryText, Set<String> shown) {
+    private List<Content> persistent(Caller caller, String queryText, Set<String> shown, Lineage.Tasks tasks) {
         if (settings.persistentResults == 0) {
             return List.of();
         }
@@ -107,7 +122,7 @@ final class MemoryContentRetriever implements ContentRetriever {
                     : r.score() > 0 ? String.format(Locale.ROOT, "persistent memory sharing %.0f%% of the query's terms",
                     r.score() * 100) : "persistent memory, most recent first";
             List<Content> one = new ArrayList<>();
-            addAll(one, List.of(r.key()), "persistent", why, shown);
+            addAll(one, List.of(r.key()), PERSISTENT, why, shown, caller, null, tasks);
             for (Content c : one) {
                 out.add(withScore(c, r.score()));
             }
@@ -115,26 +130,42 @@ final class MemoryContentRetriever implements ContentRetriever {
         return out;
     }
 
-    private static void addAll(List<Content> out, List<KeyState> keys, String layer, String why, Set<String> shown) {
+    private void addAll(List<Content> out, List<KeyState> keys, String layer, String why, Set<String> shown,
+                        Caller caller, @Nullable String session, Lineage.Tasks tasks) {
         for (KeyState k : keys) {
             if (k.current() != null && shown.add(k.current().id())) {
-                out.add(content(k.current(), layer, "current", why, 1.0));
+                add(out, k.current(), layer, "current", why, caller, session, tasks);
             }
             if (k.needsReverification() != null && shown.add(k.needsReverification().id())) {
-                out.add(content(k.needsReverification(), layer, "needs-reverification",
+                add(out, k.needsReverification(), layer, "needs-reverification",
                         why + "; past its re-verify deadline " + k.needsReverification().expiresAt()
-                                + ", check before relying on it", 1.0));
+                                + ", check before relying on it", caller, session, tasks);
             }
             for (MemoryRecord c : k.conflicts()) {
                 if (shown.add(c.id())) {
-                    out.add(content(c, layer, "conflict", why + "; disagrees with the current value"
-                            + (c.conflictsWith() != null ? " (" + c.conflictsWith() + ")" : ""), 1.0));
+                    add(out, c, layer, "conflict", why + "; disagrees with the current value"
+                            + (c.conflictsWith() != null ? " (" + c.conflictsWith() + ")" : ""), caller, session, tasks);
                 }
             }
         }
     }
 
-    static Content content(MemoryRecord r, String layer, String status, String why, double score) {
+    private void add(List<Content> out, MemoryRecord r, String layer, String status, String why, Caller caller,
+                     @Nullable String session, Lineage.Tasks tasks) {
+        if (r.key().path().equals(Summarizer.EXCLUDED_KEY)) {
+            return; // the summarizer's bookkeeping (message indices), not something the user said
+        }
+        if (r.tags().contains(Summarizer.SUMMARY_TAG)) {
+            Lineage.Label label = lineage.summary(caller, r, status, tasks);
+            out.add(content(r, SUMMARY, label, "a summary of earlier messages of session " + r.scope().session()
+                    + Lineage.why(label), 1.0));
+            return;
+        }
+        lineage.record(r, status, session, tasks).ifPresent(label -> out.add(content(r, layer, label,
+                why + Lineage.why(label), 1.0)));
+    }
+
+    static Content content(MemoryRecord r, String layer, Lineage.Label label, String why, double score) {
         Metadata md = new Metadata();
         md.put(MemoryContent.LAYER, layer);
         md.put(MemoryContent.ID, r.id());
@@ -144,7 +175,8 @@ final class MemoryContentRetriever implements ContentRetriever {
         md.put(MemoryContent.KIND, label(r.kind().name()));
         md.put(MemoryContent.SOURCE, label(r.source().name()) + (r.sourceRef() != null ? ":" + r.sourceRef() : ""));
         md.put(MemoryContent.TRUST, r.trust() == Trust.TRUSTED ? "trusted" : "untrusted");
-        md.put(MemoryContent.STATUS, status);
+        md.put(MemoryContent.STATUS, label.status());
+        label.attributes().forEach(md::put);
         md.put(MemoryContent.OBSERVED_AT, r.observedAt().toString());
         md.put(MemoryContent.RECORDED_AT, r.recordedAt().toString());
         if (r.validFrom() != null) {
@@ -158,7 +190,7 @@ final class MemoryContentRetriever implements ContentRetriever {
         }
         md.put(MemoryContent.SCORE, score);
         md.put(MemoryContent.WHY, why);
-        String text = r.key().path() + " = " + r.text();
+        String text = r.tags().contains(Summarizer.SUMMARY_TAG) ? Summarizer.summaryText(r) : r.key().path() + " = " + r.text();
         return Content.from(TextSegment.from(text, md), Map.of(ContentMetadata.SCORE, score));
     }
 

@@ -17,11 +17,29 @@ import java.util.Map;
  * @param source e.g. {@code user-message}, {@code tool:orders}, {@code document}
  * @param trust  whether the source is trusted (user-stated, system) or not (tools, documents)
  * @param date   when the item was observed
- * @param status e.g. {@code current}, {@code conflict}, {@code needs-reverification}
- * @param extra  further attributes to show (score, valid-from, ...), in insertion order
+ * @param status {@code current}, {@code conflict}, {@code needs-reverification}, {@code past},
+ *               {@code superseded} or {@code archived} for memory items (see the README)
+ * @param extra  further attributes to show, in insertion order; memory items carry
+ *               {@value #LAYER} and {@value #SCOPE} always, {@value #TASK} and {@value #TASK_STATUS}
+ *               when they are (or state) task state, {@value #SUPERSEDED_BY} when superseded
  */
 public record FramedItem(String id, String text, String kind, String source, Trust trust, Instant date,
                          String status, Map<String, String> extra) {
+
+    /**
+     * Attribute naming the layer an item came from: {@code session-state}, {@code task-state},
+     * {@code persistent}, {@code episodic}, {@code summary}, or {@code document} for contents of
+     * other retrievers.
+     */
+    public static final String LAYER = "layer";
+    /** Attribute naming the scope, e.g. {@code acme/alice/task/s1/exchange-1}. */
+    public static final String SCOPE = "scope";
+    /** Attribute naming the task of task state (or of the state an item states). */
+    public static final String TASK = "task";
+    /** Attribute with the status of {@value #TASK}: {@code active}, {@code suspended} or {@code ended}. */
+    public static final String TASK_STATUS = "task-status";
+    /** Attribute naming what replaced a superseded item: {@code key@vN}, comma-separated. */
+    public static final String SUPERSEDED_BY = "superseded-by";
 
     /** How far the source of an item is trusted. */
     public enum Trust {

@@ -23,6 +23,7 @@ import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.core.spi.DerivedData;
 import dev.agentmemory.core.spi.ForgetRequest;
 import dev.agentmemory.langchain4j.SessionRef;
+import dev.agentmemory.langchain4j.internal.Statements;
 import dev.langchain4j.data.message.SystemMessage;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.model.chat.ChatModel;
@@ -50,10 +51,20 @@ import java.util.TreeSet;
  * and last message index it covers). Kind REFERENCE: it points at the messages it stands for and
  * is data, never a rule; source MODEL, untrusted, a verification candidate, with
  * {@code extractedBy(modelName, PROMPT_VERSION)} and the tag {@value #SUMMARY_TAG}. Its value is
- * a JSON object: {@code {"text": ..., "messages": [indices], "records": [{"id": ..., "messages": [...]}]}}
- * where {@code records} lists the memory records the summary is built from: those whose source
- * reference names a covered message ({@code message:<session>#<index>}) and those whose text
- * occurs in a covered message or in the summary. The raw messages stay in the history.
+ * a JSON object: {@code {"text": ..., "messages": [indices], "records": [{"id": ..., "key": ...,
+ * "version": N, "scope": ..., "status": ..., "messages": [...]}]}} where {@code records} is the
+ * summary's lineage: the memory records it is built from, each with its key, version, scope and
+ * status ({@code current}, {@code conflict} or {@code needs-reverification}) when the summary was
+ * built and the covered messages that state it. A record is built from when its source reference
+ * names a covered message ({@code message:<session>#<index>}) or a covered message or the summary
+ * states its value as whole words (the rule of {@code internal.Statements}). The raw messages
+ * stay in the history.
+ *
+ * <p>When a record of the lineage is later superseded, refuted, archived with its task or
+ * expires, the summary is not rebuilt: retrieval labels it {@code superseded} (with the key's
+ * current version in {@code superseded-by}), {@code archived} or {@code needs-reverification}
+ * when it frames it, from the engine's state at that moment (no model call on the read path, and
+ * the label cannot lag the state it describes).
  *
  * <p>{@link Builder#build()} registers a {@link DerivedData} ({@code "summaries"}) with the
  * engine. When a covered message or a linked record is forgotten, every summary built from it is
@@ -79,7 +90,6 @@ public final class Summarizer {
             summary text only.""";
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final int MIN_LINK_CHARS = 3;
 
     private final MemoryEngine engine;
     private final ChatModel model;
@@ -147,11 +157,13 @@ public final class Summarizer {
         ArrayNode indices = value.putArray("messages");
         candidates.forEach(m -> indices.add(m.index()));
         ArrayNode records = value.putArray("records");
-        links(caller, session, candidates, summary).forEach((id, msgs) -> {
-            ObjectNode link = records.addObject().put("id", id);
+        for (Link l : links(caller, session, candidates, summary)) {
+            ObjectNode link = records.addObject().put("id", l.record().id()).put("key", l.record().key().path())
+                    .put("version", l.record().version()).put("scope", l.record().scope().toString())
+                    .put("status", l.status());
             ArrayNode ms = link.putArray("messages");
-            msgs.forEach(ms::add);
-        });
+            l.messages().forEach(ms::add);
+        }
         long first = candidates.get(0).index();
         long last = candidates.get(candidates.size() - 1).index();
         Proposal p = Proposal.set(caller.session(session), MemoryKey.of("summary." + first + "-" + last),
@@ -211,40 +223,54 @@ public final class Summarizer {
         return out;
     }
 
-    /** Records the summary is built from, with the covered messages each is linked to. */
-    private Map<String, List<Long>> links(Caller caller, String session, List<StoredMessage> messages, String summary) {
-        Map<String, List<Long>> out = new LinkedHashMap<>();
-        String summaryLower = summary.toLowerCase(Locale.ROOT);
+    /** A record a summary is built from, as it stood when the summary was built. */
+    private record Link(MemoryRecord record, String status, List<Long> messages) {
+    }
+
+    /**
+     * The records the summary is built from, with the covered messages each is linked to: every
+     * record servable when the summary is built (current, conflict or past its re-verify deadline,
+     * in the persistent layer, this session or its active task) whose source message is covered,
+     * or whose value a covered message or the summary states ({@link Statements}).
+     */
+    private List<Link> links(Caller caller, String session, List<StoredMessage> messages, String summary) {
+        List<Link> out = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        List<String> summaryWords = Statements.words(summary);
+        List<List<String>> messageWords = messages.stream().map(m -> Statements.words(Objects.requireNonNull(m.text())))
+                .toList();
         for (Layer layer : Layer.values()) {
             for (KeyState k : engine.servable(caller, layer)) {
                 if (layer != Layer.PERSISTENT && !session.equals(k.scope().session())) {
                     continue;
                 }
-                List<MemoryRecord> rs = new ArrayList<>(k.conflicts());
+                Map<MemoryRecord, String> rs = new LinkedHashMap<>();
+                k.conflicts().forEach(c -> rs.put(c, "conflict"));
                 if (k.current() != null) {
-                    rs.add(k.current());
+                    rs.put(k.current(), "current");
                 }
                 if (k.needsReverification() != null) {
-                    rs.add(k.needsReverification());
+                    rs.put(k.needsReverification(), "needs-reverification");
                 }
-                for (MemoryRecord r : rs) {
-                    if (r.value() == null || r.tags().contains(SUMMARY_TAG) || r.key().path().equals(EXCLUDED_KEY)) {
-                        continue;
+                rs.forEach((r, status) -> {
+                    if (r.value() == null || r.tags().contains(SUMMARY_TAG) || r.key().path().equals(EXCLUDED_KEY)
+                            || !seen.add(r.id())) {
+                        return;
                     }
-                    String v = r.text().toLowerCase(Locale.ROOT);
-                    boolean textual = v.strip().length() >= MIN_LINK_CHARS;
+                    List<String> v = Statements.valueWords(r.text());
                     List<Long> linked = new ArrayList<>();
-                    for (StoredMessage m : messages) {
+                    for (int i = 0; i < messages.size(); i++) {
+                        StoredMessage m = messages.get(i);
                         boolean source = r.sourceRef() != null
                                 && Citations.messageIndex(r.sourceRef(), session).orElse(-1) == m.index();
-                        if (source || textual && Objects.requireNonNull(m.text()).toLowerCase(Locale.ROOT).contains(v)) {
+                        if (source || Statements.contains(messageWords.get(i), v)) {
                             linked.add(m.index());
                         }
                     }
-                    if (!linked.isEmpty() || textual && summaryLower.contains(v)) {
-                        out.put(r.id(), linked);
+                    if (!linked.isEmpty() || Statements.contains(summaryWords, v)) {
+                        out.add(new Link(r, status, linked));
                     }
-                }
+                });
             }
         }
         return out;
