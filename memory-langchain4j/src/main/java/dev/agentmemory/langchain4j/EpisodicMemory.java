@@ -413,6 +413,9 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
         md.put(MemoryContent.RECORDED_AT, a.get("recorded"));
         md.put(MemoryContent.SCORE, h.score());
         md.put(MemoryContent.WHY, "similar to the question (" + h.why() + ")" + Lineage.why(label));
+        if (summary) {
+            md.put(MemoryContent.SPAN, MemoryContentRetriever.span(live));
+        }
         String text = summary ? Summarizer.summaryText(live) : h.text();
         return Content.from(TextSegment.from(text, md), Map.of(ContentMetadata.SCORE, h.score()));
     }

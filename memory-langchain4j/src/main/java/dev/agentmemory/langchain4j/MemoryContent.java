@@ -46,6 +46,11 @@ public final class MemoryContent {
      * {@code key@vN}, comma-separated; absent when nothing replaced it (a refuted value).
      */
     public static final String SUPERSEDED_BY = "memory.superseded-by";
+    /**
+     * For summaries: the messages it covers and when it was made, e.g.
+     * {@code messages 8-11 of session s1, summarized 2024-10-15T10:00:00Z}.
+     */
+    public static final String SPAN = "memory.span";
     /** The task of task state, or of the state an episodic item or summary states. */
     public static final String TASK = "memory.task";
     /** The status of {@link #TASK}: {@code active}, {@code suspended} or {@code ended}. */

@@ -88,7 +88,7 @@ final class MemoryContentInjector implements ContentInjector {
                 : md.getString(MemoryContent.ID);
         Map<String, String> extra = new LinkedHashMap<>();
         extra.put(FramedItem.LAYER, md.getString(MemoryContent.LAYER));
-        for (String k : List.of(MemoryContent.SCOPE, MemoryContent.TASK, MemoryContent.TASK_STATUS,
+        for (String k : List.of(MemoryContent.SCOPE, MemoryContent.SPAN, MemoryContent.TASK, MemoryContent.TASK_STATUS,
                 MemoryContent.SUPERSEDED_BY, MemoryContent.VALID_FROM, MemoryContent.VALID_TO, MemoryContent.EXPIRES_AT)) {
             if (md.containsKey(k)) {
                 extra.put(k.substring("memory.".length()), md.getString(k));

@@ -20,6 +20,7 @@ import dev.langchain4j.rag.query.Query;
 import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -81,11 +82,13 @@ final class MemoryContentRetriever implements ContentRetriever {
         Target target = target(query);
         Caller caller = target.caller();
         Lineage.Tasks tasks = lineage.tasks(caller);
-        List<Content> out = new ArrayList<>();
+        Set<String> queryTerms = PersistentIndex.terms(query.text());
+        List<Content> state = new ArrayList<>();
+        List<Content> summaries = new ArrayList<>();
+        List<Content> openTasks = new ArrayList<>();
         Set<String> shown = new HashSet<>();
         if (target.session() != null) {
             String session = target.session().session();
-            List<Content> state = new ArrayList<>();
             // Only the active task's state: a suspended task's state is not served while another
             // task is active, nor as current when none is (the engine's view is per task scope).
             Optional<TaskInfo> task = engine.activeTask(caller, session);
@@ -96,14 +99,57 @@ final class MemoryContentRetriever implements ContentRetriever {
             }
             addAll(state, engine.view(caller, caller.session(session)).keys(), SESSION_STATE,
                     "state of this session", shown, caller, session, tasks);
-            out.addAll(state.subList(0, Math.min(state.size(), settings.stateResults)));
+            openTasks.addAll(OpenTasks.contents(engine, caller, session, tasks.all()));
         }
-        out.addAll(persistent(caller, query.text(), shown, tasks));
-        if (episodic != null && settings.episodicResults > 0 && !query.text().isBlank()) {
-            out.addAll(episodic.recall(caller, target.session(), query.text(), settings.episodicResults,
-                    settings.minScore, shown));
-        }
+        List<Content> persistent = persistent(caller, query.text(), shown, tasks);
+        List<Content> episodicHits = episodic != null && settings.episodicResults > 0 && !query.text().isBlank()
+                ? episodic.recall(caller, target.session(), query.text(), settings.episodicResults, settings.minScore, shown)
+                : List.of();
+        // The block is filled in this order, so that a full budget cuts the least important
+        // first: current state (most relevant first), the user's open tasks, persistent facts
+        // (ranked by relevance), episodic hits (by score), and summaries last, newest first.
+        List<Content> out = new ArrayList<>();
+        List<Content> facts = new ArrayList<>();
+        splitSummaries(state, facts, summaries);
+        facts.sort(Comparator.comparingDouble((Content c) -> -overlap(queryTerms, c)));
+        out.addAll(facts.subList(0, Math.min(facts.size(), settings.stateResults)));
+        out.addAll(openTasks);
+        List<Content> rest = new ArrayList<>();
+        splitSummaries(persistent, rest, summaries);
+        splitSummaries(episodicHits, rest, summaries);
+        out.addAll(rest);
+        summaries.sort(Comparator.comparing((Content c) -> instant(str(c, MemoryContent.RECORDED_AT))).reversed());
+        out.addAll(summaries.subList(0, Math.min(summaries.size(), settings.stateResults)));
         return out;
+    }
+
+    private static void splitSummaries(List<Content> from, List<Content> others, List<Content> summaries) {
+        for (Content c : from) {
+            (SUMMARY.equals(str(c, MemoryContent.LAYER)) ? summaries : others).add(c);
+        }
+    }
+
+    private static java.time.Instant instant(String s) {
+        try {
+            return java.time.Instant.parse(s);
+        } catch (java.time.format.DateTimeParseException e) {
+            return java.time.Instant.EPOCH;
+        }
+    }
+
+    private static String str(Content c, String key) {
+        String s = c.textSegment().metadata().getString(key);
+        return s == null ? "" : s;
+    }
+
+    /** The share of the query's terms that a content's text holds (0 when the query has none). */
+    private static double overlap(Set<String> queryTerms, Content c) {
+        if (queryTerms.isEmpty()) {
+            return 0;
+        }
+        Set<String> terms = PersistentIndex.terms(c.textSegment().text());
+        long shared = queryTerms.stream().filter(terms::contains).count();
+        return (double) shared / queryTerms.size();
     }
 
     private List<Content> persistent(Caller caller, String queryText, Set<String> shown, Lineage.Tasks tasks) {
@@ -188,10 +234,21 @@ final class MemoryContentRetriever implements ContentRetriever {
         if (r.expiresAt() != null) {
             md.put(MemoryContent.EXPIRES_AT, r.expiresAt().toString());
         }
+        if (r.tags().contains(Summarizer.SUMMARY_TAG)) {
+            md.put(MemoryContent.SPAN, span(r));
+        }
         md.put(MemoryContent.SCORE, score);
         md.put(MemoryContent.WHY, why);
         String text = r.tags().contains(Summarizer.SUMMARY_TAG) ? Summarizer.summaryText(r) : r.key().path() + " = " + r.text();
         return Content.from(TextSegment.from(text, md), Map.of(ContentMetadata.SCORE, score));
+    }
+
+    /** A summary's time span: the messages it covers and when it was made. */
+    static String span(MemoryRecord summary) {
+        List<Long> covered = Summarizer.coveredMessages(summary);
+        String range = covered.isEmpty() ? "no messages" : covered.size() == 1 ? "message " + covered.get(0)
+                : "messages " + covered.get(0) + "-" + covered.get(covered.size() - 1);
+        return range + " of session " + summary.scope().session() + ", summarized " + summary.observedAt();
     }
 
     static Content withScore(Content c, double score) {

@@ -3,7 +3,10 @@ package dev.agentmemory.langchain4j;
 import dev.langchain4j.rag.content.Content;
 
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -29,6 +32,24 @@ public record Recall(SessionRef session, String query, List<Content> used, List<
         if (cutReasons.size() != cut.size()) {
             throw new IllegalArgumentException("cutReasons size " + cutReasons.size() + " != cut size " + cut.size());
         }
+    }
+
+    /**
+     * Per layer ({@link MemoryContent#LAYER}), what the block budget cut and why: each entry is
+     * the cut item's text (clipped to 80 characters) and the limit it hit. Layers with nothing cut
+     * are absent; layers in the order their first cut item was retrieved.
+     */
+    public Map<String, List<String>> cutByLayer() {
+        Map<String, List<String>> out = new LinkedHashMap<>();
+        for (int i = 0; i < cut.size(); i++) {
+            Content c = cut.get(i);
+            String layer = c.textSegment().metadata().getString(MemoryContent.LAYER);
+            String text = c.textSegment().text();
+            String clipped = text.length() > 80 ? text.substring(0, 77) + "..." : text;
+            out.computeIfAbsent(layer == null ? "document" : layer, k -> new ArrayList<>())
+                    .add(clipped + ": " + cutReasons.get(i));
+        }
+        return out;
     }
 
     /** The memory ids ({@link MemoryContent#ID}) of the contents used, in block order. */

@@ -17,9 +17,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** Checks on a whole request the model received: one framed block, every item naming where it came from. */
 final class FramedRequests {
 
-    static final Set<String> LAYERS = Set.of("session-state", "task-state", "persistent", "episodic", "summary");
+    static final Set<String> LAYERS = Set.of("session-state", "task-state", "tasks", "persistent", "episodic", "summary");
     static final Set<String> STATUSES = Set.of("current", "conflict", "needs-reverification", "past", "superseded",
-            "archived");
+            "archived", "suspended", "open-elsewhere");
     static final Set<String> TASK_STATUSES = Set.of("active", "suspended", "ended");
 
     private FramedRequests() {

@@ -98,7 +98,8 @@ class TaskStateLeaksTest {
                     .containsExactly(org.assertj.core.groups.Tuple.tuple("refund.reason = damaged", "refund-2002"));
             assertThat(suspended).noneMatch(i -> i.id().startsWith("exchange.color@"));
             assertThat(about(suspended, "white")).isNotEmpty().allSatisfy(i -> {
-                assertThat(i.status()).isEqualTo("past");
+                // episodic hits are past; the open-tasks list names the suspended task with its state
+                assertThat(i.status()).isEqualTo("tasks".equals(i.extra().get(FramedItem.LAYER)) ? "suspended" : "past");
                 assertThat(i.extra()).containsEntry(FramedItem.TASK, "exchange-1001")
                         .containsEntry(FramedItem.TASK_STATUS, "suspended");
             });
