@@ -107,7 +107,12 @@ class ForgetRedactsStatementsTest {
         ForgetReceipt receipt = engine.forget(ALICE, ForgetTarget.key(ALICE.persistent(), MemoryKey.of("answer.language")),
                 ForgetMode.HARD);
 
+        // the receipt shown in the README
+        assertThat(receipt.keys()).containsExactly("shop/alice/persistent answer.language");
+        assertThat(receipt.messages()).isZero();
         assertThat(receipt.redacted()).isEqualTo(5);
+        // the record's write and the four appends that held the stating messages
+        assertThat(receipt.eventsScrubbed()).isEqualTo(6);
         assertThat(store.read(new dev.agentmemory.core.spi.Partition("shop", "alice"), 0))
                 .allSatisfy(e -> assertThat(e.payload().replace("Frenchman", "").replace("French app", ""))
                         .doesNotContainIgnoringCase("french"));
