@@ -792,7 +792,7 @@ public final class MemoryEngine implements AutoCloseable {
                 }
             }
             commit(partition, h, tx);
-            int scrubbed = hard ? scrub(partition, ids, messages, redacted, target instanceof ForgetTarget.User) : 0;
+            int scrubbed = hard ? scrub(partition, ids, messages, redacted, values, target instanceof ForgetTarget.User) : 0;
             Map<String, List<Long>> redactedIndices = new LinkedHashMap<>();
             redacted.forEach((session, list) -> redactedIndices.put(session,
                     list.stream().map(StoredMessage::index).toList()));
@@ -843,14 +843,7 @@ public final class MemoryEngine implements AutoCloseable {
      */
     private Map<String, List<StoredMessage>> redactions(MemoryState s, Set<String> ids, StatedValues values,
                                                         Map<String, List<Long>> forgotten) {
-        Map<String, Set<Long>> sources = new HashMap<>();
-        for (String id : ids) {
-            MemoryRecord r = s.record(id);
-            if (r != null) {
-                sourceMessage(r.sourceRef()).ifPresent(src -> sources.computeIfAbsent(src.getKey(), k -> new HashSet<>())
-                        .add(src.getValue()));
-            }
-        }
+        Map<String, Set<Long>> sources = sourceMessages(s, ids);
         Map<String, List<StoredMessage>> out = new LinkedHashMap<>();
         for (String session : s.messageSessions()) {
             Set<Long> gone = new HashSet<>(forgotten.getOrDefault(session, List.of()));
@@ -897,6 +890,19 @@ public final class MemoryEngine implements AutoCloseable {
         return GENERIC_REDACTOR.redact(m, source, values::statedIn);
     }
 
+    /** The messages the records name as their source, by session. */
+    private static Map<String, Set<Long>> sourceMessages(MemoryState s, Set<String> ids) {
+        Map<String, Set<Long>> sources = new HashMap<>();
+        for (String id : ids) {
+            MemoryRecord r = s.record(id);
+            if (r != null) {
+                sourceMessage(r.sourceRef()).ifPresent(src -> sources.computeIfAbsent(src.getKey(), k -> new HashSet<>())
+                        .add(src.getValue()));
+            }
+        }
+        return sources;
+    }
+
     /** The session and index a source reference {@code message:<session>#<index>} names. */
     private static Optional<Map.Entry<String, Long>> sourceMessage(@Nullable String ref) {
         if (ref == null || !ref.startsWith("message:")) {
@@ -941,7 +947,9 @@ public final class MemoryEngine implements AutoCloseable {
      * side effect is never submitted twice.
      */
     private int scrub(Partition partition, Set<String> ids, Map<String, List<Long>> messages,
-                      Map<String, List<StoredMessage>> redacted, boolean wholeUser) {
+                      Map<String, List<StoredMessage>> redacted, StatedValues values, boolean wholeUser) {
+        MemoryState state = handle(partition).state;
+        Map<String, Set<Long>> sources = wholeUser ? Map.of() : sourceMessages(state, ids);
         Map<String, Map<Long, StoredMessage>> redactedBySession = new HashMap<>();
         redacted.forEach((session, list) -> list.forEach(m ->
                 redactedBySession.computeIfAbsent(session, k -> new HashMap<>()).put(m.index(), m)));
@@ -951,14 +959,22 @@ public final class MemoryEngine implements AutoCloseable {
             Change scrubbed = null;
             if (e.change() instanceof Change.RecordWritten w && ids.contains(w.record().id()) && w.record().value() != null) {
                 scrubbed = new Change.RecordWritten(w.record().tombstone(), w.superseded());
-            } else if (e.change() instanceof Change.MessagesAppended m
-                    && (messages.containsKey(m.session()) || redactedBySession.containsKey(m.session()))) {
+            } else if (e.change() instanceof Change.MessagesAppended m) {
                 List<Long> gone = messages.getOrDefault(m.session(), List.of());
                 Map<Long, StoredMessage> rewrite = redactedBySession.getOrDefault(m.session(), Map.of());
+                Set<Long> sourced = sources.getOrDefault(m.session(), Set.of());
+                NavigableMap<Long, StoredMessage> now = state.history(m.session());
                 List<StoredMessage> kept = new ArrayList<>();
                 boolean any = false;
                 for (StoredMessage msg : m.messages()) {
                     StoredMessage r = rewrite.get(msg.index());
+                    if (r == null && !msg.forgotten() && (sourced.contains(msg.index()) || values.mayBeIn(msg.json()))) {
+                        // redacted by an earlier (soft) forget of these values: the original goes now
+                        StoredMessage current = now.get(msg.index());
+                        if (current != null && !current.forgotten() && !Objects.equals(current.json(), msg.json())) {
+                            r = current;
+                        }
+                    }
                     if (gone.contains(msg.index()) && !msg.forgotten()) {
                         kept.add(msg.tombstone());
                         any = true;

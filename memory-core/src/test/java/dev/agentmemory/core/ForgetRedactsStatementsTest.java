@@ -123,6 +123,23 @@ class ForgetRedactsStatementsTest {
     }
 
     @Test
+    void should_scrub_the_originals_when_a_soft_forgotten_key_is_forgotten_again_hard() {
+        givenFrenchWasSaidEverywhere();
+        ForgetTarget language = ForgetTarget.key(ALICE.persistent(), MemoryKey.of("answer.language"));
+        engine.forget(ALICE, language, ForgetMode.SOFT);
+        assertThat(store.read(new dev.agentmemory.core.spi.Partition("shop", "alice"), 0))
+                .anyMatch(e -> e.payload().contains("answer in French"));
+
+        ForgetReceipt receipt = engine.forget(ALICE, language, ForgetMode.HARD);
+
+        assertThat(receipt.redacted()).isZero();
+        assertThat(store.read(new dev.agentmemory.core.spi.Partition("shop", "alice"), 0))
+                .allSatisfy(e -> assertThat(e.payload().replace("Frenchman", "").replace("French app", ""))
+                        .doesNotContainIgnoringCase("french"));
+        assertThat(engine.audit(ALICE, Duration.ofDays(1)).replayMatches()).isTrue();
+    }
+
+    @Test
     void should_redact_a_short_value_only_in_its_source_message() {
         append("s1", 0, "USER", user("call me Al"), "call me Al");
         append("s1", 1, "AI", ai("Hi Al"), "Hi Al");
