@@ -68,6 +68,14 @@ final class EventText {
         if (c instanceof Change.MessagesForgotten f) {
             return "session " + f.session() + " forgot " + f.indices().size() + " message(s)" + (f.hard() ? " (hard)" : "");
         }
+        if (c instanceof Change.MessagesRedacted r) {
+            StringBuilder b = new StringBuilder("session " + r.session() + " redacted " + r.messages().size()
+                    + " message(s) stating forgotten values" + (r.hard() ? " (hard)" : ""));
+            for (StoredMessage msg : r.messages()) {
+                b.append(" [").append(msg.index()).append(' ').append(msg.type()).append(']');
+            }
+            return b.toString();
+        }
         if (c instanceof Change.UserForgotten u) {
             return "forgot the whole user" + (u.hard() ? " (hard)" : "");
         }

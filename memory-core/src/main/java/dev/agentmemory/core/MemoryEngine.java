@@ -9,6 +9,7 @@ import dev.agentmemory.core.event.MemoryState;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.core.event.TaskStatus;
 import dev.agentmemory.core.internal.EventCodec;
+import dev.agentmemory.core.internal.JsonMessageRedactor;
 import dev.agentmemory.core.ledger.ActionRecord;
 import dev.agentmemory.core.ledger.ActionStart;
 import dev.agentmemory.core.policy.ConflictPolicy;
@@ -17,7 +18,9 @@ import dev.agentmemory.core.spi.DerivedData;
 import dev.agentmemory.core.spi.EventListener;
 import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.core.spi.ForgetRequest;
+import dev.agentmemory.core.spi.MessageRedactor;
 import dev.agentmemory.core.spi.Partition;
+import dev.agentmemory.core.spi.StatedValues;
 import dev.agentmemory.core.spi.StoredEvent;
 import dev.agentmemory.core.spi.Verifier;
 import dev.agentmemory.core.store.InMemoryEventStore;
@@ -83,6 +86,8 @@ public final class MemoryEngine implements AutoCloseable {
     private final List<Verifier> verifiers;
     private final List<DerivedData> derived = new CopyOnWriteArrayList<>();
     private final List<EventListener> listeners = new CopyOnWriteArrayList<>();
+    private final List<MessageRedactor> redactors = new CopyOnWriteArrayList<>();
+    private static final MessageRedactor GENERIC_REDACTOR = new JsonMessageRedactor();
     private final Map<Partition, Handle> partitions = new ConcurrentHashMap<>();
 
     /** What happens when a user reaches the record limit. */
@@ -117,6 +122,7 @@ public final class MemoryEngine implements AutoCloseable {
         this.verifiers = List.copyOf(b.verifiers);
         this.derived.addAll(b.derived);
         this.listeners.addAll(b.listeners);
+        this.redactors.addAll(b.redactors);
     }
 
     /** A builder with the defaults: in-memory store, system UTC clock, no TTLs, lenient conflicts. */
@@ -137,6 +143,15 @@ public final class MemoryEngine implements AutoCloseable {
     /** Registers a listener told about every committed event. */
     public void addListener(EventListener listener) {
         listeners.add(Objects.requireNonNull(listener, "listener"));
+    }
+
+    /**
+     * Registers a redactor for messages in a format it knows, tried (in registration order)
+     * before the engine's generic JSON redaction when a forget redacts messages that state a
+     * forgotten value (see {@link #forget}).
+     */
+    public void addRedactor(MessageRedactor redactor) {
+        redactors.add(Objects.requireNonNull(redactor, "redactor"));
     }
 
     // ------------------------------------------------------------------ writes
@@ -773,6 +788,24 @@ public final class MemoryEngine implements AutoCloseable {
      * Forgets what {@code target} names. Soft leaves tombstones (no value) and keeps the log's
      * history; hard also scrubs the values from the stored log. Either way every registered
      * {@link DerivedData} is told, and the receipt says what went where.
+     *
+     * <p>A forget of records (a key or a scope; not a whole user, whose messages all go) also
+     * redacts, in every session of the user, the messages that <em>state</em> a forgotten value,
+     * so that it reaches no later request through the chat history:
+     * <ul>
+     *   <li>the message a forgotten record names as its source ({@code sourceRef} of the form
+     *       {@code message:<session>#<index>}): all of its content goes, whatever the value;</li>
+     *   <li>any user, assistant or tool message with a content field (a text, a string inside
+     *       tool-call arguments, a tool result) that states a forgotten value by
+     *       {@link StatedValues}' rule: normalised, case-insensitive, on word boundaries; values
+     *       under {@value StatedValues#MIN_CHARS} characters and booleans only through the source
+     *       reference. System messages are the application's and are left alone.</li>
+     * </ul>
+     * A redacted message keeps its index, order and type, its place in the history and in the
+     * window, and (through the {@link MessageRedactor}) its tool-call ids and names: each stating
+     * field becomes {@value MessageRedactor#REDACTED}. A message no redactor can rewrite is
+     * forgotten instead. The log records a {@link Change.MessagesRedacted} holding only the
+     * redacted forms; hard mode also rewrites the events that held the originals.
      */
     public ForgetReceipt forget(Caller caller, ForgetTarget target, ForgetMode mode) {
         Objects.requireNonNull(target, "target");
@@ -811,11 +844,18 @@ public final class MemoryEngine implements AutoCloseable {
                     messages.put(session, idx);
                 }
             }
+            StatedValues values = StatedValues.of(List.of());
+            Map<String, List<StoredMessage>> redacted = new LinkedHashMap<>();
+            if (!ids.isEmpty() && !(target instanceof ForgetTarget.User)) {
+                values = forgottenValues(partition, s, ids);
+                redacted = redactions(s, ids, values, messages);
+            }
             Tx tx = new Tx(caller, UUID.randomUUID().toString());
             if (!ids.isEmpty()) {
                 tx.add(s, new Change.RecordsForgotten(List.copyOf(ids), hard, null, true));
             }
             messages.forEach((session, idx) -> tx.add(s, new Change.MessagesForgotten(session, idx, hard)));
+            redacted.forEach((session, list) -> tx.add(s, new Change.MessagesRedacted(session, list, hard)));
             if (target instanceof ForgetTarget.User) {
                 tx.add(s, new Change.UserForgotten(hard));
             }
@@ -827,16 +867,130 @@ public final class MemoryEngine implements AutoCloseable {
                 }
             }
             commit(partition, h, tx);
-            int scrubbed = hard ? scrub(partition, ids, messages, target instanceof ForgetTarget.User) : 0;
-            ForgetRequest request = new ForgetRequest(partition, ids, messages, target instanceof ForgetTarget.User, hard);
+            int scrubbed = hard ? scrub(partition, ids, messages, redacted, values, target instanceof ForgetTarget.User) : 0;
+            Map<String, List<Long>> redactedIndices = new LinkedHashMap<>();
+            redacted.forEach((session, list) -> redactedIndices.put(session,
+                    list.stream().map(StoredMessage::index).toList()));
+            ForgetRequest request = new ForgetRequest(partition, ids, messages, target instanceof ForgetTarget.User, hard,
+                    redactedIndices, values);
             Map<String, Integer> removed = new TreeMap<>();
             for (DerivedData d : derived) {
                 removed.merge(d.name(), d.forget(request), Integer::sum);
             }
             int messageCount = messages.values().stream().mapToInt(List::size).sum();
-            return new ForgetReceipt(target, mode, List.copyOf(ids), keys, messageCount, scrubbed, removed);
+            int redactedCount = redacted.values().stream().mapToInt(List::size).sum();
+            return new ForgetReceipt(target, mode, List.copyOf(ids), keys, messageCount, redactedCount, scrubbed, removed);
         } finally {
             h.lock.unlock();
+        }
+    }
+
+    /**
+     * The values of the records about to be forgotten; for records already (softly) forgotten,
+     * which a hard forget reaches again, the values still held by the log.
+     */
+    private StatedValues forgottenValues(Partition partition, MemoryState s, Set<String> ids) {
+        List<MemoryValue> values = new ArrayList<>();
+        Set<String> valueless = new HashSet<>();
+        for (String id : ids) {
+            MemoryRecord r = s.record(id);
+            if (r != null && r.value() != null) {
+                values.add(r.value());
+            } else {
+                valueless.add(id);
+            }
+        }
+        if (!valueless.isEmpty()) {
+            for (StoredEvent stored : store.read(partition, 0)) {
+                if (stored.type().equals("record-written")
+                        && codec.decode(stored).change() instanceof Change.RecordWritten w
+                        && valueless.contains(w.record().id()) && w.record().value() != null) {
+                    values.add(w.record().value());
+                }
+            }
+        }
+        return StatedValues.of(values);
+    }
+
+    /**
+     * The redacted forms of the messages of every session that state a forgotten value (see
+     * {@link #forget}), by session. Messages no redactor can rewrite are added to {@code forgotten}.
+     */
+    private Map<String, List<StoredMessage>> redactions(MemoryState s, Set<String> ids, StatedValues values,
+                                                        Map<String, List<Long>> forgotten) {
+        Map<String, Set<Long>> sources = sourceMessages(s, ids);
+        Map<String, List<StoredMessage>> out = new LinkedHashMap<>();
+        for (String session : s.messageSessions()) {
+            Set<Long> gone = new HashSet<>(forgotten.getOrDefault(session, List.of()));
+            Set<Long> sourced = sources.getOrDefault(session, Set.of());
+            List<StoredMessage> redacted = new ArrayList<>();
+            List<Long> unredactable = new ArrayList<>();
+            for (StoredMessage m : s.history(session).values()) {
+                if (m.forgotten() || gone.contains(m.index()) || m.type().equals("SYSTEM")) {
+                    continue;
+                }
+                boolean source = sourced.contains(m.index());
+                if (!source && !values.mayBeIn(Objects.requireNonNull(m.json()))
+                        && (m.text() == null || !values.statedIn(m.text()))) {
+                    continue;
+                }
+                Optional<StoredMessage> r = redact(m, source, values);
+                if (r.isEmpty()) {
+                    unredactable.add(m.index());
+                } else if (!Objects.equals(r.get().json(), m.json()) || !Objects.equals(r.get().text(), m.text())) {
+                    StoredMessage done = r.get();
+                    redacted.add(new StoredMessage(m.index(), m.order(), m.type(),
+                            Objects.requireNonNull(done.json(), "redacted json"), done.text()));
+                }
+            }
+            if (!redacted.isEmpty()) {
+                out.put(session, redacted);
+            }
+            if (!unredactable.isEmpty()) {
+                List<Long> all = new ArrayList<>(forgotten.getOrDefault(session, List.of()));
+                all.addAll(unredactable);
+                forgotten.put(session, all);
+            }
+        }
+        return out;
+    }
+
+    private Optional<StoredMessage> redact(StoredMessage m, boolean source, StatedValues values) {
+        for (MessageRedactor r : redactors) {
+            Optional<StoredMessage> done = r.redact(m, source, values::statedIn);
+            if (done.isPresent()) {
+                return done;
+            }
+        }
+        return GENERIC_REDACTOR.redact(m, source, values::statedIn);
+    }
+
+    /** The messages the records name as their source, by session. */
+    private static Map<String, Set<Long>> sourceMessages(MemoryState s, Set<String> ids) {
+        Map<String, Set<Long>> sources = new HashMap<>();
+        for (String id : ids) {
+            MemoryRecord r = s.record(id);
+            if (r != null) {
+                sourceMessage(r.sourceRef()).ifPresent(src -> sources.computeIfAbsent(src.getKey(), k -> new HashSet<>())
+                        .add(src.getValue()));
+            }
+        }
+        return sources;
+    }
+
+    /** The session and index a source reference {@code message:<session>#<index>} names. */
+    private static Optional<Map.Entry<String, Long>> sourceMessage(@Nullable String ref) {
+        if (ref == null || !ref.startsWith("message:")) {
+            return Optional.empty();
+        }
+        int hash = ref.lastIndexOf('#');
+        if (hash <= "message:".length()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(Map.entry(ref.substring("message:".length(), hash), Long.parseLong(ref.substring(hash + 1))));
+        } catch (NumberFormatException e) {
+            return Optional.empty();
         }
     }
 
@@ -867,20 +1021,41 @@ public final class MemoryEngine implements AutoCloseable {
      * aliases and tasks are cleared by the forget). The action ledger is kept, so that a
      * side effect is never submitted twice.
      */
-    private int scrub(Partition partition, Set<String> ids, Map<String, List<Long>> messages, boolean wholeUser) {
+    private int scrub(Partition partition, Set<String> ids, Map<String, List<Long>> messages,
+                      Map<String, List<StoredMessage>> redacted, StatedValues values, boolean wholeUser) {
+        MemoryState state = handle(partition).state;
+        Map<String, Set<Long>> sources = wholeUser ? Map.of() : sourceMessages(state, ids);
+        Map<String, Map<Long, StoredMessage>> redactedBySession = new HashMap<>();
+        redacted.forEach((session, list) -> list.forEach(m ->
+                redactedBySession.computeIfAbsent(session, k -> new HashMap<>()).put(m.index(), m)));
         Map<Long, String> rewritten = new HashMap<>();
         for (StoredEvent stored : store.read(partition, 0)) {
             LoggedEvent e = codec.decode(stored);
             Change scrubbed = null;
             if (e.change() instanceof Change.RecordWritten w && ids.contains(w.record().id()) && w.record().value() != null) {
                 scrubbed = new Change.RecordWritten(w.record().tombstone(), w.superseded());
-            } else if (e.change() instanceof Change.MessagesAppended m && messages.containsKey(m.session())) {
-                List<Long> gone = messages.get(m.session());
+            } else if (e.change() instanceof Change.MessagesAppended m) {
+                List<Long> gone = messages.getOrDefault(m.session(), List.of());
+                Map<Long, StoredMessage> rewrite = redactedBySession.getOrDefault(m.session(), Map.of());
+                Set<Long> sourced = sources.getOrDefault(m.session(), Set.of());
+                NavigableMap<Long, StoredMessage> now = state.history(m.session());
                 List<StoredMessage> kept = new ArrayList<>();
                 boolean any = false;
                 for (StoredMessage msg : m.messages()) {
+                    StoredMessage r = rewrite.get(msg.index());
+                    if (r == null && !msg.forgotten() && (sourced.contains(msg.index()) || values.mayBeIn(msg.json()))) {
+                        // redacted by an earlier (soft) forget of these values: the original goes now
+                        StoredMessage current = now.get(msg.index());
+                        if (current != null && !current.forgotten() && !Objects.equals(current.json(), msg.json())) {
+                            r = current;
+                        }
+                    }
                     if (gone.contains(msg.index()) && !msg.forgotten()) {
                         kept.add(msg.tombstone());
+                        any = true;
+                    } else if (r != null && !msg.forgotten() && !Objects.equals(r.json(), msg.json())) {
+                        // the original with the value goes; replaying still ends at the redacted form
+                        kept.add(new StoredMessage(msg.index(), msg.order(), msg.type(), r.json(), r.text()));
                         any = true;
                     } else {
                         kept.add(msg);
@@ -888,6 +1063,27 @@ public final class MemoryEngine implements AutoCloseable {
                 }
                 if (any) {
                     scrubbed = new Change.MessagesAppended(m.session(), kept);
+                }
+            } else if (e.change() instanceof Change.MessagesRedacted m
+                    && (messages.containsKey(m.session()) || redactedBySession.containsKey(m.session()))) {
+                // an earlier redaction may still state what is forgotten now, or hold a message now forgotten
+                List<Long> gone = messages.getOrDefault(m.session(), List.of());
+                Map<Long, StoredMessage> rewrite = redactedBySession.getOrDefault(m.session(), Map.of());
+                List<StoredMessage> kept = new ArrayList<>();
+                boolean any = false;
+                for (StoredMessage msg : m.messages()) {
+                    StoredMessage r = rewrite.get(msg.index());
+                    if (gone.contains(msg.index())) {
+                        any = true;
+                    } else if (r != null && !Objects.equals(r.json(), msg.json())) {
+                        kept.add(r);
+                        any = true;
+                    } else {
+                        kept.add(msg);
+                    }
+                }
+                if (any) {
+                    scrubbed = new Change.MessagesRedacted(m.session(), kept, m.hard());
                 }
             }
             if (e.change() instanceof Change.RecordVerified v && ids.contains(v.id()) && v.evidence() != null) {
@@ -1315,6 +1511,7 @@ public final class MemoryEngine implements AutoCloseable {
         private final List<Verifier> verifiers = new ArrayList<>();
         private final List<DerivedData> derived = new ArrayList<>();
         private final List<EventListener> listeners = new ArrayList<>();
+        private final List<MessageRedactor> redactors = new ArrayList<>();
 
         private Builder() {
         }
@@ -1418,6 +1615,12 @@ public final class MemoryEngine implements AutoCloseable {
         /** Adds a listener told about every committed event. */
         public Builder listener(EventListener listener) {
             listeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
+        /** Adds a redactor for messages in a format it knows (see {@link MemoryEngine#addRedactor}). */
+        public Builder redactor(MessageRedactor redactor) {
+            redactors.add(Objects.requireNonNull(redactor, "redactor"));
             return this;
         }
 

@@ -107,6 +107,8 @@ public final class AgentMemory implements AutoCloseable {
         }
         this.framer = fb.build();
         this.store = new EngineChatMemoryStore(engine, agent, framer, ids, settings.deleteMode);
+        // a forget rewrites the stored messages stating a forgotten value, keeping tool calls paired
+        engine.addRedactor(new ChatMessageRedactor());
         this.summarizer = b.summaryModel == null ? null
                 : Summarizer.builder(engine, b.summaryModel).agent(agent).minMessages(b.summaryMinMessages).build();
         this.turnStore = new TurnAwareChatMemoryStore(store, framer, summarizer);

@@ -176,7 +176,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     private static boolean removesFromIndex(Change c) {
         return (c instanceof Change.RecordWritten w && !w.superseded().isEmpty()) || c instanceof Change.RecordsForgotten
                 || c instanceof Change.RecordsArchived || c instanceof Change.MessagesForgotten
-                || c instanceof Change.UserForgotten;
+                || c instanceof Change.MessagesRedacted || c instanceof Change.UserForgotten;
     }
 
     /** Blocks until everything committed so far is indexed. */
@@ -222,6 +222,10 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
                 a.ids().forEach(id -> remove(add, recordId(id)));
             } else if (c instanceof Change.MessagesForgotten f) {
                 f.indices().forEach(i -> forgotten(add, messageId(partition.tenant(), partition.user(), f.session(), i)));
+            } else if (c instanceof Change.MessagesRedacted r) {
+                // a redacted message states nothing worth recalling: it leaves the index
+                r.messages().forEach(m -> forgotten(add,
+                        messageId(partition.tenant(), partition.user(), r.session(), m.index())));
             } else if (c instanceof Change.UserForgotten) {
                 stated.userForgotten(part);
                 add.clear();
@@ -323,6 +327,12 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
             }
         }
         for (Map.Entry<String, List<Long>> e : request.messages().entrySet()) {
+            for (Long i : e.getValue()) {
+                n += drop(messageId(p.tenant(), p.user(), e.getKey(), i));
+            }
+        }
+        // messages that stated a forgotten value (the user's or the assistant's, in any session)
+        for (Map.Entry<String, List<Long>> e : request.redacted().entrySet()) {
             for (Long i : e.getValue()) {
                 n += drop(messageId(p.tenant(), p.user(), e.getKey(), i));
             }
@@ -486,6 +496,8 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
                     a.ids().forEach(id -> live.remove(recordId(id)));
                 } else if (c instanceof Change.MessagesForgotten f) {
                     f.indices().forEach(i -> live.remove(messageId(caller.tenant(), caller.user(), f.session(), i)));
+                } else if (c instanceof Change.MessagesRedacted r) {
+                    r.messages().forEach(m -> live.remove(messageId(caller.tenant(), caller.user(), r.session(), m.index())));
                 } else if (c instanceof Change.UserForgotten) {
                     stated.userForgotten(part);
                     live.clear();

@@ -18,12 +18,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ForgetStatedMessageTest {
 
     @Test
-    void should_stop_recalling_the_stating_message_when_the_fact_is_forgotten() {
+    void should_stop_recalling_the_stating_message_and_the_assistants_restatement_when_the_fact_is_forgotten() {
         try (AgentMemory memory = AgentMemory.builder().embeddingModel(Embeddings.MODEL).build()) {
             // given: the user states a preference in session s1, and the model records it citing the user
             SessionRef day1 = new SessionRef("shop", "dora", "s1");
             memory.chatMemoryStore().updateMessages(day1, List.of(
                     UserMessage.from("From now on answer in Chinese please."), AiMessage.from("OK.")));
+            // and the assistant restates it, there and in another session
+            memory.chatMemoryStore().updateMessages(new SessionRef("shop", "dora", "s0"), List.of(
+                    UserMessage.from("Which language do I prefer?"), AiMessage.from("Chinese.")));
             String said = memory.tools().remember(day1, "preference.language", "Chinese", "preference",
                     "From now on answer in Chinese");
             assertThat(said).doesNotContainIgnoringCase("not saved");
@@ -39,6 +42,11 @@ class ForgetStatedMessageTest {
                     new dev.langchain4j.rag.query.Metadata(UserMessage.from("which language?"), day2, List.of())));
             assertThat(recalled).extracting(c -> c.textSegment().text())
                     .noneMatch(t -> t.contains("Chinese"));
+            // and the windows where it was said keep their messages, redacted
+            assertThat(memory.chatMemoryStore().getMessages(new SessionRef("shop", "dora", "s0")))
+                    .containsExactly(UserMessage.from("Which language do I prefer?"), AiMessage.from("[forgotten]"));
+            assertThat(memory.chatMemoryStore().getMessages(day1))
+                    .containsExactly(UserMessage.from("[forgotten]"), AiMessage.from("OK."));
         }
     }
 }

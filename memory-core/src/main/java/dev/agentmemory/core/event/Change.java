@@ -29,6 +29,7 @@ import java.util.Objects;
         @JsonSubTypes.Type(value = Change.MessagesAppended.class, name = "messages-appended"),
         @JsonSubTypes.Type(value = Change.MessagesEvicted.class, name = "messages-evicted"),
         @JsonSubTypes.Type(value = Change.MessagesForgotten.class, name = "messages-forgotten"),
+        @JsonSubTypes.Type(value = Change.MessagesRedacted.class, name = "messages-redacted"),
         @JsonSubTypes.Type(value = Change.UserForgotten.class, name = "user-forgotten")
 })
 public sealed interface Change {
@@ -158,6 +159,25 @@ public sealed interface Change {
         public MessagesForgotten {
             Objects.requireNonNull(session, "session");
             indices = List.copyOf(indices);
+        }
+    }
+
+    /**
+     * Messages that stated a forgotten value, replaced by their redacted form (same index, order
+     * and type; see {@code MessageRedactor}): they keep their place in the history and, when there,
+     * in the window, so the message list stays valid (tool calls keep their results). The event
+     * holds only the redacted messages; when {@code hard}, the originals are also scrubbed from
+     * the log.
+     */
+    record MessagesRedacted(String session, List<StoredMessage> messages, boolean hard) implements Change {
+        public MessagesRedacted {
+            Objects.requireNonNull(session, "session");
+            messages = List.copyOf(messages);
+            for (StoredMessage m : messages) {
+                if (m.forgotten()) {
+                    throw new IllegalArgumentException("a redacted message keeps content: message " + m.index());
+                }
+            }
         }
     }
 

@@ -139,6 +139,22 @@ public final class MemoryState {
                     history.computeIfPresent(i, (k, m) -> m.tombstone());
                 }
             }
+        } else if (c instanceof Change.MessagesRedacted r) {
+            NavigableMap<Long, StoredMessage> history = messages.get(r.session());
+            NavigableSet<Long> window = windows.get(r.session());
+            OrderedWindow inOrder = ordered.get(r.session());
+            for (StoredMessage msg : r.messages()) {
+                StoredMessage before = history == null ? null : history.get(msg.index());
+                if (before == null || before.forgotten()) {
+                    continue;
+                }
+                StoredMessage replacement = new StoredMessage(before.index(), before.order(), before.type(),
+                        msg.json(), msg.text());
+                history.put(before.index(), replacement);
+                if (window != null && window.contains(before.index()) && inOrder != null) {
+                    inOrder.add(replacement);
+                }
+            }
         } else if (c instanceof Change.UserForgotten) {
             ordered.clear();
             records.replaceAll((id, r) -> r.tombstone());

@@ -14,12 +14,33 @@ import java.util.Set;
  * @param messages   forgotten message indices by session
  * @param wholeUser  whether everything of the user was forgotten
  * @param hard       whether bytes must be removed (not only hidden)
+ * @param redacted   indices of messages redacted because they stated a forgotten value, by
+ *                   session (they stay in history and window, rewritten; copies of their old
+ *                   content must go)
+ * @param values     the forgotten values, for {@link #states}
  */
 public record ForgetRequest(Partition partition, Set<String> recordIds, Map<String, List<Long>> messages,
-                            boolean wholeUser, boolean hard) {
+                            boolean wholeUser, boolean hard, Map<String, List<Long>> redacted, StatedValues values) {
     public ForgetRequest {
         Objects.requireNonNull(partition, "partition");
         recordIds = Set.copyOf(recordIds);
         messages = Map.copyOf(messages);
+        redacted = Map.copyOf(redacted);
+        Objects.requireNonNull(values, "values");
+    }
+
+    /** A forget that redacted no message and names no value. */
+    public ForgetRequest(Partition partition, Set<String> recordIds, Map<String, List<Long>> messages,
+                         boolean wholeUser, boolean hard) {
+        this(partition, recordIds, messages, wholeUser, hard, Map.of(), StatedValues.of(List.of()));
+    }
+
+    /**
+     * Whether {@code text} states one of the forgotten values (normalised, case-insensitive, on
+     * word boundaries; values under three characters never match by text), the rule the engine
+     * uses to find the messages it redacts. For derived text (a summary, a cached prompt).
+     */
+    public boolean states(String text) {
+        return values.statedIn(Objects.requireNonNull(text, "text"));
     }
 }

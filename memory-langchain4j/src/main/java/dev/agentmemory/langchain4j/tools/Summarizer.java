@@ -68,7 +68,9 @@ import java.util.TreeSet;
  *
  * <p>{@link Builder#build()} registers a {@link DerivedData} ({@code "summaries"}) with the
  * engine. When a covered message or a linked record is forgotten, every summary built from it is
- * forgotten too, in the same mode (soft or hard), before the forget returns. The messages a
+ * forgotten too, in the same mode (soft or hard), before the forget returns; so is every summary
+ * covering a message the forget redacted (it stated a forgotten value) and every summary whose
+ * text states a forgotten value ({@link ForgetRequest#states}). The messages a
  * forgotten record was linked to (or came from) are listed under {@code summary.excluded} and
  * left out of every later summary, so a forgotten value never comes back through one; forgotten
  * messages are tombstones and are left out anyway. The next {@link #summarize} rebuilds the
@@ -309,9 +311,14 @@ public final class Summarizer {
                 JsonNode v = s.value().node();
                 boolean hit = false;
                 for (JsonNode m : v.path("messages")) {
-                    if (request.messages().getOrDefault(session, List.of()).contains(m.asLong())) {
+                    if (request.messages().getOrDefault(session, List.of()).contains(m.asLong())
+                            || request.redacted().getOrDefault(session, List.of()).contains(m.asLong())) {
                         hit = true;
                     }
+                }
+                // a summary that states a forgotten value, whatever it was built from
+                if (request.states(v.path("text").asText(""))) {
+                    hit = true;
                 }
                 for (JsonNode link : v.path("records")) {
                     String id = link.path("id").asText();

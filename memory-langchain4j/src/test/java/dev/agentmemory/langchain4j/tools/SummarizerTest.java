@@ -155,8 +155,8 @@ class SummarizerTest {
         assertThat(Summarizer.coveredMessages(rebuilt)).containsExactly(0L, 1L, 3L);
         assertThat(Summarizer.summaryText(rebuilt)).doesNotContain("Chinese");
         assertThat(String.join("\n", servedTexts(engine))).doesNotContain("Chinese");
-        // the raw message stays retrievable
-        assertThat(engine.messageHistory(CALLER, "s").get(2L).text()).isEqualTo("please answer in Chinese from now on");
+        // the message that stated it keeps its place in the history, redacted (issue 11: forget reaches the window)
+        assertThat(engine.messageHistory(CALLER, "s").get(2L).text()).isEqualTo("[forgotten]");
         assertThat(engine.audit(CALLER, java.time.Duration.ofDays(1)).consistent()).isTrue();
     }
 
