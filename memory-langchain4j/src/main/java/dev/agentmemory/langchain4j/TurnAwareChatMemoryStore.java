@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The chat memory store {@link AgentMemory} hands out. It adds two things around the
@@ -24,19 +25,27 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>A turn's framed user message (the one the retrieval augmentor made, announced through
  *       {@link #begin}) is stored as the user's own message: the framed copy is recognised by
  *       identity, never by reading its text, so nothing a model echoes can be mistaken for it.
- *       During that turn's tool loop (AiServices re-reads the chat memory for every round after
- *       the first), {@link #getMessages} shows the user message with its block, so each round
- *       sees the memory it was given. The framed copy lives only in this process and only for
- *       its turn: the next augmentation of the session, the turn's final answer, or a forget of
- *       anything of the user drops it, so a failed turn leaves nothing behind.</li>
+ *       During that turn's tool loop (AiServices re-reads the chat memory to build the request of
+ *       every round after the first), {@link #getMessages} shows the user message with its block
+ *       once per round, to the read that follows the round's tool results, so each round sees the
+ *       memory it was given. The framed copy lives only in this process and only for its turn:
+ *       the next augmentation of the session, the turn's final answer, or a forget of anything of
+ *       the user drops it, and a read after a round was shown (which is where a failed turn
+ *       leaves off) gets the plain message, so a failed turn leaves nothing behind.</li>
  *   <li>When a summarizer is configured, a finished turn (an AI answer without tool calls)
  *       summarizes the messages that left the window.</li>
  * </ul>
  */
 final class TurnAwareChatMemoryStore implements ChatMemoryStore {
 
-    /** A turn's user message as the user wrote it and as the model is shown it. */
-    private record Turn(UserMessage original, UserMessage framed) {
+    /**
+     * A turn's user message as the user wrote it and as the model is shown it, and the last
+     * message of the list the framed copy was last shown with (each tool round shows it once).
+     */
+    private record Turn(UserMessage original, UserMessage framed, AtomicReference<ChatMessage> shownWith) {
+        Turn(UserMessage original, UserMessage framed) {
+            this(original, framed, new AtomicReference<>());
+        }
     }
 
     private final EngineChatMemoryStore delegate;
@@ -69,8 +78,9 @@ final class TurnAwareChatMemoryStore implements ChatMemoryStore {
             return messages;
         }
         int user = lastUser(messages);
+        ChatMessage last = messages.isEmpty() ? null : messages.get(messages.size() - 1);
         if (user >= 0 && user < messages.size() - 1 && messages.get(user).equals(turn.original())
-                && onlyToolRounds(messages, user + 1)) {
+                && onlyToolRounds(messages, user + 1) && turn.shownWith().getAndSet(last) != last) {
             List<ChatMessage> out = new ArrayList<>(messages);
             out.set(user, turn.framed());
             return out;
