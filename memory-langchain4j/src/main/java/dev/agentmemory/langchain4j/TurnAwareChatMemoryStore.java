@@ -15,6 +15,7 @@ import org.jspecify.annotations.Nullable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -90,6 +91,7 @@ final class TurnAwareChatMemoryStore implements ChatMemoryStore {
 
     @Override
     public void updateMessages(Object memoryId, List<ChatMessage> messages) {
+        Objects.requireNonNull(messages, "messages");
         SessionRef ref = delegate.ref(memoryId);
         List<ChatMessage> stored = new ArrayList<>(messages);
         int user = lastUser(stored);
