@@ -102,6 +102,8 @@ public final class DemoMain {
         return switch (o.command()) {
             case "help" -> {
                 out.println("usage: java -jar demo-agent.jar [chat|scenario|inspect|audit] [--db PATH] [--user U] [--session S]");
+                out.println("chat uses an OpenAI-compatible model when OPENAI_API_KEY is set (also OPENAI_MODEL,"
+                        + " OPENAI_BASE_URL, OPENAI_TIMEOUT e.g. PT30S, OPENAI_MAX_RETRIES)");
                 yield 0;
             }
             case "scenario" -> scenario(o, out);
@@ -174,7 +176,14 @@ public final class DemoMain {
         String session = o.session() != null ? o.session() : "chat-" + Long.toString(System.currentTimeMillis(), 36);
         SessionRef ref = ShopAgent.session(o.user(), session);
         boolean offline = env.get("OPENAI_API_KEY") == null || env.get("OPENAI_API_KEY").isBlank();
-        try (ShopAgent agent = ShopAgent.open(o.db(), clock, ShopAgent.defaultModel(env))) {
+        dev.langchain4j.model.chat.ChatModel model;
+        try {
+            model = ShopAgent.defaultModel(env);
+        } catch (IllegalArgumentException e) {
+            out.println(e.getMessage());
+            return 2;
+        }
+        try (ShopAgent agent = ShopAgent.open(o.db(), clock, model)) {
             out.println("Shop assistant (" + (offline ? "offline scripted model" : "OpenAI-compatible model") + "), user "
                     + o.user() + ", session " + session + ", memory in " + o.db() + ".mv.db");
             out.println("Ask about orders, returns, exchanges, delivery addresses or policies. /quit to leave.");

@@ -20,13 +20,16 @@ import dev.agentmemory.langchain4j.SessionRef;
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.chat.response.ChatResponse;
+import dev.langchain4j.data.message.ToolExecutionResultMessage;
 import dev.langchain4j.model.openai.OpenAiChatModel;
 import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.MemoryId;
 import dev.langchain4j.service.UserMessage;
+import dev.langchain4j.service.tool.ToolErrorHandlerResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -104,6 +107,14 @@ final class ShopAgent implements AutoCloseable {
                 .tools(tools)
                 .afterToolExecution(trace::tool)
                 .maxSequentialToolsInvocations(12)
+                // whatever the model sends, the call gets a result and the conversation goes on:
+                // bad arguments, an unknown tool name and a failing tool come back as tool errors
+                .toolArgumentsErrorHandler((error, context) -> ToolErrorHandlerResult.text("Error: invalid arguments for "
+                        + context.toolExecutionRequest().name() + " (" + reason(error) + "). Call it again with valid arguments."))
+                .hallucinatedToolNameStrategy(request -> ToolExecutionResultMessage.from(request,
+                        "Error: there is no tool named " + request.name() + ". Use one of the tools you were given."))
+                .toolExecutionErrorHandler((error, context) -> ToolErrorHandlerResult.text("Error: "
+                        + context.toolExecutionRequest().name() + " failed (" + reason(error) + ")."))
                 .build();
     }
 
@@ -121,7 +132,20 @@ final class ShopAgent implements AutoCloseable {
         return new ShopAgent(db, requireNonNull(clock, "clock"), requireNonNull(chatModel, "chatModel"));
     }
 
-    /** The scripted model offline, or an OpenAI-compatible model when OPENAI_API_KEY is set in {@code env}. */
+    private static String reason(Throwable error) {
+        Throwable root = error;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String message = root.getMessage() != null ? root.getMessage() : root.getClass().getSimpleName();
+        return message.length() > 300 ? message.substring(0, 300) + "..." : message;
+    }
+
+    /**
+     * The scripted model offline, or an OpenAI-compatible model when OPENAI_API_KEY is set in
+     * {@code env} (also read: OPENAI_MODEL, OPENAI_BASE_URL, OPENAI_TIMEOUT as ISO-8601 or
+     * seconds, OPENAI_MAX_RETRIES). A bad value fails with an IllegalArgumentException naming it.
+     */
     static ChatModel defaultModel(Map<String, String> env) {
         String key = env.get("OPENAI_API_KEY");
         if (key == null || key.isBlank()) {
@@ -133,7 +157,41 @@ final class ShopAgent implements AutoCloseable {
         if (url != null && !url.isBlank()) {
             b.baseUrl(url);
         }
+        String timeout = env.get("OPENAI_TIMEOUT");
+        if (timeout != null && !timeout.isBlank()) {
+            b.timeout(duration("OPENAI_TIMEOUT", timeout.strip()));
+        }
+        String retries = env.get("OPENAI_MAX_RETRIES");
+        if (retries != null && !retries.isBlank()) {
+            b.maxRetries(count("OPENAI_MAX_RETRIES", retries.strip()));
+        }
         return b.build();
+    }
+
+    private static Duration duration(String name, String value) {
+        try {
+            Duration d = value.chars().allMatch(Character::isDigit) ? Duration.ofSeconds(Long.parseLong(value))
+                    : Duration.parse(value);
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(name + " must be positive: \"" + value + "\"");
+            }
+            return d;
+        } catch (java.time.format.DateTimeParseException | NumberFormatException e) {
+            throw new IllegalArgumentException(name + " must be seconds or an ISO-8601 duration such as PT30S: \""
+                    + value + "\"");
+        }
+    }
+
+    private static int count(String name, String value) {
+        try {
+            int n = Integer.parseInt(value);
+            if (n < 0) {
+                throw new NumberFormatException();
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + " must be a whole number >= 0: \"" + value + "\"");
+        }
     }
 
     static Path shopFile(Path db) {

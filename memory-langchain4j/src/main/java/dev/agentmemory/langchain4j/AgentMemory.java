@@ -106,7 +106,7 @@ public final class AgentMemory implements AutoCloseable {
             fb.key(b.framingKey);
         }
         this.framer = fb.build();
-        this.store = new EngineChatMemoryStore(engine, agent, framer, ids, settings.deleteMode);
+        this.store = new EngineChatMemoryStore(engine, agent, ids, settings.deleteMode);
         // a forget rewrites the stored messages stating a forgotten value, keeping tool calls paired
         engine.addRedactor(new ChatMessageRedactor());
         this.summarizer = b.summaryModel == null ? null
@@ -143,7 +143,7 @@ public final class AgentMemory implements AutoCloseable {
         }
         this.retriever = new MemoryContentRetriever(engine, agent, ids, settings, episodic);
         this.injector = new MemoryContentInjector(framer);
-        this.augmentor = new MemoryRetrievalAugmentor(retriever, injector, engine.clock());
+        this.augmentor = new MemoryRetrievalAugmentor(retriever, injector, engine.clock(), turnStore);
         this.tools = new MemoryTools(engine, agent, settings.deleteMode);
         engine.register(new DerivedData() {
             @Override
@@ -184,8 +184,9 @@ public final class AgentMemory implements AutoCloseable {
 
     /**
      * The chat memory store: logs only the change of each window, keeps the full history in the
-     * engine, strips injected memory blocks, keeps tool calls paired across restarts, and forgets
-     * the session (with derived data) on {@code deleteMessages}.
+     * engine, stores a turn's user message without the memory block injected into it, always
+     * returns a list with every tool call answered (computed on read, never by rewriting history),
+     * and forgets the session (with derived data) on {@code deleteMessages}.
      */
     public ChatMemoryStore chatMemoryStore() {
         return turnStore;

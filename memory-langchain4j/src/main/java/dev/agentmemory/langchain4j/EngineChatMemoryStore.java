@@ -7,7 +7,6 @@ import dev.agentmemory.core.MemoryEngine;
 import dev.agentmemory.core.MemoryEngine.WindowChange;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.core.spi.Partition;
-import dev.agentmemory.langchain4j.framing.MemoryFramer;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
@@ -41,13 +40,19 @@ import java.util.function.Function;
  * against the window the engine holds and logs only the change: messages that left the window
  * are evicted (they stay in the session's history), new ones are appended with an order that
  * places them where the list has them. Nothing already stored is rewritten, so a turn costs the
- * same whatever the length of the history. The diff and the write run under the engine's per-user
- * lock; different users never wait for each other.
+ * same whatever the length of the history. A message is matched to the stored one by identity
+ * (the instance this store handed out) or by its stored serialized form, never by interpreting
+ * its content, so whatever a message says (a model echoing a memory block, marker lines in tool
+ * arguments) it is kept or appended exactly once. The diff and the write run under the engine's
+ * per-user lock; different users never wait for each other.
  *
- * <p>User messages carrying a memory block injected by this {@link AgentMemory}'s framer are
- * stored without it. When a session is first read by this store (after a restart), an AI message
- * whose tool calls never all got their results, and such partial results, leave the window, so
- * the list handed back is always valid to send to a model.
+ * <p>{@link #getMessages} always returns a list that is valid to send to a model: an AI message
+ * whose tool calls are not all answered by the results right after it, and results that answer
+ * no call, are left out. This is computed on every read from the stored window and never writes,
+ * so the answer is the same before and after a restart. Such messages stay in the window until
+ * the next update: an unanswered call at the end of the window is kept while only its results
+ * follow it (a tool loop in progress); any other left-out message can never become valid and
+ * leaves the window with that update (it stays in the history).
  */
 final class EngineChatMemoryStore implements ChatMemoryStore {
 
@@ -56,12 +61,9 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
 
     private final MemoryEngine engine;
     private final String agent;
-    private final MemoryFramer framer;
     private final Function<Object, SessionRef> ids;
     private final ForgetMode deleteMode;
     private final Map<SessionRef, SessionCache> sessions = new ConcurrentHashMap<>();
-    /** Sessions this store has read or written since it was created: their windows are live, never repaired. */
-    private final Set<SessionRef> seen = ConcurrentHashMap.newKeySet();
 
     /** What this store knows of one session: decoded messages of the window and the last history index. */
     private static final class SessionCache {
@@ -118,11 +120,9 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
         }
     }
 
-    EngineChatMemoryStore(MemoryEngine engine, String agent, MemoryFramer framer, Function<Object, SessionRef> ids,
-                          ForgetMode deleteMode) {
+    EngineChatMemoryStore(MemoryEngine engine, String agent, Function<Object, SessionRef> ids, ForgetMode deleteMode) {
         this.engine = engine;
         this.agent = agent;
-        this.framer = framer;
         this.ids = ids;
         this.deleteMode = deleteMode;
     }
@@ -132,11 +132,15 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
         SessionRef ref = ref(memoryId);
         Caller caller = ref.caller(agent);
         SessionCache cache = cache(ref, caller);
-        if (!seen.contains(ref)) {
-            repair(ref, caller, cache);
-            seen.add(ref);
+        List<ChatMessage> window = cache.messagesOf(engine.window(caller, ref.session()));
+        Set<Integer> hidden = new HashSet<>(danglingToolMessages(window));
+        List<ChatMessage> out = new ArrayList<>(window.size() - hidden.size());
+        for (int p = 0; p < window.size(); p++) {
+            if (!hidden.contains(p)) {
+                out.add(window.get(p));
+            }
         }
-        return new ArrayList<>(cache.messagesOf(engine.window(caller, ref.session())));
+        return out;
     }
 
     @Override
@@ -152,7 +156,6 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
             SessionCache cache = cache(ref, caller);
             try {
                 engine.changeWindow(caller, ref.session(), window -> diff(cache, window, incoming));
-                seen.add(ref);
                 return;
             } catch (RuntimeException e) {
                 // A failed append leaves the cache ahead of the log (e.g. the history moved on
@@ -198,20 +201,35 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
         return raced != null ? raced : fresh;
     }
 
-    /** Under the user's lock: the change that turns {@code window} into {@code incoming}. */
+    /**
+     * Under the user's lock: the change that turns {@code window} into {@code incoming}. The
+     * incoming list is compared with what {@link #getMessages} shows of the window (the messages
+     * left out there never come back from LangChain4j); of those left out, an unanswered call at
+     * the end stays while only its results are added after it, the others leave the window.
+     */
     private WindowChange diff(SessionCache cache, List<StoredMessage> window, List<ChatMessage> incoming) {
         List<ChatMessage> current = cache.messagesOf(window);
-        WindowChange slid = slide(cache, window, current, incoming);
-        if (slid != null) {
-            return slid;
+        List<Integer> dangling = danglingToolMessages(current);
+        if (dangling.isEmpty()) {
+            WindowChange slid = slide(cache, window, current, incoming);
+            if (slid != null) {
+                return slid;
+            }
         }
-        incoming.replaceAll(this::withoutFrames);
-        int k = window.size();
+        Set<Integer> hidden = new HashSet<>(dangling);
+        List<Integer> visible = new ArrayList<>(window.size() - hidden.size());
+        for (int p = 0; p < window.size(); p++) {
+            if (!hidden.contains(p)) {
+                visible.add(p);
+            }
+        }
+        int pending = pendingCall(current, dangling);
+        int k = visible.size();
         int n = incoming.size();
         // Keys: the stored JSON. Messages this store handed out are recognised by identity, so only
-        // new messages are serialized.
+        // new messages are serialized, and nothing in a message's content changes how it is matched.
         Map<ChatMessage, String> known = new IdentityHashMap<>();
-        for (int p = 0; p < k; p++) {
+        for (int p : visible) {
             known.put(current.get(p), window.get(p).json());
         }
         String[] keys = new String[n];
@@ -232,24 +250,31 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
         int i = 0;
         int j = 0;
         while (i < k && j < n) {
-            String stored = window.get(i).json();
-            if (Objects.equals(stored, keys[j])) {
-                keptAt[j] = window.get(i);
+            StoredMessage stored = window.get(visible.get(i));
+            if (Objects.equals(stored.json(), keys[j])) {
+                keptAt[j] = stored;
                 remaining.merge(keys[j], -1, Integer::sum);
                 i++;
                 j++;
-            } else if (remaining.getOrDefault(stored, 0) > 0) {
+            } else if (remaining.getOrDefault(stored.json(), 0) > 0) {
                 remaining.merge(keys[j], -1, Integer::sum);
                 j++;
             } else {
-                evicted.add(window.get(i).index());
+                evicted.add(stored.index());
                 i++;
             }
         }
         while (i < k) {
-            evicted.add(window.get(i++).index());
+            evicted.add(window.get(visible.get(i++)).index());
         }
-        long[] orders = assignOrders(keptAt, evicted);
+        long tailFloor = pending < 0 ? Long.MIN_VALUE : window.get(window.size() - 1).order();
+        long[] orders = assignOrders(keptAt, evicted, tailFloor);
+        boolean keepPending = pending >= 0 && onlyResultsAfterKept(keptAt, incoming, (AiMessage) current.get(pending));
+        for (int p : dangling) {
+            if (!(keepPending && p >= pending)) {
+                evicted.add(window.get(p).index());
+            }
+        }
         List<StoredMessage> appended = new ArrayList<>();
         long next = cache.lastIndex + 1;
         for (int p = 0; p < n; p++) {
@@ -266,6 +291,50 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
         }
         cache.snapshot = null;
         return new WindowChange(evicted, appended);
+    }
+
+    /**
+     * Where the window ends with an AI message whose calls are still being answered (only results
+     * of its own calls after it): the position of that message, else -1.
+     */
+    private static int pendingCall(List<ChatMessage> current, List<Integer> dangling) {
+        if (dangling.isEmpty() || dangling.get(dangling.size() - 1) != current.size() - 1) {
+            return -1;
+        }
+        int p = current.size() - 1;
+        while (p >= 0 && current.get(p) instanceof ToolExecutionResultMessage) {
+            p--;
+        }
+        if (p < 0 || !(current.get(p) instanceof AiMessage ai) || !ai.hasToolExecutionRequests()
+                || !dangling.contains(p)) {
+            return -1;
+        }
+        Set<String> ids = requestIds(ai);
+        for (int q = p + 1; q < current.size(); q++) {
+            if (!ids.contains(((ToolExecutionResultMessage) current.get(q)).id())) {
+                return -1;
+            }
+        }
+        return p;
+    }
+
+    /** Whether every new message after the last kept one is a result of one of {@code call}'s requests. */
+    private static boolean onlyResultsAfterKept(StoredMessage[] keptAt, List<ChatMessage> incoming, AiMessage call) {
+        Set<String> ids = requestIds(call);
+        for (int p = keptAt.length - 1; p >= 0 && keptAt[p] == null; p--) {
+            if (!(incoming.get(p) instanceof ToolExecutionResultMessage r) || !ids.contains(r.id())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static Set<String> requestIds(AiMessage ai) {
+        Set<String> ids = new HashSet<>();
+        for (ToolExecutionRequest r : ai.toolExecutionRequests()) {
+            ids.add(r.id());
+        }
+        return ids;
     }
 
     /**
@@ -287,8 +356,8 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
             from = k;
         }
         if (from == k && k > 0) {
-            // nothing stored comes back as the very instance: copies (e.g. with a memory block
-            // attached for the turn) are matched by content in the general diff
+            // nothing stored comes back as the very instance: copies are matched by their
+            // serialized form in the general diff
             return null;
         }
         int kept = k - from;
@@ -316,7 +385,7 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
         newMessages.addAll(current.subList(from, k));
         long next = cache.lastIndex + 1;
         for (int p = kept; p < n; p++) {
-            ChatMessage m = withoutFrames(incoming.get(p));
+            ChatMessage m = incoming.get(p);
             StoredMessage stored = new StoredMessage(next, base + GAP * (p - kept + 1), m.type().name(),
                     ChatMessageSerializer.messageToJson(m), textOf(m));
             appended.add(stored);
@@ -336,9 +405,10 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
     /**
      * Orders for the new messages (slots where {@code keptAt} is null) so that sorting the window
      * by order gives the incoming list. When a run of new messages does not fit between two kept
-     * neighbours, the kept messages from there on are evicted and appended again as new ones.
+     * neighbours, the kept messages from there on are evicted and appended again as new ones. New
+     * messages at the end are placed after {@code tailFloor} too (a message kept out of the list).
      */
-    private static long[] assignOrders(StoredMessage[] keptAt, List<Long> evicted) {
+    private static long[] assignOrders(StoredMessage[] keptAt, List<Long> evicted, long tailFloor) {
         int n = keptAt.length;
         long[] orders = new long[n];
         int p = 0;
@@ -358,7 +428,7 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
             }
             int m = p - start;
             if (p == n) {
-                long base = anyKeptBefore ? prev : 0;
+                long base = Math.max(anyKeptBefore ? prev : 0, tailFloor);
                 for (int t = 0; t < m; t++) {
                     orders[start + t] = base + GAP * (t + 1);
                 }
@@ -410,25 +480,10 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
         return false;
     }
 
-    /** On first read after a (re)start: tool calls whose results never all arrived leave the window. */
-    private void repair(SessionRef ref, Caller caller, SessionCache cache) {
-        engine.changeWindow(caller, ref.session(), window -> {
-            List<ChatMessage> decoded = new ArrayList<>(window.size());
-            for (StoredMessage m : window) {
-                decoded.add(cache.decode(m));
-            }
-            List<Long> drop = new ArrayList<>();
-            for (int p : danglingToolMessages(decoded)) {
-                drop.add(window.get(p).index());
-                cache.decoded.remove(window.get(p).index());
-            }
-            return new WindowChange(drop, List.of());
-        });
-    }
-
     /**
      * Positions of messages that break tool-call pairing: an AI message with tool requests not all
-     * answered by the results right after it (with those results), and results that answer no request.
+     * answered by the results right after it, or followed by a result that answers none of its
+     * requests (with those results), and results that follow no request.
      */
     static List<Integer> danglingToolMessages(List<ChatMessage> messages) {
         List<Integer> out = new ArrayList<>();
@@ -437,16 +492,12 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
             ChatMessage m = messages.get(p);
             if (m instanceof AiMessage ai && ai.hasToolExecutionRequests()) {
                 int q = p + 1;
-                Set<String> answered = new HashSet<>();
-                int results = 0;
+                List<ToolExecutionResultMessage> results = new ArrayList<>();
                 while (q < messages.size() && messages.get(q) instanceof ToolExecutionResultMessage r) {
-                    if (r.id() != null) {
-                        answered.add(r.id());
-                    }
-                    results++;
+                    results.add(r);
                     q++;
                 }
-                if (!complete(ai.toolExecutionRequests(), answered, results)) {
+                if (!complete(ai.toolExecutionRequests(), results)) {
                     for (int x = p; x < q; x++) {
                         out.add(x);
                     }
@@ -462,38 +513,26 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
         return out;
     }
 
-    private static boolean complete(List<ToolExecutionRequest> requests, Set<String> answered, int results) {
-        if (results < requests.size()) {
+    private static boolean complete(List<ToolExecutionRequest> requests, List<ToolExecutionResultMessage> results) {
+        if (results.size() < requests.size()) {
             return false;
         }
+        Set<String> ids = new HashSet<>();
         for (ToolExecutionRequest r : requests) {
-            if (r.id() != null && !answered.contains(r.id())) {
-                return false;
+            if (r.id() != null) {
+                ids.add(r.id());
             }
         }
-        return true;
-    }
-
-    /** The message without memory blocks this framer injected; the same instance when it has none. */
-    ChatMessage withoutFrames(ChatMessage m) {
-        if (!(m instanceof UserMessage u)) {
-            return m;
-        }
-        List<Content> contents = u.contents();
-        List<Content> stripped = new ArrayList<>(contents.size());
-        boolean changed = false;
-        for (Content c : contents) {
-            if (c instanceof TextContent t) {
-                String s = framer.stripFrames(t.text());
-                if (!s.equals(t.text())) {
-                    changed = true;
-                    stripped.add(new TextContent(s));
-                    continue;
+        Set<String> answered = new HashSet<>();
+        for (ToolExecutionResultMessage r : results) {
+            if (r.id() != null) {
+                if (!ids.isEmpty() && !ids.contains(r.id())) {
+                    return false;
                 }
+                answered.add(r.id());
             }
-            stripped.add(c);
         }
-        return changed ? u.toBuilder().contents(stripped).build() : m;
+        return answered.containsAll(ids);
     }
 
     static @Nullable String textOf(ChatMessage m) {

@@ -18,19 +18,24 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Retrieves with the layered retriever, injects with the framing injector, and remembers per
- * session what was used, for {@link AgentMemory#lastRecall}.
+ * session what was used, for {@link AgentMemory#lastRecall}. Each augmentation starts a turn of
+ * the chat memory store: it learns the framed user message of this turn (and drops the one of
+ * any earlier turn).
  */
 final class MemoryRetrievalAugmentor implements RetrievalAugmentor {
 
     private final MemoryContentRetriever retriever;
     private final MemoryContentInjector injector;
     private final Clock clock;
+    private final TurnAwareChatMemoryStore turns;
     private final Map<SessionRef, Recall> last = new ConcurrentHashMap<>();
 
-    MemoryRetrievalAugmentor(MemoryContentRetriever retriever, MemoryContentInjector injector, Clock clock) {
+    MemoryRetrievalAugmentor(MemoryContentRetriever retriever, MemoryContentInjector injector, Clock clock,
+                             TurnAwareChatMemoryStore turns) {
         this.retriever = retriever;
         this.injector = injector;
         this.clock = clock;
+        this.turns = turns;
     }
 
     @Override
@@ -43,6 +48,7 @@ final class MemoryRetrievalAugmentor implements RetrievalAugmentor {
         MemoryContentInjector.Injection injection = injector.injectAndReport(contents, message);
         MemoryContentRetriever.Target target = retriever.target(query);
         if (target.session() != null) {
+            turns.begin(target.session(), message, injection.message());
             last.put(target.session(), new Recall(target.session(), query.text(), injection.used(), injection.cut(),
                     injection.cutReasons(), clock.instant()));
         }

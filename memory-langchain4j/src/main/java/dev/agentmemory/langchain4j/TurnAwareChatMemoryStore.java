@@ -5,6 +5,9 @@ import dev.agentmemory.langchain4j.framing.MemoryFramer;
 import dev.agentmemory.langchain4j.tools.Summarizer;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.data.message.Content;
+import dev.langchain4j.data.message.TextContent;
+import dev.langchain4j.data.message.ToolExecutionResultMessage;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.store.memory.chat.ChatMemoryStore;
 import org.jspecify.annotations.Nullable;
@@ -12,24 +15,38 @@ import org.jspecify.annotations.Nullable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The chat memory store {@link AgentMemory} hands out. It adds two things around the
  * engine-backed store, which never persists injected memory blocks:
  * <ul>
- *   <li>During a turn, the user message keeps its memory block in what {@link #getMessages}
- *       returns, so that every round of a tool loop (AiServices re-reads the chat memory for
- *       each round) still sees the memory it was given. The framed copy lives only in this
- *       process, only until the turn's final answer, and is dropped when anything of the user is
- *       forgotten.</li>
+ *   <li>A turn's framed user message (the one the retrieval augmentor made, announced through
+ *       {@link #begin}) is stored as the user's own message: the framed copy is recognised by
+ *       identity, never by reading its text, so nothing a model echoes can be mistaken for it.
+ *       During that turn's tool loop (AiServices re-reads the chat memory to build the request of
+ *       every round after the first), {@link #getMessages} shows the user message with its block
+ *       once per round, to the read that follows the round's tool results, so each round sees the
+ *       memory it was given. The framed copy lives only in this process and only for its turn:
+ *       the next augmentation of the session, the turn's final answer, or a forget of anything of
+ *       the user drops it, and a read after a round was shown (which is where a failed turn
+ *       leaves off) gets the plain message, so a failed turn leaves nothing behind.</li>
  *   <li>When a summarizer is configured, a finished turn (an AI answer without tool calls)
  *       summarizes the messages that left the window.</li>
  * </ul>
  */
 final class TurnAwareChatMemoryStore implements ChatMemoryStore {
 
-    private record Turn(String stripped, UserMessage framed) {
+    /**
+     * A turn's user message as the user wrote it and as the model is shown it, and the last
+     * message of the list the framed copy was last shown with (each tool round shows it once).
+     */
+    private record Turn(UserMessage original, UserMessage framed, AtomicReference<ChatMessage> shownWith) {
+        Turn(UserMessage original, UserMessage framed) {
+            this(original, framed, new AtomicReference<>());
+        }
     }
 
     private final EngineChatMemoryStore delegate;
@@ -43,6 +60,17 @@ final class TurnAwareChatMemoryStore implements ChatMemoryStore {
         this.summarizer = summarizer;
     }
 
+    /**
+     * A new turn of {@code session} starts with {@code original}, shown to the model as
+     * {@code framed}. Whatever an earlier turn left (it may have failed) is dropped.
+     */
+    void begin(SessionRef session, ChatMessage original, ChatMessage framed) {
+        turns.remove(session);
+        if (original instanceof UserMessage o && framed instanceof UserMessage f && o != f) {
+            turns.put(session, new Turn(o, f));
+        }
+    }
+
     @Override
     public List<ChatMessage> getMessages(Object memoryId) {
         List<ChatMessage> messages = delegate.getMessages(memoryId);
@@ -50,40 +78,27 @@ final class TurnAwareChatMemoryStore implements ChatMemoryStore {
         if (turn == null) {
             return messages;
         }
-        for (int i = messages.size() - 1; i >= 0; i--) {
-            if (messages.get(i) instanceof UserMessage u) {
-                if (u.hasSingleText() && u.singleText().equals(turn.stripped())) {
-                    List<ChatMessage> out = new ArrayList<>(messages);
-                    out.set(i, turn.framed());
-                    return out;
-                }
-                break;
-            }
+        int user = lastUser(messages);
+        ChatMessage last = messages.isEmpty() ? null : messages.get(messages.size() - 1);
+        if (user >= 0 && user < messages.size() - 1 && messages.get(user).equals(turn.original())
+                && onlyToolRounds(messages, user + 1) && turn.shownWith().getAndSet(last) != last) {
+            List<ChatMessage> out = new ArrayList<>(messages);
+            out.set(user, turn.framed());
+            return out;
         }
         return messages;
     }
 
     @Override
     public void updateMessages(Object memoryId, List<ChatMessage> messages) {
+        Objects.requireNonNull(messages, "messages");
         SessionRef ref = delegate.ref(memoryId);
-        delegate.updateMessages(memoryId, messages);
-        UserMessage last = null;
-        for (int i = messages.size() - 1; i >= 0 && last == null; i--) {
-            if (messages.get(i) instanceof UserMessage u) {
-                last = u;
-            }
+        List<ChatMessage> stored = new ArrayList<>(messages);
+        int user = lastUser(stored);
+        if (user >= 0) {
+            stored.set(user, unframed(ref, (UserMessage) stored.get(user)));
         }
-        if (last != null && last.hasSingleText()) {
-            String stripped = framer.stripFrames(last.singleText());
-            if (!stripped.equals(last.singleText())) {
-                turns.put(ref, new Turn(stripped, last));
-            } else {
-                Turn turn = turns.get(ref);
-                if (turn != null && !turn.stripped().equals(stripped)) {
-                    turns.remove(ref);
-                }
-            }
-        }
+        delegate.updateMessages(memoryId, stored);
         ChatMessage end = messages.isEmpty() ? null : messages.get(messages.size() - 1);
         if (end instanceof AiMessage ai && !ai.hasToolExecutionRequests()) {
             turns.remove(ref);
@@ -91,6 +106,61 @@ final class TurnAwareChatMemoryStore implements ChatMemoryStore {
                 summarizer.summarize(ref);
             }
         }
+    }
+
+    /**
+     * The current user message as it is stored: the turn's original for its framed copy (by
+     * identity, or equal to it), or, for a message framed without {@link #begin} (the injector
+     * used on its own), the message without the block this framer attached at its start.
+     * Any other message is stored exactly as it is.
+     */
+    private UserMessage unframed(SessionRef ref, UserMessage m) {
+        Turn turn = turns.get(ref);
+        if (turn != null && (m == turn.framed() || m.equals(turn.framed()))) {
+            return turn.original();
+        }
+        if (turn != null && (m == turn.original() || m.equals(turn.original()))) {
+            return m;
+        }
+        List<Content> contents = m.contents();
+        if (contents.isEmpty() || !(contents.get(0) instanceof TextContent first)) {
+            return m;
+        }
+        String rest = framer.stripFrames(first.text());
+        if (rest.equals(first.text())) {
+            return m;
+        }
+        List<Content> stripped = new ArrayList<>(contents);
+        if (rest.isEmpty() && contents.size() > 1) {
+            stripped.remove(0);
+        } else {
+            stripped.set(0, new TextContent(rest));
+        }
+        UserMessage original = m.toBuilder().contents(stripped).build();
+        turns.put(ref, new Turn(original, m));
+        return original;
+    }
+
+    private static int lastUser(List<ChatMessage> messages) {
+        for (int i = messages.size() - 1; i >= 0; i--) {
+            if (messages.get(i) instanceof UserMessage) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** Whether everything from {@code from} on is AI tool calls and their results (a tool loop in progress). */
+    private static boolean onlyToolRounds(List<ChatMessage> messages, int from) {
+        for (int i = from; i < messages.size(); i++) {
+            ChatMessage m = messages.get(i);
+            boolean toolRound = m instanceof ToolExecutionResultMessage
+                    || m instanceof AiMessage ai && ai.hasToolExecutionRequests();
+            if (!toolRound) {
+                return false;
+            }
+        }
+        return true;
     }
 
     @Override

@@ -155,8 +155,12 @@ public final class MemoryFramer {
     }
 
     /**
-     * {@code text} without the blocks this framer produced, each with the separator {@link #attach}
-     * added; any other text, including look-alike blocks, is left exactly as it is.
+     * Undoes {@link #attach}: when {@code text} starts with a block this framer produced (its mac
+     * matches this framer's key) followed by the separator attach puts after it, the text after
+     * them; otherwise {@code text} unchanged. Only that one block, at that one position, is ever
+     * removed: a block anywhere else (a model's reply echoing it, a user pasting it, marker lines
+     * quoted in tool arguments), a foreign or tampered block, and any other text are left exactly
+     * as they are.
      */
     public String stripFrames(String text) {
         requireNonNull(text, "text");
@@ -166,7 +170,15 @@ public final class MemoryFramer {
                 return attachedTo;
             }
         }
-        return MemoryFrameParser.strip(text, parse(text));
+        if (!text.startsWith(FrameCodec.OPEN)) {
+            return text;
+        }
+        List<ParsedFrame> frames = parse(text);
+        if (frames.isEmpty() || frames.get(0).start() != 0
+                || !text.startsWith(MemoryFrameParser.SEPARATOR, frames.get(0).end())) {
+            return text;
+        }
+        return text.substring(frames.get(0).end() + MemoryFrameParser.SEPARATOR.length());
     }
 
     /** The character budget. */
