@@ -14,8 +14,10 @@ import java.util.Set;
  * Forgotten values, and whether a text states one of them. A text states a value when, both
  * normalised (Unicode NFKC, lower case, runs of white space as one space, trimmed), the value
  * occurs in the text on word boundaries: the characters just before and after it are not
- * letters or digits (where the value itself starts or ends with a letter or digit). Values
- * shorter than {@value #MIN_CHARS} characters after normalisation are not matched by text (a
+ * letters or digits (where the value itself starts or ends with a letter or digit; a Han, Kana
+ * or Hangul character is a word of its own, as such text has no spaces). Values shorter than
+ * {@value #MIN_CHARS} characters after normalisation (a Han, Kana or Hangul character counts as
+ * two, so "中文" is matched) are not matched by text (a
  * message states them only by being their source), nor are booleans. A structured value (object
  * or array) is matched through its string leaves (numbers inside one are mostly counts and
  * indices). Immutable, thread-safe.
@@ -47,7 +49,8 @@ public final class StatedValues {
 
     private static void add(String value, Set<String> out) {
         String n = normalise(value);
-        if (n.codePointCount(0, n.length()) >= MIN_CHARS) {
+        // a Han, Kana or Hangul character carries about as much as two letters
+        if (n.codePoints().map(cp -> isIdeographic(cp) ? 2 : 1).sum() >= MIN_CHARS) {
             out.add(n);
         }
     }
@@ -107,13 +110,22 @@ public final class StatedValues {
                 return false;
             }
             int end = at + value.length();
-            boolean before = !wordStart || at == 0 || !Character.isLetterOrDigit(text.codePointBefore(at));
-            boolean after = !wordEnd || end == text.length() || !Character.isLetterOrDigit(text.codePointAt(end));
+            // a Han, Kana or Hangul character is a word of its own (such text has no spaces)
+            boolean before = !wordStart || at == 0 || !Character.isLetterOrDigit(text.codePointBefore(at))
+                    || isIdeographic(text.codePointBefore(at)) || isIdeographic(value.codePointAt(0));
+            boolean after = !wordEnd || end == text.length() || !Character.isLetterOrDigit(text.codePointAt(end))
+                    || isIdeographic(text.codePointAt(end)) || isIdeographic(value.codePointBefore(value.length()));
             if (before && after) {
                 return true;
             }
             from = at + 1;
         }
+    }
+
+    private static boolean isIdeographic(int cp) {
+        Character.UnicodeScript script = Character.UnicodeScript.of(cp);
+        return script == Character.UnicodeScript.HAN || script == Character.UnicodeScript.HIRAGANA
+                || script == Character.UnicodeScript.KATAKANA || script == Character.UnicodeScript.HANGUL;
     }
 
     /** NFKC, lower case, white space runs as one space, trimmed. */
