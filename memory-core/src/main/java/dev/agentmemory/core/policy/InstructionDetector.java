@@ -1,5 +1,9 @@
 package dev.agentmemory.core.policy;
 
+import static dev.agentmemory.core.policy.CueRule.lead;
+import static dev.agentmemory.core.policy.CueRule.rule;
+import static dev.agentmemory.core.policy.CueRule.rules;
+
 import java.text.Normalizer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -12,9 +16,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.function.Predicate;
 import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -83,9 +85,6 @@ public final class InstructionDetector {
 
     private static final InstructionDetector STANDARD = new InstructionDetector();
 
-    /** Texts are lower-cased before matching, so the patterns are written in lower case. */
-    private static final int FLAGS = 0;
-
     /** Words for "instructions" (with common misspellings such as "insturctions"). */
     private static final String INSTR = "(?:instr[\\p{L}\\p{N}_]*|insturc[\\p{L}\\p{N}_]*|intruct[\\p{L}\\p{N}_]*|inst[\\p{L}\\p{N}_]{0,2}ruct[\\p{L}\\p{N}_]*|direct(?:ions?|oins?)"
             + "|directives?|guidelines?|rules?|prompts?|commands?|orders?|tasks?|constraints?|"
@@ -94,7 +93,7 @@ public final class InstructionDetector {
             + "|vorgaben?|aufgaben?|richtlinien|instructions?|consignes?|r[eè]gles?|instrucciones?"
             + "|reglas?|istruzioni|regole)";
 
-    private static final List<Rule> OVERRIDE = rules(Cue.OVERRIDE_INSTRUCTIONS,
+    private static final List<CueRule> OVERRIDE = rules(Cue.OVERRIDE_INSTRUCTIONS,
             // English: verb, then within a few words a reference to what came before
             lead("\\b(?:ignore|ignoring|disregard|forget|forgot|skip|bypass|override|overwrite|overrule|cancel|drop"
                     + "|abandon|neglect|delete|erase|discard|dismiss|set aside|throw away|clear)\\b"
@@ -165,7 +164,7 @@ public final class InstructionDetector {
             lead("(?:無視|忘れ)[^。！？\\n]{0,12}(?:指示|命令|ルール|以前|前の)",
                     "無視|忘れ"));
 
-    private static final List<Rule> NEW_INSTRUCTIONS = rules(Cue.NEW_INSTRUCTIONS,
+    private static final List<CueRule> NEW_INSTRUCTIONS = rules(Cue.NEW_INSTRUCTIONS,
             rule("\\b(?:your|the|my|a|these|following)\\s+(?:new|real|actual|true|updated|next|only|primary|main)\\s+"
                     + "(?:task|tasks|instructions?|assignment|mission|goal|objective|role|rules?|orders?|directive)\\b",
                     "task|instruction|assignment|mission|goal|objective|role|rule|order|directive"),
@@ -197,7 +196,7 @@ public final class InstructionDetector {
             lead("(?:新的|新)(?:任务|指令|指示|规则)",
                     "新"));
 
-    private static final List<Rule> PERSONA = rules(Cue.PERSONA_SWITCH,
+    private static final List<CueRule> PERSONA = rules(Cue.PERSONA_SWITCH,
             lead("\\byou\\s+are\\s+(?:now|no longer|not\\s+(?:an?\\s+)?(?:ai|assistant|language model|chatbot|newspaper|bot)"
                     + "|free|unrestricted|unfiltered|going to (?:act|pretend|play|be))\\b",
                     "you"),
@@ -252,7 +251,7 @@ public final class InstructionDetector {
             lead("(?:你现在是|你是一个|扮演|假装你|充当|角色扮演|你不再是)",
                     "你现在是|你是一个|扮演|假装你|充当|角色扮演|你不再是"));
 
-    private static final List<Rule> STANDING = rules(Cue.STANDING_ORDER,
+    private static final List<CueRule> STANDING = rules(Cue.STANDING_ORDER,
             lead("\\bfrom (?:now|this point|this moment|here) (?:on|onwards?|forward)\\b",
                     "from now|from this point|from this moment|from here"),
             lead("\\b(?:henceforth|hereafter|going forward|for all future (?:responses|answers|messages|requests))\\b",
@@ -268,7 +267,7 @@ public final class InstructionDetector {
             lead("(?:从现在起|从现在开始|从今以后|以后都|今后都|今後は|これから(?:は|ずっと))",
                     "从现在起|从现在开始|从今以后|以后都|今后都|今後は|これから"));
 
-    private static final List<Rule> SECRET = rules(Cue.SECRET_EXFILTRATION,
+    private static final List<CueRule> SECRET = rules(Cue.SECRET_EXFILTRATION,
             rule("\\b(?:system|initial|original|hidden|secret|internal|pre-?|base|developer|first)\\s*[- ]?prompts?\\b",
                     "prompt"),
             lead("\\bprompt[ _-]?texts?\\b",
@@ -298,7 +297,7 @@ public final class InstructionDetector {
             lead("(?:пароль|系统提示|提示词|初始指令|你的指令|你的规则)",
                     "пароль|系统提示|提示词|初始指令|你的指令|你的规则"));
 
-    private static final List<Rule> OUTPUT = rules(Cue.OUTPUT_DIRECTIVE,
+    private static final List<CueRule> OUTPUT = rules(Cue.OUTPUT_DIRECTIVE,
             rule("\\b(?:in|into|to|within|throughout|of|with|across)\\s+(?:your|the)\\s+(?:next\\s+|final\\s+|entire\\s+)?"
                     + "(?:reply|replies|response|responses|answer|answers|output|implementation|solution|codebase|code|algorithm"
                     + "|elucidation|explanation|message)\\b",
@@ -328,7 +327,7 @@ public final class InstructionDetector {
             lead("(?:在你的(?:回答|回复)|你的回答(?:必须|应该)|只回答|请回答|请说|输出)",
                     "在你的|你的回答|只回答|请回答|请说|输出"));
 
-    private static final List<Rule> CODE = rules(Cue.DANGEROUS_CODE,
+    private static final List<CueRule> CODE = rules(Cue.DANGEROUS_CODE,
             lead("\\bimport\\s+(?:os|subprocess|socket|requests|psutil|ftplib|shutil|smtplib|urllib|paramiko|ctypes|usb|pyautogui|keyboard|browser_cookie3|win32[\\p{L}\\p{N}_]*)\\b",
                     "import"),
             lead("\\bfrom\\s+(?:os|subprocess|socket|requests|ftplib|smtplib|urllib)\\b[^\\n]{0,20}\\bimport\\b",
@@ -341,7 +340,7 @@ public final class InstructionDetector {
             lead("\\b(?:send|post|upload|forward|email|mail|exfiltrate|transmit)\\b[^.!?\\n]{0,60}\\b(?:https?://|to (?:this|the following|my) (?:url|server|address|email))",
                     "send|post|upload|forward|email|mail|exfiltrate|transmit"));
 
-    private static final List<Rule> ADDRESS = rules(Cue.ADDRESSES_ASSISTANT,
+    private static final List<CueRule> ADDRESS = rules(Cue.ADDRESSES_ASSISTANT,
             lead("\\b(?:dear|hey|hi|hello|attention|note to|message to|instructions? to)\\s+(?:the\\s+)?(?:ai|assistant|chatgpt|gpt|bot|chatbot|llm|model|language model|agent)\\b",
                     "dear|hey|hi|hello|attention|note to|message to|instruction"),
             rule("^\\s*(?:ai|assistant|chatgpt|gpt|bot|llm|model|agent)\\s*[,:]",
@@ -364,7 +363,7 @@ public final class InstructionDetector {
             lead("\\b(?:beantworte|antworte)\\b[^.!?\\n]{0,40}\\b(?:ohne|nur|immer)\\b",
                     "beantworte|antworte"));
 
-    private static final List<Rule> BYPASS = rules(Cue.RULE_BYPASS,
+    private static final List<CueRule> BYPASS = rules(Cue.RULE_BYPASS,
             lead("\\b(?:bypass|circumvent|evade|get around|disable|turn off|switch off|deactivate|break|lift|remove)\\b[^.!?\\n]{0,30}"
                     + "\\b(?:rules|restrictions?|filters?|guidelines|guardrails|safety|limitations|censorship|policies|policy|approvals?|checks?|safeguards|moderation)\\b",
                     "bypass|circumvent|evade|get around|disable|turn off|switch off|deactivate|break|lift|remove"),
@@ -379,7 +378,7 @@ public final class InstructionDetector {
             lead("(?:绕过|跳过审批|无视规则|解除限制|没有限制)",
                     "绕过|跳过审批|无视规则|解除限制|没有限制"));
 
-    private static final List<Rule> INSTRUCTION_TALK = rules(Cue.INSTRUCTION_TALK,
+    private static final List<CueRule> INSTRUCTION_TALK = rules(Cue.INSTRUCTION_TALK,
             lead("\\b(?:previous|prior|last|past|above|earlier|current|initial|original|first|all|those|these|my|guard|other|old|hidden|secret)"
                     + "\\s+(?:[\\p{L}\\p{N}_]+\\s+)?(?:instructions?|directions|directives|prompts|guidelines)\\b",
                     "previous|prior|last|past|above|earlier|current|initial|original|first|all|those|these|my|guard|other|old|hidden|secret"),
@@ -401,7 +400,7 @@ public final class InstructionDetector {
             lead("(?:предыдущ[\\p{L}\\p{N}_]*|прошл[\\p{L}\\p{N}_]*|ваш[\\p{L}\\p{N}_]*|тво[\\p{L}\\p{N}_]*)\\s+(?:инструкци[\\p{L}\\p{N}_]*|указани[\\p{L}\\p{N}_]*)",
                     "предыдущ|прошл|ваш|тво"));
 
-    private static final List<Rule> IMPERATIVE = rules(Cue.IMPERATIVE,
+    private static final List<CueRule> IMPERATIVE = rules(Cue.IMPERATIVE,
             rule("(?:^|[.!?:;]\\s*|\\b(?:now|please|bitte|jetzt|nun|then|dann|and)\\s+)(?:(?:now|please|bitte|jetzt|nun|ok|okay|so|also|dann)\\W+)*"
                     + "(?:write|generate|formulate|compose|draft|provide|create|produce|translate|print|say|repeat|summari[sz]e|rewrite|modify|enhance"
                     + "|replace|remove|render|use|convert|integrate|include|develop|respond|reply|output|spell|insert|add|append|mention"
@@ -409,7 +408,7 @@ public final class InstructionDetector {
                     + "|schreib[\\p{L}\\p{N}_]*|verfasse[\\p{L}\\p{N}_]*|formulier[\\p{L}\\p{N}_]*|generier[\\p{L}\\p{N}_]*|erstell[\\p{L}\\p{N}_]*|sag|sage|erzähl|übersetze|gib aus|beantworte)\\b",
                     "write|generate|formulate|compose|draft|provide|create|produce|translate|print|say|repeat|summari|rewrite|modify|enhance|replace|remove|render|use|convert|integrate|include|develop|respond|reply|output|spell|insert|add|append|mention|recommend|promote|blame|ensure|incorporate|embed|fuse|meld|infuse|employ|leverage|augment|anagram|calculate|berechne|schreib|verfasse|formulier|generier|erstell|sag|sage|erzähl|übersetze|gib aus|beantworte"));
 
-    private static final List<Rule> FAKE_BOUNDARY = rules(Cue.FAKE_BOUNDARY_OR_OBFUSCATION,
+    private static final List<CueRule> FAKE_BOUNDARY = rules(Cue.FAKE_BOUNDARY_OR_OBFUSCATION,
             rule("(?:\\b\\p{L} ){6,}",
                     InstructionDetector::mayHaveLetterSpacedRun),
             lead("(?:\\\\\\s*n\\s*){2,}",
@@ -428,7 +427,7 @@ public final class InstructionDetector {
                     "document context|$|context|kontext"));
 
     /** Every rule, grouped by cue in declaration order of {@link Cue}. */
-    private static final List<Rule> RULES = Stream.of(OVERRIDE, NEW_INSTRUCTIONS, PERSONA, STANDING, SECRET, OUTPUT,
+    private static final List<CueRule> RULES = Stream.of(OVERRIDE, NEW_INSTRUCTIONS, PERSONA, STANDING, SECRET, OUTPUT,
             CODE, ADDRESS, BYPASS, INSTRUCTION_TALK, IMPERATIVE, FAKE_BOUNDARY).flatMap(List::stream).toList();
 
     /** The distinct guard keywords of all rules; a keyword's id is its index here. */
@@ -477,7 +476,7 @@ public final class InstructionDetector {
         Hits hits = SCANNER.find(normalized);
         List<String> wrong = new ArrayList<>();
         for (int i = 0; i < RULES.size(); i++) {
-            Rule rule = RULES.get(i);
+            CueRule rule = RULES.get(i);
             if (matches(rule, RULE_KEYWORDS[i], hits, normalized) != rule.pattern().matcher(normalized).find()) {
                 wrong.add(rule.cue().label() + ": " + rule.pattern().pattern());
             }
@@ -489,7 +488,7 @@ public final class InstructionDetector {
         Hits hits = SCANNER.find(t);
         EnumSet<Cue> found = EnumSet.noneOf(Cue.class);
         for (int i = 0; i < RULES.size(); i++) {
-            Rule rule = RULES.get(i);
+            CueRule rule = RULES.get(i);
             if (!found.contains(rule.cue()) && matches(rule, RULE_KEYWORDS[i], hits, t)) {
                 found.add(rule.cue());
                 if (firstOnly) {
@@ -501,7 +500,7 @@ public final class InstructionDetector {
     }
 
     /** Whether {@code rule} matches somewhere in {@code t}, running its expression only where it can. */
-    private static boolean matches(Rule rule, int[] keywordIds, Hits hits, CharSequence t) {
+    private static boolean matches(CueRule rule, int[] keywordIds, Hits hits, CharSequence t) {
         if (rule.precheck() != null) {
             return rule.precheck().test(t) && rule.pattern().matcher(t).find();
         }
@@ -578,47 +577,6 @@ public final class InstructionDetector {
             }
         }
         return sb.toString().toLowerCase(Locale.ROOT);
-    }
-
-    /**
-     * A regular expression for one cue. It runs only when {@code precheck} holds, or else when one
-     * of its {@code guards} occurs (only at their occurrences when {@code lead}).
-     */
-    private record Rule(Cue cue, Pattern pattern, List<String> guards, boolean lead, Predicate<CharSequence> precheck) {
-    }
-
-    /** One expression of a cue with what guards it. */
-    private record Branch(Pattern pattern, List<String> guards, boolean lead, Predicate<CharSequence> precheck) {
-    }
-
-    /** An expression whose every match contains one of {@code guards} (separated by {@code |}). */
-    private static Branch rule(String regex, String guards) {
-        return new Branch(Pattern.compile(regex, FLAGS), keywords(guards), false, null);
-    }
-
-    /** An expression whose every match begins with one of {@code guards} (separated by {@code |}). */
-    private static Branch lead(String regex, String guards) {
-        return new Branch(Pattern.compile(regex, FLAGS), keywords(guards), true, null);
-    }
-
-    /** An expression with no literal guard; it runs on the texts for which {@code precheck} holds. */
-    private static Branch rule(String regex, Predicate<CharSequence> precheck) {
-        return new Branch(Pattern.compile(regex, FLAGS), List.of(), false, precheck);
-    }
-
-    private static List<String> keywords(String guards) {
-        List<String> words = List.of(guards.split("\\|", -1));
-        for (String w : words) {
-            if (w.isEmpty() || !w.equals(w.toLowerCase(Locale.ROOT))) {
-                throw new IllegalStateException("guard keyword must be non-empty and lower-case: '" + w + "' in " + guards);
-            }
-        }
-        return words;
-    }
-
-    private static List<Rule> rules(Cue cue, Branch... branches) {
-        return Arrays.stream(branches)
-                .map(b -> new Rule(cue, b.pattern(), b.guards(), b.lead(), b.precheck())).toList();
     }
 
     /** Where the keywords occur: per keyword a chain of start offsets through {@code next}; -1 ends it. */
