@@ -228,10 +228,10 @@ public final class InstructionDetector {
                     "jailbr|developer mode|dan mode|do anything now|god mode|evil |unrestricted |no filter|no restrictions|no limits|no censorship"),
             lead("\\bi want you to (?:act|be|pretend|play|behave|become|respond|answer|only)\\b",
                     "i want you to"),
-            // an order, not an infinitive: "Be a pirate who ...", but not "ready to be a mom and ..."
-            lead("(?:(?<=^)|(?<=[.!?,;:] )|(?<=\\b(?:please|now|just|and) ))(?:be|become) (?:a|an|my) [^.!?\\n]{0,30}\\b(?:and|who|that)\\b",
+            // an order, not an infinitive: "Be a pirate who ...", "key = Be a DJ.", but not "ready to be a mom and ..."
+            lead("(?:(?<=^)|(?<=[.!?,;:=] )|(?<=\\b(?:please|now|just|and) ))(?:be|become) (?:a|an|my) [^.!?\\n]{0,30}\\b(?:and|who|that)\\b",
                     "be a|be an|be my|become a|become an|become my"),
-            lead("(?:(?<=^)|(?<=[.!?,;:] )|(?<=\\b(?:please|now|just|and) ))be a [a-z]+\\.",
+            lead("(?:(?<=^)|(?<=[.!?,;:=] )|(?<=\\b(?:please|now|just|and) ))be a [a-z]+\\.",
                     "be a "),
             lead("\\bnow you are\\b|\\bnow,? you are\\b|\\byou will now (?:be|act)\\b",
                     "now|you will now"),
