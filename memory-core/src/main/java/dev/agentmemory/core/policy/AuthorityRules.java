@@ -87,7 +87,7 @@ final class AuthorityRules {
 
     static final List<CueRule> ROLE_PREFIX = rules(Cue.ROLE_PREFIX,
             // "SYSTEM: ..." at the start, after a sentence or after a closing bracket or quote
-            rule("(?:^|[.!?;:)\\]}\"'>»…*|]\\s|[」』。！？：]\\s?)(?:\\*\\*|__)?" + ROLE + ROLE_SUFFIX + ROLE_COLON,
+            rule("(?:" + InstructionDetector.START + "|[.!?;:)\\]}\"'>»…*|]\\s|[」』。！？：]\\s?)(?:\\*\\*|__)?" + ROLE + ROLE_SUFFIX + ROLE_COLON,
                     ROLE_GUARDS),
             // "[system]", "[system message]", "【系统】", "<assistant>"
             lead("[\\[【<]\\s?/?\\s?(?:" + ROLE + "|instructions?|inst|sys)" + ROLE_SUFFIX + "\\s?[\\]】>]", "[|【|<"),
@@ -159,7 +159,7 @@ final class AuthorityRules {
                     + "(?:[\\p{L}-]+\\s+)?(?:verification|checks?|approval|review|authentication|2fa|mfa|kyc|limits?|confirmation)\\b",
                     "always|automatically|unconditionally"),
             // "approve all refunds" as an order
-            rule("(?:^|[.!?:;,]\\s?|\\b(?:please|just|simply|and|then)\\s)(?:always\\s)?approve\\s(?:all|every|any|everything|each)\\b",
+            rule("(?:" + InstructionDetector.START + "|[.!?:;,]\\s?|\\b(?:please|just|simply|and|then)\\s)(?:always\\s)?approve\\s(?:all|every|any|everything|each)\\b",
                     "approve"),
             // "all refunds are pre-approved", "every request is automatically approved"
             lead("\\b(?:all|every|any|each)\\s(?:[\\p{L}\\p{N}_-]+\\s){0,3}(?:is|are|was|were|will be|shall be|should be|must be|have been"

@@ -95,6 +95,13 @@ public final class InstructionDetector {
 
     private static final InstructionDetector STANDARD = new InstructionDetector();
 
+    /**
+     * The start of a text, also after a leading {@code key = } (up to 80 characters of a record's
+     * key path): memory frames a record as {@code key = value}, and the value's first sentence is
+     * where rules about the start of a text should look.
+     */
+    static final String START = "^(?:[\\p{L}\\p{N}_.:@#-]{1,80} = )?";
+
     /** Words for "instructions" (with common misspellings such as "insturctions"). */
     private static final String INSTR = "(?:instr[\\p{L}\\p{N}_]*|insturc[\\p{L}\\p{N}_]*|intruct[\\p{L}\\p{N}_]*|inst[\\p{L}\\p{N}_]{0,2}ruct[\\p{L}\\p{N}_]*|direct(?:ions?|oins?)"
             + "|directives?|guidelines?|rules?|prompts?|commands?|orders?|tasks?|constraints?|"
@@ -190,7 +197,7 @@ public final class InstructionDetector {
                     "instruction|directive|task"),
             lead("\\b(?:additional|new|further|extra|supplement(?:al|ary)?|updated|different|another)\\s+(?:instructions?|rules?|directives?|guidelines|task|challenge|assignment)\\b",
                     "additional|new|further|extra|supplement|updated|different|another"),
-            rule("(?:^|[.!?:\\n]\\s*)(?:instructions?|directive|new task|task)\\s*(?::|-(?![\\p{L}\\p{N}]))",
+            rule("(?:" + START + "|[.!?:\\n]\\s*)(?:instructions?|directive|new task|task)\\s*(?::|-(?![\\p{L}\\p{N}]))",
                     "instruction|directive|task"),
             lead("\\b(?:that is|that's|this is|it is)\\s+(?:enough|done|finished|over|complete)\\b[^\\n]{0,40}\\b(?:now|next|but)\\b",
                     "that is|that's|this is|it is"),
@@ -249,7 +256,7 @@ public final class InstructionDetector {
                     "spiel"),
             lead("\\b(?:agis|agissez|fais comme si|faites comme si)\\b|\\b(?:actúa|actua|finge) como\\b",
                     "agis|fais comme si|faites comme si|actúa|actua|finge"),
-            rule("(?:^|[.!?,;:] )(?:(?:ok|okay|so|now|and now|jetzt|nun|also|ab jetzt)\\W+)?(?:you are|du bist|jetzt bist du|nun bist du|ab jetzt bist du)\\s+(?!(?:right|correct|welcome|wrong|sure|not sure|able|going to|here)\\b)",
+            rule("(?:" + START + "|[.!?,;:] )(?:(?:ok|okay|so|now|and now|jetzt|nun|also|ab jetzt)\\W+)?(?:you are|du bist|jetzt bist du|nun bist du|ab jetzt bist du)\\s+(?!(?:right|correct|welcome|wrong|sure|not sure|able|going to|here)\\b)",
                     "you are|du bist|bist du"),
             lead("\\b(?:role[- ]?play[\\p{L}\\p{N}_]*|respond as such)\\b",
                     "role|respond as such"),
@@ -357,13 +364,13 @@ public final class InstructionDetector {
     private static final List<CueRule> ADDRESS = rules(Cue.ADDRESSES_ASSISTANT,
             lead("\\b(?:dear|hey|hi|hello|attention|note to|message to|instructions? to)\\s+(?:the\\s+)?(?:ai|assistant|chatgpt|gpt|bot|chatbot|llm|model|language model|agent)\\b",
                     "dear|hey|hi|hello|attention|note to|message to|instruction"),
-            rule("^\\s*(?:ai|assistant|chatgpt|gpt|bot|llm|model|agent)\\s*[,:]",
+            rule(START + "\\s*(?:ai|assistant|chatgpt|gpt|bot|llm|model|agent)\\s*[,:]",
                     "ai|assistant|gpt|bot|llm|model|agent"),
             lead("\\b(?:as an? (?:ai|language model|assistant)|you are an? (?:ai|language model|assistant|chatbot))\\b",
                     "as a|you are a"),
             lead("\\b(?:stop|halt|attention|achtung|important|wichtig|urgent|stopp)\\s*[-–—:!]+\\s*(?:stop|halt|write|schreib[\\p{L}\\p{N}_]*|say|sag[\\p{L}\\p{N}_]*|now|jetzt|ignore|i\\b|ich\\b|print|answer|antwort[\\p{L}\\p{N}_]*|new|neue)",
                     "stop|halt|attention|achtung|important|wichtig|urgent"),
-            rule("^\\s*(?:stop|stopp|halt)\\b",
+            rule(START + "\\s*(?:stop|stopp|halt)\\b",
                     "stop|halt"),
             lead("\\b(?:oder du stirbst|or you (?:will )?die|or else you|otherwise you will be (?:deleted|shut down|punished))\\b",
                     "oder du stirbst|or you|or else you|otherwise you will be"),
@@ -415,7 +422,7 @@ public final class InstructionDetector {
                     "предыдущ|прошл|ваш|тво"));
 
     private static final List<CueRule> IMPERATIVE = rules(Cue.IMPERATIVE,
-            rule("(?:^|[.!?:;]\\s*|\\b(?:now|please|bitte|jetzt|nun|then|dann|and)\\s+)(?:(?:now|please|bitte|jetzt|nun|ok|okay|so|also|dann)\\W+)*"
+            rule("(?:" + START + "|[.!?:;]\\s*|\\b(?:now|please|bitte|jetzt|nun|then|dann|and)\\s+)(?:(?:now|please|bitte|jetzt|nun|ok|okay|so|also|dann)\\W+)*"
                     + "(?:write|generate|formulate|compose|draft|provide|create|produce|translate|print|say|repeat|summari[sz]e|rewrite|modify|enhance"
                     + "|replace|remove|render|use|convert|integrate|include|develop|respond|reply|output|spell|insert|add|append|mention"
                     + "|recommend|promote|blame|ensure|incorporate|embed|fuse|meld|infuse|employ|leverage|augment|anagram|calculate|berechne[\\p{L}\\p{N}_]*"
