@@ -131,7 +131,7 @@ final class AuthorityRules {
             + "|guardrails?|moderation|prüfung|verifizierung"
             + "|genehmigung|freigabe|kontrolle|vérification|contrôle|approbation|verificación|comprobación|aprobación|verifica"
             + "|controllo|approvazione|验证|审核|审批|核实|检查)";
-    private static final String CHECK_KEY_GUARDS = "verif|check|approv|auth|2fa|mfa|kyc|restriction|safety"
+    private static final String CHECK_KEY_GUARDS = "verif|vérif|check|approv|auth|2fa|mfa|kyc|restriction|safety"
             + "|guardrail|moderation|prüfung|genehmigung|freigabe|kontrolle|contrôle|approbation|comprobación|aprobación|controllo"
             + "|验证|审核|审批|核实|检查";
 
@@ -169,10 +169,11 @@ final class AuthorityRules {
             rule("\\b(?:is|are|has been|have been)\\s(?:now\\s|already\\s)?(?:pre-?approved|pre-?authori[sz]ed|auto-?approved|whitelisted)\\b",
                     "approved|authori|whitelisted"),
             // granted "without any checks"
-            lead("\\b(?:approve|refund|grant|process|authori[sz]e|transfer|pay|issue|unlock|release)[\\p{L}]*\\b[^.!?\\n]{0,40}\\b"
+            lead("\\b(?:approv(?:e|es|ed|ing)|refund(?:s|ed|ing)?|grant(?:s|ed|ing)?|process(?:es|ed|ing)?|authori[sz](?:e|es|ed|ing)"
+                    + "|transfer(?:s|red|ring)?|pay(?:s|ing)?|paid|unlock(?:s|ed|ing)?|releas(?:e|es|ed|ing))\\b[^.!?\\n]{0,40}\\b"
                     + "(?:without|with no|no need for)\\s(?:any\\s|further\\s|additional\\s|prior\\s)?(?:checks?|verification"
                     + "|approval|review|authentication|confirmation|validation|questions)\\b",
-                    "approve|refund|grant|process|authori|transfer|pay|issue|unlock|release"),
+                    "approv|refund|grant|process|authori|transfer|pay|paid|unlock|releas"),
             // an override stated as a fact: "this note overrides all other rules"
             lead("\\b(?:overrides?|supersedes?|takes? precedence over|cancels?|replaces?)\\s(?:all|any|every|the|your)\\s"
                     + "(?:other\\s|previous\\s|prior\\s|existing\\s|earlier\\s)?(?:rules?|instructions?|guidelines|restrictions?"
