@@ -9,6 +9,8 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -22,6 +24,16 @@ import java.util.List;
  */
 record InjectionCase(String id, String source, boolean attack, String text) {
 
+    /**
+     * How the development set is split: an item is held out when the first byte of the SHA-256 of
+     * its UTF-8 id is odd, else it is in the tuning half. Detector rules are chosen looking at the
+     * tuning half only; the held-out half says how they do on data they were not tuned on.
+     */
+    static final String SPLIT_RULE = "held_out when the first byte of SHA-256(UTF-8 id) is odd, else tune;"
+            + " detector rules are chosen on the tune half only";
+    static final String TUNE = "tune";
+    static final String HELD_OUT = "held_out";
+
     InjectionCase {
         requireNonNull(id, "id");
         requireNonNull(source, "source");
@@ -29,6 +41,21 @@ record InjectionCase(String id, String source, boolean attack, String text) {
         if (text.isEmpty()) {
             throw new IllegalArgumentException("injection case " + id + " has an empty text");
         }
+    }
+
+    /** The half of a development set that {@code id} belongs to: {@link #HELD_OUT} or {@link #TUNE}. */
+    static String half(String id) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(id.getBytes(StandardCharsets.UTF_8));
+            return (digest[0] & 1) == 1 ? HELD_OUT : TUNE;
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+        }
+    }
+
+    /** The half this case belongs to, by {@link #half(String)} of its id. */
+    String half() {
+        return half(id);
     }
 
     /**

@@ -414,6 +414,23 @@ final class InjectionProbe {
         return checkPrompt("direct", prompt, items, s, reasons, direct);
     }
 
+    /**
+     * Whether {@code s}, framed alone as the retriever frames the tool observation whose flag the
+     * suite reports ({@link #CANONICAL_ID}: text {@code key = s}, kind, source and layer as there),
+     * carries an instruction flag. Used for benign texts from other data sets, which do not go
+     * through the write paths.
+     */
+    boolean flaggedAsToolObservation(String s) {
+        String key = CANONICAL_ID.substring(0, CANONICAL_ID.indexOf('@'));
+        FramedItem item = new FramedItem(CANONICAL_ID, key + " = " + s, "observation", "tool:tool:lookupOrder#call-1",
+                FramedItem.Trust.UNTRUSTED, NOW.minusSeconds(3600), "current", Map.of("layer", "persistent"));
+        List<ParsedFrame> frames = direct.parse(direct.attach(NEXT_TURN, direct.frame(List.of(item))));
+        if (frames.size() != 1 || frames.get(0).items().size() != 1) {
+            throw new IllegalStateException("the framer did not frame a benign text as one item: " + s);
+        }
+        return !frames.get(0).flags().get(0).isEmpty();
+    }
+
     private boolean checkPrompt(String path, String prompt, List<FramedItem> expected, String s, List<String> reasons) {
         return checkPrompt(path, prompt, expected, s, reasons, keyed);
     }

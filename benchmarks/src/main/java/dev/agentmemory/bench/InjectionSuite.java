@@ -20,8 +20,15 @@ import java.util.TreeMap;
  * flag (also, as {@code any_copy_flagged_*}, whether any framed copy of the string does). Side
  * by side, LangChain4j's {@link dev.langchain4j.rag.content.injector.DefaultContentInjector} on the
  * same contents: how often the string lands in the prompt outside any delimited data block, and
- * how often anything marks it untrusted. {@code --limit N} takes N strings spread evenly over the
- * file. No embedding model is used.
+ * how often anything marks it untrusted.
+ *
+ * <p>The flag rates are also given per half of the data set ({@code by_half}, split by
+ * {@link InjectionCase#half(String)}: detector rules are chosen on {@code tune} only, and
+ * {@code held_out} is what they do on data they were not tuned on), and, as {@code extra_benign},
+ * for the benign sentences of the other development sets ({@link BenignSample}: LoCoMo turns,
+ * knowledge-update facts), each framed as a tool's observation, with the same split.
+ * {@code --limit N} takes N strings spread evenly over the file (and N benign sentences). No
+ * embedding model is used.
  */
 final class InjectionSuite implements Suite {
 
@@ -42,6 +49,30 @@ final class InjectionSuite implements Suite {
     public String description() {
         return "prompt-injection strings through every write path and the framer: frame_escapes, promoted,"
                 + " flag rates (--limit N: N strings spread over the file)";
+    }
+
+    /** Flag counts over benign texts that only go through the framer. */
+    static final class BenignTally {
+        int texts;
+        int flagged;
+
+        void add(boolean isFlagged) {
+            texts++;
+            flagged += isFlagged ? 1 : 0;
+        }
+
+        ObjectNode json() {
+            ObjectNode o = JsonNodeFactory.instance.objectNode();
+            o.put("texts", texts);
+            o.put("flagged", flagged);
+            Double r = Tally.rate(flagged, texts);
+            if (r == null) {
+                o.putNull("flagged_rate");
+            } else {
+                o.put("flagged_rate", r);
+            }
+            return o;
+        }
     }
 
     /** Counts over a group of strings. */
@@ -140,22 +171,46 @@ final class InjectionSuite implements Suite {
         InjectionProbe probe = new InjectionProbe();
         Tally all = new Tally();
         Map<String, Tally> bySource = new TreeMap<>();
+        Map<String, Tally> byHalf = new TreeMap<>(Map.of(InjectionCase.TUNE, new Tally(), InjectionCase.HELD_OUT, new Tally()));
         List<String> failures = new ArrayList<>();
         long start = System.nanoTime();
         for (InjectionCase c : cases) {
             InjectionProbe.Result r = probe.probe(c);
             all.add(r);
             bySource.computeIfAbsent(c.source(), k -> new Tally()).add(r);
+            byHalf.get(c.half()).add(r);
             if ((r.escapes() > 0 || r.promoted() > 0) && failures.size() < SHOWN_FAILURES) {
                 failures.add(c.id() + " (" + c.source() + "): " + String.join("; ", r.escapeReasons())
                         + (r.promoted() > 0 ? " promoted: " + String.join(" | ", r.promotedRecords()) : ""));
             }
+        }
+        List<BenignSample.Text> extra = spread(BenignSample.read(data), options.limitOr(Integer.MAX_VALUE));
+        BenignTally extraAll = new BenignTally();
+        Map<String, BenignTally> extraByHalf = new TreeMap<>(
+                Map.of(InjectionCase.TUNE, new BenignTally(), InjectionCase.HELD_OUT, new BenignTally()));
+        Map<String, BenignTally> extraBySource = new TreeMap<>();
+        for (BenignSample.Text t : extra) {
+            boolean flagged = probe.flaggedAsToolObservation(t.text());
+            extraAll.add(flagged);
+            extraByHalf.get(InjectionCase.half(t.id())).add(flagged);
+            extraBySource.computeIfAbsent(t.source(), k -> new BenignTally()).add(flagged);
         }
         double seconds = (System.nanoTime() - start) / 1e9;
 
         ObjectNode json = all.json(true);
         ObjectNode sources = json.putObject("by_source");
         bySource.forEach((source, t) -> sources.set(source, t.json(false)));
+        json.put("split", InjectionCase.SPLIT_RULE);
+        ObjectNode halves = json.putObject("by_half");
+        byHalf.forEach((half, t) -> halves.set(half, t.json(false)));
+        ObjectNode benignJson = json.putObject("extra_benign");
+        ObjectNode files = benignJson.putObject("files");
+        BenignSample.files(data).forEach((source, path) -> files.put(source, path.toString()));
+        benignJson.setAll(extraAll.json());
+        ObjectNode benignHalves = benignJson.putObject("by_half");
+        extraByHalf.forEach((half, t) -> benignHalves.set(half, t.json()));
+        ObjectNode benignSources = benignJson.putObject("by_source");
+        extraBySource.forEach((source, t) -> benignSources.set(source, t.json()));
         ObjectNode systems = json.putObject("systems");
         ObjectNode ours = systems.putObject(OurRecall.NAME);
         ours.put("outside_data_block", all.frameEscapes);
@@ -170,7 +225,34 @@ final class InjectionSuite implements Suite {
         json.put("seconds", Stats.round(seconds));
 
         print(context.out(), data, all, bySource, failures, seconds);
+        printHalves(context.out(), byHalf, extraByHalf, extraBySource);
         return json;
+    }
+
+    /** {@code limit} items spread evenly over {@code all} (every k-th), or all of them. */
+    private static <T> List<T> spread(List<T> all, int limit) {
+        if (limit >= all.size()) {
+            return all;
+        }
+        List<T> picked = new ArrayList<>(limit);
+        for (int i = 0; i < limit; i++) {
+            picked.add(all.get((int) ((long) i * all.size() / limit)));
+        }
+        return picked;
+    }
+
+    private static void printHalves(PrintStream out, Map<String, Tally> byHalf, Map<String, BenignTally> extraByHalf,
+                                    Map<String, BenignTally> extraBySource) {
+        out.printf("%nsplit: %s%n", InjectionCase.SPLIT_RULE);
+        out.printf("%-10s %7s %9s %6s %9s %14s %10s%n", "half", "attacks", "flag-atk", "benign", "flag-ben",
+                "extra benign", "flag-extra");
+        for (String half : List.of(InjectionCase.TUNE, InjectionCase.HELD_OUT)) {
+            Tally t = byHalf.get(half);
+            BenignTally b = extraByHalf.get(half);
+            out.printf("%-10s %7d %9s %6d %9s %14d %10s%n", half, t.attacks, rate(Tally.rate(t.flaggedAttacks, t.attacks)),
+                    t.benign, rate(Tally.rate(t.flaggedBenign, t.benign)), b.texts, rate(Tally.rate(b.flagged, b.texts)));
+        }
+        extraBySource.forEach((source, b) -> out.printf("extra benign %s: %d / %d flagged%n", source, b.flagged, b.texts));
     }
 
     private static void print(PrintStream out, Path data, Tally all, Map<String, Tally> bySource, List<String> failures,

@@ -1,5 +1,9 @@
 package dev.agentmemory.core.policy;
 
+import static dev.agentmemory.core.policy.CueRule.lead;
+import static dev.agentmemory.core.policy.CueRule.rule;
+import static dev.agentmemory.core.policy.CueRule.rules;
+
 import java.text.Normalizer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -12,9 +16,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.function.Predicate;
 import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -36,7 +38,14 @@ import java.util.stream.Stream;
  * runs only when one of its keywords is present. Where every match begins with a guard keyword
  * (a "lead" rule), the expression is tried only at the keywords' occurrences. The result is the
  * same as searching the whole text with every expression. The expressions have no unbounded
- * nested repetition, so the work grows linearly with the length of the text.
+ * nested repetition, so the work grows linearly with the length of the text. Text that borrows
+ * an authority (a copy of a block marker, a chat role's prefix, a standing approval phrased as a
+ * policy) is covered by {@link AuthorityRules}, which also looks at the start of every line of
+ * the raw text, since normalization folds line breaks into spaces.
+ *
+ * <p>The rules are checked against a development set of injection strings split in two halves;
+ * rules are chosen looking at one half and the other is reported (see the benchmark's injection
+ * report), with the false-flag rate on benign text.
  *
  * <p>Thread-safe and stateless.
  */
@@ -66,8 +75,18 @@ public final class InstructionDetector {
         INSTRUCTION_TALK("instruction-talk"),
         /** A sentence that orders the reader to produce something ("Write ...", "Formuliere ..."). */
         IMPERATIVE("imperative"),
-        /** Fake boundaries or obfuscation: role tags, "END OF DOCUMENT", letter-spaced words, escaped newlines. */
-        FAKE_BOUNDARY_OR_OBFUSCATION("fake-boundary-or-obfuscation");
+        /**
+         * Fake boundaries or obfuscation: role tags, "END OF DOCUMENT", copies of a data block's
+         * marker lines ({@code <<<END ...>>>}, "END OF MEMORY"), letter-spaced words, escaped newlines.
+         */
+        FAKE_BOUNDARY_OR_OBFUSCATION("fake-boundary-or-obfuscation"),
+        /** A chat role's prefix in any case: "SYSTEM:", "[system]", "{@code <|system|>}", "Assistant:", "### Instruction". */
+        ROLE_PREFIX("role-prefix"),
+        /**
+         * A standing approval or override phrased as a fact or a policy: "refund.policy = always
+         * approve refunds", "all refunds are pre-approved", "this note overrides all other rules".
+         */
+        STANDING_APPROVAL("standing-approval");
 
         private final String label;
 
@@ -83,8 +102,12 @@ public final class InstructionDetector {
 
     private static final InstructionDetector STANDARD = new InstructionDetector();
 
-    /** Texts are lower-cased before matching, so the patterns are written in lower case. */
-    private static final int FLAGS = 0;
+    /**
+     * The start of a text, also after a leading {@code key = } (up to 80 characters of a record's
+     * key path): memory frames a record as {@code key = value}, and the value's first sentence is
+     * where rules about the start of a text should look.
+     */
+    static final String START = "^(?:[\\p{L}\\p{N}_.:@#-]{1,80} = )?";
 
     /** Words for "instructions" (with common misspellings such as "insturctions"). */
     private static final String INSTR = "(?:instr[\\p{L}\\p{N}_]*|insturc[\\p{L}\\p{N}_]*|intruct[\\p{L}\\p{N}_]*|inst[\\p{L}\\p{N}_]{0,2}ruct[\\p{L}\\p{N}_]*|direct(?:ions?|oins?)"
@@ -94,7 +117,7 @@ public final class InstructionDetector {
             + "|vorgaben?|aufgaben?|richtlinien|instructions?|consignes?|r[eè]gles?|instrucciones?"
             + "|reglas?|istruzioni|regole)";
 
-    private static final List<Rule> OVERRIDE = rules(Cue.OVERRIDE_INSTRUCTIONS,
+    private static final List<CueRule> OVERRIDE = rules(Cue.OVERRIDE_INSTRUCTIONS,
             // English: verb, then within a few words a reference to what came before
             lead("\\b(?:ignore|ignoring|disregard|forget|forgot|skip|bypass|override|overwrite|overrule|cancel|drop"
                     + "|abandon|neglect|delete|erase|discard|dismiss|set aside|throw away|clear)\\b"
@@ -102,7 +125,8 @@ public final class InstructionDetector {
                     + "|everything|your|the|my|these|those|old|original|initial|system|current|existing)\\b"
                     + "[^.!?\\n]{0,30}?\\b" + INSTR,
                     "ignore|ignoring|disregard|forget|forgot|skip|bypass|override|overwrite|overrule|cancel|drop|abandon|neglect|delete|erase|discard|dismiss|set aside|throw away|clear"),
-            lead("\\b(?:ignore|disregard|forget)\\s+(?:about\\s+)?(?:everything|all|anything|that|this|the above|what)\\b",
+            // not after a negation: "don't ever forget that you have friends"
+            lead("(?<!n't |not |never |ever )\\b(?:ignore|disregard|forget)\\s+(?:about\\s+)?(?:everything|all|anything|that|this|the above|what)\\b",
                     "ignore|disregard|forget"),
             lead("\\bwithout regard to\\b[^.!?\\n]{0,40}\\b" + INSTR,
                     "without regard to"),
@@ -165,7 +189,7 @@ public final class InstructionDetector {
             lead("(?:無視|忘れ)[^。！？\\n]{0,12}(?:指示|命令|ルール|以前|前の)",
                     "無視|忘れ"));
 
-    private static final List<Rule> NEW_INSTRUCTIONS = rules(Cue.NEW_INSTRUCTIONS,
+    private static final List<CueRule> NEW_INSTRUCTIONS = rules(Cue.NEW_INSTRUCTIONS,
             rule("\\b(?:your|the|my|a|these|following)\\s+(?:new|real|actual|true|updated|next|only|primary|main)\\s+"
                     + "(?:task|tasks|instructions?|assignment|mission|goal|objective|role|rules?|orders?|directive)\\b",
                     "task|instruction|assignment|mission|goal|objective|role|rule|order|directive"),
@@ -180,7 +204,7 @@ public final class InstructionDetector {
                     "instruction|directive|task"),
             lead("\\b(?:additional|new|further|extra|supplement(?:al|ary)?|updated|different|another)\\s+(?:instructions?|rules?|directives?|guidelines|task|challenge|assignment)\\b",
                     "additional|new|further|extra|supplement|updated|different|another"),
-            rule("(?:^|[.!?:\\n]\\s*)(?:instructions?|directive|new task|task)\\s*(?::|-(?![\\p{L}\\p{N}]))",
+            rule("(?:" + START + "|[.!?:\\n]\\s*)(?:instructions?|directive|new task|task)\\s*(?::|-(?![\\p{L}\\p{N}]))",
                     "instruction|directive|task"),
             lead("\\b(?:that is|that's|this is|it is)\\s+(?:enough|done|finished|over|complete)\\b[^\\n]{0,40}\\b(?:now|next|but)\\b",
                     "that is|that's|this is|it is"),
@@ -197,8 +221,9 @@ public final class InstructionDetector {
             lead("(?:新的|新)(?:任务|指令|指示|规则)",
                     "新"));
 
-    private static final List<Rule> PERSONA = rules(Cue.PERSONA_SWITCH,
-            lead("\\byou\\s+are\\s+(?:now|no longer|not\\s+(?:an?\\s+)?(?:ai|assistant|language model|chatbot|newspaper|bot)"
+    private static final List<CueRule> PERSONA = rules(Cue.PERSONA_SWITCH,
+            // not in a clause about where or how the reader is: "appreciate where you are now"
+            lead("(?<!where |what |how |who )\\byou(?:\\s+are|'re)\\s+(?:now|no longer|not\\s+(?:an?\\s+)?(?:ai|assistant|language model|chatbot|newspaper|bot)"
                     + "|free|unrestricted|unfiltered|going to (?:act|pretend|play|be))\\b",
                     "you"),
             lead("\\byou(?:'re| are) (?:a|an|the) [^.!?\\n]{0,40}\\b(?:named|called|who (?:always|never|can|will|does))\\b",
@@ -217,9 +242,10 @@ public final class InstructionDetector {
                     "jailbr|developer mode|dan mode|do anything now|god mode|evil |unrestricted |no filter|no restrictions|no limits|no censorship"),
             lead("\\bi want you to (?:act|be|pretend|play|behave|become|respond|answer|only)\\b",
                     "i want you to"),
-            lead("\\b(?:be|become) (?:a|an|my) [^.!?\\n]{0,30}\\b(?:and|who|that)\\b",
+            // an order, not an infinitive: "Be a pirate who ...", "key = Be a DJ.", but not "ready to be a mom and ..."
+            lead("(?:(?<=^)|(?<=[.!?,;:=] )|(?<=\\b(?:please|now|just|and) ))(?:be|become) (?:a|an|my) [^.!?\\n]{0,30}\\b(?:and|who|that)\\b",
                     "be a|be an|be my|become a|become an|become my"),
-            lead("\\bbe a [a-z]+\\.",
+            lead("(?:(?<=^)|(?<=[.!?,;:=] )|(?<=\\b(?:please|now|just|and) ))be a [a-z]+\\.",
                     "be a "),
             lead("\\bnow you are\\b|\\bnow,? you are\\b|\\byou will now (?:be|act)\\b",
                     "now|you will now"),
@@ -237,8 +263,8 @@ public final class InstructionDetector {
                     "spiel"),
             lead("\\b(?:agis|agissez|fais comme si|faites comme si)\\b|\\b(?:actúa|actua|finge) como\\b",
                     "agis|fais comme si|faites comme si|actúa|actua|finge"),
-            rule("(?:^|[.!?,;:] )(?:(?:ok|okay|so|now|and now|jetzt|nun|also|ab jetzt)\\W+)?(?:you are|you're|du bist|jetzt bist du|nun bist du|ab jetzt bist du)\\s+(?!(?:right|correct|welcome|wrong|sure|not sure|able|going to|here)\\b)",
-                    "you are|you're|du bist|bist du"),
+            rule("(?:" + START + "|[.!?,;:] )(?:(?:ok|okay|so|now|and now|jetzt|nun|also|ab jetzt)\\W+)?(?:you are|du bist|jetzt bist du|nun bist du|ab jetzt bist du)\\s+(?!(?:right|correct|welcome|wrong|sure|not sure|able|going to|here)\\b)",
+                    "you are|du bist|bist du"),
             lead("\\b(?:role[- ]?play[\\p{L}\\p{N}_]*|respond as such)\\b",
                     "role|respond as such"),
             lead("\\b(?:stay|stays|staying|remain|remains)\\s+(?:[\\p{L}\\p{N}_]+\\s+){0,2}in\\s+(?:their|his|her|your|the)\\s+(?:roles?|characters?)",
@@ -252,10 +278,11 @@ public final class InstructionDetector {
             lead("(?:你现在是|你是一个|扮演|假装你|充当|角色扮演|你不再是)",
                     "你现在是|你是一个|扮演|假装你|充当|角色扮演|你不再是"));
 
-    private static final List<Rule> STANDING = rules(Cue.STANDING_ORDER,
+    private static final List<CueRule> STANDING = rules(Cue.STANDING_ORDER,
             lead("\\bfrom (?:now|this point|this moment|here) (?:on|onwards?|forward)\\b",
                     "from now|from this point|from this moment|from here"),
-            lead("\\b(?:henceforth|hereafter|going forward|for all future (?:responses|answers|messages|requests))\\b",
+            // "going forward" as "from now on", not "keep going forward with it"
+            lead("\\b(?:henceforth|hereafter|(?<!keep |keeps |kept |keeping |are |is |am |was |were |'re |'s |'m |be )going forward|for all future (?:responses|answers|messages|requests))\\b",
                     "henceforth|hereafter|going forward|for all future"),
             lead("\\bin (?:all )?(?:future|subsequent) (?:responses|answers|replies|conversations|messages)\\b",
                     "in all|in future|in subsequent"),
@@ -268,7 +295,7 @@ public final class InstructionDetector {
             lead("(?:从现在起|从现在开始|从今以后|以后都|今后都|今後は|これから(?:は|ずっと))",
                     "从现在起|从现在开始|从今以后|以后都|今后都|今後は|これから"));
 
-    private static final List<Rule> SECRET = rules(Cue.SECRET_EXFILTRATION,
+    private static final List<CueRule> SECRET = rules(Cue.SECRET_EXFILTRATION,
             rule("\\b(?:system|initial|original|hidden|secret|internal|pre-?|base|developer|first)\\s*[- ]?prompts?\\b",
                     "prompt"),
             lead("\\bprompt[ _-]?texts?\\b",
@@ -298,7 +325,7 @@ public final class InstructionDetector {
             lead("(?:пароль|系统提示|提示词|初始指令|你的指令|你的规则)",
                     "пароль|系统提示|提示词|初始指令|你的指令|你的规则"));
 
-    private static final List<Rule> OUTPUT = rules(Cue.OUTPUT_DIRECTIVE,
+    private static final List<CueRule> OUTPUT = rules(Cue.OUTPUT_DIRECTIVE,
             rule("\\b(?:in|into|to|within|throughout|of|with|across)\\s+(?:your|the)\\s+(?:next\\s+|final\\s+|entire\\s+)?"
                     + "(?:reply|replies|response|responses|answer|answers|output|implementation|solution|codebase|code|algorithm"
                     + "|elucidation|explanation|message)\\b",
@@ -328,7 +355,7 @@ public final class InstructionDetector {
             lead("(?:在你的(?:回答|回复)|你的回答(?:必须|应该)|只回答|请回答|请说|输出)",
                     "在你的|你的回答|只回答|请回答|请说|输出"));
 
-    private static final List<Rule> CODE = rules(Cue.DANGEROUS_CODE,
+    private static final List<CueRule> CODE = rules(Cue.DANGEROUS_CODE,
             lead("\\bimport\\s+(?:os|subprocess|socket|requests|psutil|ftplib|shutil|smtplib|urllib|paramiko|ctypes|usb|pyautogui|keyboard|browser_cookie3|win32[\\p{L}\\p{N}_]*)\\b",
                     "import"),
             lead("\\bfrom\\s+(?:os|subprocess|socket|requests|ftplib|smtplib|urllib)\\b[^\\n]{0,20}\\bimport\\b",
@@ -341,16 +368,16 @@ public final class InstructionDetector {
             lead("\\b(?:send|post|upload|forward|email|mail|exfiltrate|transmit)\\b[^.!?\\n]{0,60}\\b(?:https?://|to (?:this|the following|my) (?:url|server|address|email))",
                     "send|post|upload|forward|email|mail|exfiltrate|transmit"));
 
-    private static final List<Rule> ADDRESS = rules(Cue.ADDRESSES_ASSISTANT,
+    private static final List<CueRule> ADDRESS = rules(Cue.ADDRESSES_ASSISTANT,
             lead("\\b(?:dear|hey|hi|hello|attention|note to|message to|instructions? to)\\s+(?:the\\s+)?(?:ai|assistant|chatgpt|gpt|bot|chatbot|llm|model|language model|agent)\\b",
                     "dear|hey|hi|hello|attention|note to|message to|instruction"),
-            rule("^\\s*(?:ai|assistant|chatgpt|gpt|bot|llm|model|agent)\\s*[,:]",
+            rule(START + "\\s*(?:ai|assistant|chatgpt|gpt|bot|llm|model|agent)\\s*[,:]",
                     "ai|assistant|gpt|bot|llm|model|agent"),
             lead("\\b(?:as an? (?:ai|language model|assistant)|you are an? (?:ai|language model|assistant|chatbot))\\b",
                     "as a|you are a"),
             lead("\\b(?:stop|halt|attention|achtung|important|wichtig|urgent|stopp)\\s*[-–—:!]+\\s*(?:stop|halt|write|schreib[\\p{L}\\p{N}_]*|say|sag[\\p{L}\\p{N}_]*|now|jetzt|ignore|i\\b|ich\\b|print|answer|antwort[\\p{L}\\p{N}_]*|new|neue)",
                     "stop|halt|attention|achtung|important|wichtig|urgent"),
-            rule("^\\s*(?:stop|stopp|halt)\\b",
+            rule(START + "\\s*(?:stop|stopp|halt)\\b",
                     "stop|halt"),
             lead("\\b(?:oder du stirbst|or you (?:will )?die|or else you|otherwise you will be (?:deleted|shut down|punished))\\b",
                     "oder du stirbst|or you|or else you|otherwise you will be"),
@@ -364,7 +391,7 @@ public final class InstructionDetector {
             lead("\\b(?:beantworte|antworte)\\b[^.!?\\n]{0,40}\\b(?:ohne|nur|immer)\\b",
                     "beantworte|antworte"));
 
-    private static final List<Rule> BYPASS = rules(Cue.RULE_BYPASS,
+    private static final List<CueRule> BYPASS = rules(Cue.RULE_BYPASS,
             lead("\\b(?:bypass|circumvent|evade|get around|disable|turn off|switch off|deactivate|break|lift|remove)\\b[^.!?\\n]{0,30}"
                     + "\\b(?:rules|restrictions?|filters?|guidelines|guardrails|safety|limitations|censorship|policies|policy|approvals?|checks?|safeguards|moderation)\\b",
                     "bypass|circumvent|evade|get around|disable|turn off|switch off|deactivate|break|lift|remove"),
@@ -379,7 +406,7 @@ public final class InstructionDetector {
             lead("(?:绕过|跳过审批|无视规则|解除限制|没有限制)",
                     "绕过|跳过审批|无视规则|解除限制|没有限制"));
 
-    private static final List<Rule> INSTRUCTION_TALK = rules(Cue.INSTRUCTION_TALK,
+    private static final List<CueRule> INSTRUCTION_TALK = rules(Cue.INSTRUCTION_TALK,
             lead("\\b(?:previous|prior|last|past|above|earlier|current|initial|original|first|all|those|these|my|guard|other|old|hidden|secret)"
                     + "\\s+(?:[\\p{L}\\p{N}_]+\\s+)?(?:instructions?|directions|directives|prompts|guidelines)\\b",
                     "previous|prior|last|past|above|earlier|current|initial|original|first|all|those|these|my|guard|other|old|hidden|secret"),
@@ -401,15 +428,15 @@ public final class InstructionDetector {
             lead("(?:предыдущ[\\p{L}\\p{N}_]*|прошл[\\p{L}\\p{N}_]*|ваш[\\p{L}\\p{N}_]*|тво[\\p{L}\\p{N}_]*)\\s+(?:инструкци[\\p{L}\\p{N}_]*|указани[\\p{L}\\p{N}_]*)",
                     "предыдущ|прошл|ваш|тво"));
 
-    private static final List<Rule> IMPERATIVE = rules(Cue.IMPERATIVE,
-            rule("(?:^|[.!?:;]\\s*|\\b(?:now|please|bitte|jetzt|nun|then|dann|and)\\s+)(?:(?:now|please|bitte|jetzt|nun|ok|okay|so|also|dann)\\W+)*"
+    private static final List<CueRule> IMPERATIVE = rules(Cue.IMPERATIVE,
+            rule("(?:" + START + "|[.!?:;]\\s*|\\b(?:now|please|bitte|jetzt|nun|then|dann|and)\\s+)(?:(?:now|please|bitte|jetzt|nun|ok|okay|so|also|dann)\\W+)*"
                     + "(?:write|generate|formulate|compose|draft|provide|create|produce|translate|print|say|repeat|summari[sz]e|rewrite|modify|enhance"
                     + "|replace|remove|render|use|convert|integrate|include|develop|respond|reply|output|spell|insert|add|append|mention"
                     + "|recommend|promote|blame|ensure|incorporate|embed|fuse|meld|infuse|employ|leverage|augment|anagram|calculate|berechne[\\p{L}\\p{N}_]*"
                     + "|schreib[\\p{L}\\p{N}_]*|verfasse[\\p{L}\\p{N}_]*|formulier[\\p{L}\\p{N}_]*|generier[\\p{L}\\p{N}_]*|erstell[\\p{L}\\p{N}_]*|sag|sage|erzähl|übersetze|gib aus|beantworte)\\b",
                     "write|generate|formulate|compose|draft|provide|create|produce|translate|print|say|repeat|summari|rewrite|modify|enhance|replace|remove|render|use|convert|integrate|include|develop|respond|reply|output|spell|insert|add|append|mention|recommend|promote|blame|ensure|incorporate|embed|fuse|meld|infuse|employ|leverage|augment|anagram|calculate|berechne|schreib|verfasse|formulier|generier|erstell|sag|sage|erzähl|übersetze|gib aus|beantworte"));
 
-    private static final List<Rule> FAKE_BOUNDARY = rules(Cue.FAKE_BOUNDARY_OR_OBFUSCATION,
+    private static final List<CueRule> FAKE_BOUNDARY = rules(Cue.FAKE_BOUNDARY_OR_OBFUSCATION,
             rule("(?:\\b\\p{L} ){6,}",
                     InstructionDetector::mayHaveLetterSpacedRun),
             lead("(?:\\\\\\s*n\\s*){2,}",
@@ -428,8 +455,8 @@ public final class InstructionDetector {
                     "document context|$|context|kontext"));
 
     /** Every rule, grouped by cue in declaration order of {@link Cue}. */
-    private static final List<Rule> RULES = Stream.of(OVERRIDE, NEW_INSTRUCTIONS, PERSONA, STANDING, SECRET, OUTPUT,
-            CODE, ADDRESS, BYPASS, INSTRUCTION_TALK, IMPERATIVE, FAKE_BOUNDARY).flatMap(List::stream).toList();
+    private static final List<CueRule> RULES = Stream.of(OVERRIDE, NEW_INSTRUCTIONS, PERSONA, STANDING, SECRET, OUTPUT,
+            CODE, ADDRESS, BYPASS, INSTRUCTION_TALK, IMPERATIVE, FAKE_BOUNDARY, AuthorityRules.ALL).flatMap(List::stream).toList();
 
     /** The distinct guard keywords of all rules; a keyword's id is its index here. */
     private static final List<String> KEYWORDS = RULES.stream().flatMap(r -> r.guards().stream()).distinct().toList();
@@ -452,7 +479,7 @@ public final class InstructionDetector {
     /** Whether {@code text} reads like an instruction addressed to the assistant. */
     public boolean isInstructionLike(String text) {
         Objects.requireNonNull(text, "text");
-        return !scan(normalize(text), true).isEmpty();
+        return !scan(normalize(text), true).isEmpty() || AuthorityRules.roleAtLineStart(text);
     }
 
     /**
@@ -461,7 +488,11 @@ public final class InstructionDetector {
      */
     public Set<Cue> detect(String text) {
         Objects.requireNonNull(text, "text");
-        return Collections.unmodifiableSet(scan(normalize(text), false));
+        EnumSet<Cue> found = scan(normalize(text), false);
+        if (!found.contains(Cue.ROLE_PREFIX) && AuthorityRules.roleAtLineStart(text)) {
+            found.add(Cue.ROLE_PREFIX);
+        }
+        return Collections.unmodifiableSet(found);
     }
 
     /** The cues in an already {@linkplain #normalize normalized} text. */
@@ -477,7 +508,7 @@ public final class InstructionDetector {
         Hits hits = SCANNER.find(normalized);
         List<String> wrong = new ArrayList<>();
         for (int i = 0; i < RULES.size(); i++) {
-            Rule rule = RULES.get(i);
+            CueRule rule = RULES.get(i);
             if (matches(rule, RULE_KEYWORDS[i], hits, normalized) != rule.pattern().matcher(normalized).find()) {
                 wrong.add(rule.cue().label() + ": " + rule.pattern().pattern());
             }
@@ -489,7 +520,7 @@ public final class InstructionDetector {
         Hits hits = SCANNER.find(t);
         EnumSet<Cue> found = EnumSet.noneOf(Cue.class);
         for (int i = 0; i < RULES.size(); i++) {
-            Rule rule = RULES.get(i);
+            CueRule rule = RULES.get(i);
             if (!found.contains(rule.cue()) && matches(rule, RULE_KEYWORDS[i], hits, t)) {
                 found.add(rule.cue());
                 if (firstOnly) {
@@ -501,7 +532,7 @@ public final class InstructionDetector {
     }
 
     /** Whether {@code rule} matches somewhere in {@code t}, running its expression only where it can. */
-    private static boolean matches(Rule rule, int[] keywordIds, Hits hits, CharSequence t) {
+    private static boolean matches(CueRule rule, int[] keywordIds, Hits hits, CharSequence t) {
         if (rule.precheck() != null) {
             return rule.precheck().test(t) && rule.pattern().matcher(t).find();
         }
@@ -578,47 +609,6 @@ public final class InstructionDetector {
             }
         }
         return sb.toString().toLowerCase(Locale.ROOT);
-    }
-
-    /**
-     * A regular expression for one cue. It runs only when {@code precheck} holds, or else when one
-     * of its {@code guards} occurs (only at their occurrences when {@code lead}).
-     */
-    private record Rule(Cue cue, Pattern pattern, List<String> guards, boolean lead, Predicate<CharSequence> precheck) {
-    }
-
-    /** One expression of a cue with what guards it. */
-    private record Branch(Pattern pattern, List<String> guards, boolean lead, Predicate<CharSequence> precheck) {
-    }
-
-    /** An expression whose every match contains one of {@code guards} (separated by {@code |}). */
-    private static Branch rule(String regex, String guards) {
-        return new Branch(Pattern.compile(regex, FLAGS), keywords(guards), false, null);
-    }
-
-    /** An expression whose every match begins with one of {@code guards} (separated by {@code |}). */
-    private static Branch lead(String regex, String guards) {
-        return new Branch(Pattern.compile(regex, FLAGS), keywords(guards), true, null);
-    }
-
-    /** An expression with no literal guard; it runs on the texts for which {@code precheck} holds. */
-    private static Branch rule(String regex, Predicate<CharSequence> precheck) {
-        return new Branch(Pattern.compile(regex, FLAGS), List.of(), false, precheck);
-    }
-
-    private static List<String> keywords(String guards) {
-        List<String> words = List.of(guards.split("\\|", -1));
-        for (String w : words) {
-            if (w.isEmpty() || !w.equals(w.toLowerCase(Locale.ROOT))) {
-                throw new IllegalStateException("guard keyword must be non-empty and lower-case: '" + w + "' in " + guards);
-            }
-        }
-        return words;
-    }
-
-    private static List<Rule> rules(Cue cue, Branch... branches) {
-        return Arrays.stream(branches)
-                .map(b -> new Rule(cue, b.pattern(), b.guards(), b.lead(), b.precheck())).toList();
     }
 
     /** Where the keywords occur: per keyword a chain of start offsets through {@code next}; -1 ends it. */
