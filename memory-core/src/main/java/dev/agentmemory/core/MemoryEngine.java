@@ -810,6 +810,23 @@ public final class MemoryEngine implements AutoCloseable {
     public ForgetReceipt forget(Caller caller, ForgetTarget target, ForgetMode mode) {
         Objects.requireNonNull(target, "target");
         Objects.requireNonNull(mode, "mode");
+        // A forget names no expected version: when another engine on the same store appended
+        // first, the state was reloaded by the failed commit and the forget is made again on it.
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return forgetOnce(caller, target, mode);
+            } catch (StaleVersionException e) {
+                if (attempt >= FORGET_ATTEMPTS) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /** How many times a forget is made against fresh state when other engines keep appending first. */
+    private static final int FORGET_ATTEMPTS = 5;
+
+    private ForgetReceipt forgetOnce(Caller caller, ForgetTarget target, ForgetMode mode) {
         if (target instanceof ForgetTarget.Key k) {
             checkScope(caller, k.scope());
         } else if (target instanceof ForgetTarget.WholeScope w) {
