@@ -45,6 +45,10 @@ final class OracleReport {
         return exampleViolations.get(i);
     }
 
+    synchronized int lifecycles() {
+        return lifecycles;
+    }
+
     synchronized boolean isEmpty() {
         return lifecycles == 0;
     }

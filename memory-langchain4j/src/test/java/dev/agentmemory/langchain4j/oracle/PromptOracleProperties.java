@@ -51,6 +51,9 @@ class PromptOracleProperties {
         if (REPORT) {
             System.out.printf("lifecycle: %s, %d requests, %d violations, %d ms%n", config, r.requests(),
                     r.violations().size(), (System.nanoTime() - started) / 1_000_000);
+            if (REPORT_DATA.lifecycles() % 20 == 0) {
+                System.out.println(REPORT_DATA.figures());
+            }
         }
         if (!REPORT && !r.violations().isEmpty()) {
             Violation first = r.violations().get(0);
