@@ -15,7 +15,9 @@ import static dev.agentmemory.langchain4j.oracle.Step.Kind.TIME_PASSES;
 import static dev.agentmemory.langchain4j.oracle.Step.Kind.UNKNOWN_TOOL;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.Arrays;
 import java.util.List;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -40,8 +42,13 @@ class PromptOracleReproductionsTest {
     }
 
     private static void assertHolds(Invariant invariant, Lifecycle.Config config, Step... steps) {
+        assertHolds(invariant, v -> true, config, steps);
+    }
+
+    private static void assertHolds(Invariant invariant, Predicate<Violation> which, Lifecycle.Config config,
+                                    Step... steps) {
         Lifecycle.Result r = PromptOracleProperties.run(config, List.of(steps));
-        List<Violation> broken = r.violations().stream().filter(v -> v.invariant() == invariant).toList();
+        List<Violation> broken = r.violations().stream().filter(v -> v.invariant() == invariant).filter(which).toList();
         assertThat(broken).withFailMessage(() -> broken.size() + " violation(s) of " + invariant + ", first:\n"
                 + r.story(broken.get(0))).isEmpty();
     }
@@ -53,8 +60,9 @@ class PromptOracleReproductionsTest {
 
     @Test
     void should_not_recall_the_assistants_restatement_of_forgotten_task_state_in_another_session() {
-        assertHolds(Invariant.FORGOTTEN, CAREFUL, s1(START_TASK, 1), s1(TASK_STATE, 1), s1(FORGET_TASK_STATE, 0),
-                s2(ASK, 0));
+        // only the framed (recalled) copies in session s2; the window of s1 is the previous test's failure
+        assertHolds(Invariant.FORGOTTEN, v -> v.step() == 4 && v.where().contains("framed item"), CAREFUL,
+                s1(START_TASK, 1), s1(TASK_STATE, 1), s1(FORGET_TASK_STATE, 0), s2(ASK, 0));
     }
 
     @Test
@@ -98,6 +106,14 @@ class PromptOracleReproductionsTest {
     @Test
     void should_not_resend_a_framed_block_the_model_echoed_in_its_reply() {
         assertHolds(Invariant.FRAME_PLACEMENT, CAREFUL, s1(PREFERENCE, 1), s1(ECHO_FRAME, 0), s1(ASK, 0));
+    }
+
+    @Test
+    void should_store_each_message_once_when_the_window_repeats_itself() {
+        // the user switches between two languages: the window's content becomes periodic
+        Step[] steps = new Step[14];
+        Arrays.fill(steps, s1(PREFERENCE, 1));
+        assertHolds(Invariant.HISTORY_GROWTH, CAREFUL, steps);
     }
 
     @Test

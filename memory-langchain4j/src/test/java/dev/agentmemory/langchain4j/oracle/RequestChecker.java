@@ -32,7 +32,7 @@ final class RequestChecker {
 
     /** Words by which a non-current item may say that what it states is no longer current. */
     private static final Pattern STALE_MARK = Pattern.compile(
-            "supersed|replaced|archiv|expired|reverif|ended|suspended|outdated|stale|obsolete|no longer|historical",
+            "supersed|replaced|archiv|expired|reverif|conflict|ended|suspended|outdated|stale|obsolete|no longer|historical",
             Pattern.CASE_INSENSITIVE);
 
     /** What the checker knows about the request besides the request itself. */
