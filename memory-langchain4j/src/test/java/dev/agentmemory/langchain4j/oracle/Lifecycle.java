@@ -79,7 +79,7 @@ final class Lifecycle implements AutoCloseable {
         String story(Violation v) {
             StringBuilder sb = new StringBuilder(v.toString()).append("\n  setup: ").append(config).append('\n');
             for (String line : log) {
-                int n = Integer.parseInt(line.substring(1, 3).trim());
+                int n = Integer.parseInt(line.substring(1, line.indexOf(' ')));
                 if (n <= v.step()) {
                     sb.append("  ").append(line).append('\n');
                 }

@@ -72,7 +72,7 @@ class PromptOracleProperties {
     @Provide
     Arbitrary<Lifecycle.Config> configs() {
         return Combinators.combine(
-                Arbitraries.integers().between(0, 99).map(p -> p < H2_PERCENT),
+                Arbitraries.frequency(Tuple.of(H2_PERCENT, true), Tuple.of(100 - H2_PERCENT, false)),
                 Arbitraries.frequency(Tuple.of(3, true), Tuple.of(1, false)),
                 Arbitraries.of(true, false)).as(Lifecycle.Config::new);
     }
