@@ -106,7 +106,7 @@ public final class AgentMemory implements AutoCloseable {
             fb.key(b.framingKey);
         }
         this.framer = fb.build();
-        this.store = new EngineChatMemoryStore(engine, agent, ids, settings.deleteMode);
+        this.store = new EngineChatMemoryStore(engine, agent, ids, settings.deleteMode, new EchoedBlocks(framer));
         // a forget rewrites the stored messages stating a forgotten value, keeping tool calls paired
         engine.addRedactor(new ChatMessageRedactor());
         this.summarizer = b.summaryModel == null ? null

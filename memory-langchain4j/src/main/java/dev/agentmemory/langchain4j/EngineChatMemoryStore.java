@@ -63,6 +63,8 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
     private final String agent;
     private final Function<Object, SessionRef> ids;
     private final ForgetMode deleteMode;
+    /** Blocks of this memory a model echoed into a reply or a tool call never reach the stored history. */
+    private final EchoedBlocks echoes;
     private final Map<SessionRef, SessionCache> sessions = new ConcurrentHashMap<>();
 
     /** What this store knows of one session: decoded messages of the window and the last history index. */
@@ -120,11 +122,13 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
         }
     }
 
-    EngineChatMemoryStore(MemoryEngine engine, String agent, Function<Object, SessionRef> ids, ForgetMode deleteMode) {
+    EngineChatMemoryStore(MemoryEngine engine, String agent, Function<Object, SessionRef> ids, ForgetMode deleteMode,
+                          EchoedBlocks echoes) {
         this.engine = engine;
         this.agent = agent;
         this.ids = ids;
         this.deleteMode = deleteMode;
+        this.echoes = echoes;
     }
 
     @Override
@@ -279,8 +283,9 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
         long next = cache.lastIndex + 1;
         for (int p = 0; p < n; p++) {
             if (keptAt[p] == null) {
-                ChatMessage m = incoming.get(p);
-                appended.add(new StoredMessage(next, orders[p], m.type().name(), keys[p], textOf(m)));
+                ChatMessage m = echoes.without(incoming.get(p));
+                String json = m == incoming.get(p) ? keys[p] : ChatMessageSerializer.messageToJson(m);
+                appended.add(new StoredMessage(next, orders[p], m.type().name(), json, textOf(m)));
                 cache.decoded.put(next, m);
                 next++;
             }
@@ -385,7 +390,7 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
         newMessages.addAll(current.subList(from, k));
         long next = cache.lastIndex + 1;
         for (int p = kept; p < n; p++) {
-            ChatMessage m = incoming.get(p);
+            ChatMessage m = echoes.without(incoming.get(p));
             StoredMessage stored = new StoredMessage(next, base + GAP * (p - kept + 1), m.type().name(),
                     ChatMessageSerializer.messageToJson(m), textOf(m));
             appended.add(stored);

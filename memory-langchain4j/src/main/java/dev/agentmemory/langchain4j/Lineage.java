@@ -180,8 +180,13 @@ final class Lineage {
             }
             MemoryRecord r = live.get();
             if (isReplaced(r)) {
+                Optional<MemoryRecord> current = currentOf(caller, r);
+                // a summary that also states what holds now ("French, then German") is not stale
+                if (current.isPresent() && ids.contains(current.get().id())) {
+                    continue;
+                }
                 superseded = true;
-                currentOf(caller, r).ifPresent(c -> supersededBy.add(ref(c)));
+                current.ifPresent(c -> supersededBy.add(ref(c)));
             } else if (r.scope().layer() == Layer.TASK && (r.archived() || tasks.of(r.scope())
                     .map(t -> t.status() == TaskStatus.ENDED).orElse(true))) {
                 if (archived == null) {
@@ -209,9 +214,14 @@ final class Lineage {
         }
         Set<String> supersededBy = new LinkedHashSet<>();
         boolean superseded = false;
+        boolean expired = false;
+        Instant now = engine.clock().instant();
         Map<String, String> archived = null;
         Map<String, String> task = null;
         for (MemoryRecord r : live.values()) {
+            if (!isReplaced(r) && (r.status() == Status.EXPIRED || r.isExpiredAt(now))) {
+                expired = true;
+            }
             if (isReplaced(r)) {
                 Optional<MemoryRecord> current = currentOf(caller, r);
                 // A message that also states what holds now ("German, not French") is not stale.
@@ -238,6 +248,9 @@ final class Lineage {
         }
         if (archived != null) {
             return new Label(ARCHIVED, archived);
+        }
+        if (expired) {
+            return new Label(NEEDS_REVERIFICATION, task == null ? Map.of() : task);
         }
         return new Label(PAST, task == null ? Map.of() : task);
     }
