@@ -58,6 +58,7 @@ final class Lineage {
 
     static final String CURRENT = "current";
     static final String PAST = "past";
+    static final String CONFLICT = "conflict";
     static final String SUPERSEDED = "superseded";
     static final String ARCHIVED = "archived";
     static final String NEEDS_REVERIFICATION = "needs-reverification";
@@ -180,13 +181,10 @@ final class Lineage {
             }
             MemoryRecord r = live.get();
             if (isReplaced(r)) {
-                Optional<MemoryRecord> current = currentOf(caller, r);
-                // a summary that also states what holds now ("French, then German") is not stale
-                if (current.isPresent() && ids.contains(current.get().id())) {
-                    continue;
-                }
+                // even when it also states what holds now: a summary is read as a whole, and one
+                // saying "French, Swedish" must not pass off the replaced French as current
                 superseded = true;
-                current.ifPresent(c -> supersededBy.add(ref(c)));
+                currentOf(caller, r).ifPresent(c -> supersededBy.add(ref(c)));
             } else if (r.scope().layer() == Layer.TASK && (r.archived() || tasks.of(r.scope())
                     .map(t -> t.status() == TaskStatus.ENDED).orElse(true))) {
                 if (archived == null) {
@@ -218,9 +216,13 @@ final class Lineage {
         Instant now = engine.clock().instant();
         Map<String, String> archived = null;
         Map<String, String> task = null;
+        boolean conflict = false;
         for (MemoryRecord r : live.values()) {
             if (!isReplaced(r) && (r.status() == Status.EXPIRED || r.isExpiredAt(now))) {
                 expired = true;
+            }
+            if (r.status() == Status.CONFLICT) {
+                conflict = true;
             }
             if (isReplaced(r)) {
                 Optional<MemoryRecord> current = currentOf(caller, r);
@@ -251,6 +253,9 @@ final class Lineage {
         }
         if (expired) {
             return new Label(NEEDS_REVERIFICATION, task == null ? Map.of() : task);
+        }
+        if (conflict) {
+            return new Label(CONFLICT, task == null ? Map.of() : task);
         }
         return new Label(PAST, task == null ? Map.of() : task);
     }
