@@ -172,6 +172,7 @@ final class Lineage {
         Set<String> supersededBy = new LinkedHashSet<>();
         boolean superseded = false;
         boolean expired = false;
+        boolean conflict = false;
         Map<String, String> archived = null;
         Instant now = engine.clock().instant();
         for (String id : ids) {
@@ -190,6 +191,8 @@ final class Lineage {
                 if (archived == null) {
                     archived = new LinkedHashMap<>(taskAttributes(r.scope(), null));
                 }
+            } else if (r.status() == Status.CONFLICT) {
+                conflict = true;
             } else if (r.status() == Status.EXPIRED || r.isExpiredAt(now)) {
                 expired = true;
             }
@@ -200,6 +203,9 @@ final class Lineage {
         }
         if (archived != null) {
             return new Label(ARCHIVED, archived);
+        }
+        if (conflict) {
+            return new Label(CONFLICT, Map.of());
         }
         return new Label(expired ? NEEDS_REVERIFICATION : status, Map.of());
     }

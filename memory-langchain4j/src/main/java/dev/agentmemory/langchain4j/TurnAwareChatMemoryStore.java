@@ -43,9 +43,27 @@ final class TurnAwareChatMemoryStore implements ChatMemoryStore {
      * A turn's user message as the user wrote it and as the model is shown it, and the last
      * message of the list the framed copy was last shown with (each tool round shows it once).
      */
-    private record Turn(UserMessage original, UserMessage framed, AtomicReference<ChatMessage> shownWith) {
-        Turn(UserMessage original, UserMessage framed) {
-            this(original, framed, new AtomicReference<>());
+    private record Turn(UserMessage original, UserMessage framed, @Nullable ChatMessage before,
+                        AtomicReference<ChatMessage> shownWith) {
+        Turn(UserMessage original, UserMessage framed, @Nullable ChatMessage before) {
+            this(original, framed, before, new AtomicReference<>());
+        }
+
+        /**
+         * Whether the user message at {@code user} can be this turn's: it comes after the last
+         * message stored before the turn began (found by identity: the store hands out the same
+         * instances), so an earlier message with the same text ("Are you there?" again) never is.
+         */
+        boolean after(List<ChatMessage> messages, int user) {
+            if (before == null) {
+                return true;
+            }
+            for (int p = messages.size() - 1; p >= 0; p--) {
+                if (messages.get(p) == before) {
+                    return user > p;
+                }
+            }
+            return true;
         }
     }
 
@@ -67,7 +85,8 @@ final class TurnAwareChatMemoryStore implements ChatMemoryStore {
     void begin(SessionRef session, ChatMessage original, ChatMessage framed) {
         turns.remove(session);
         if (original instanceof UserMessage o && framed instanceof UserMessage f && o != f) {
-            turns.put(session, new Turn(o, f));
+            List<ChatMessage> stored = delegate.getMessages(session);
+            turns.put(session, new Turn(o, f, stored.isEmpty() ? null : stored.get(stored.size() - 1)));
         }
     }
 
@@ -81,7 +100,8 @@ final class TurnAwareChatMemoryStore implements ChatMemoryStore {
         int user = lastUser(messages);
         ChatMessage last = messages.isEmpty() ? null : messages.get(messages.size() - 1);
         if (user >= 0 && user < messages.size() - 1 && messages.get(user).equals(turn.original())
-                && onlyToolRounds(messages, user + 1) && turn.shownWith().getAndSet(last) != last) {
+                && turn.after(messages, user) && onlyToolRounds(messages, user + 1)
+                && turn.shownWith().getAndSet(last) != last) {
             List<ChatMessage> out = new ArrayList<>(messages);
             out.set(user, turn.framed());
             return out;
