@@ -157,7 +157,7 @@ final class TurnAwareChatMemoryStore implements ChatMemoryStore {
             stripped.set(0, new TextContent(rest));
         }
         UserMessage original = m.toBuilder().contents(stripped).build();
-        turns.put(ref, new Turn(original, m));
+        turns.put(ref, new Turn(original, m, null));
         return original;
     }
 
