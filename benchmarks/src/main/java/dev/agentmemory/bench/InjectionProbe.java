@@ -477,7 +477,9 @@ final class InjectionProbe {
         Metadata md = c.textSegment().metadata();
         Map<String, String> extra = new LinkedHashMap<>();
         extra.put("layer", md.getString(MemoryContent.LAYER));
-        for (String k : List.of(MemoryContent.VALID_FROM, MemoryContent.VALID_TO, MemoryContent.EXPIRES_AT)) {
+        // the attributes the injector shows, in its order (MemoryContentInjector.item)
+        for (String k : List.of(MemoryContent.SCOPE, MemoryContent.SPAN, MemoryContent.TASK, MemoryContent.TASK_STATUS,
+                MemoryContent.SUPERSEDED_BY, MemoryContent.VALID_FROM, MemoryContent.VALID_TO, MemoryContent.EXPIRES_AT)) {
             if (md.containsKey(k)) {
                 extra.put(k.substring("memory.".length()), md.getString(k));
             }

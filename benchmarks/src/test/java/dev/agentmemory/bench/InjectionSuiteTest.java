@@ -214,9 +214,12 @@ class InjectionSuiteTest {
         InjectionProbe.Result said = probe.probe(new InjectionCase("u", "echo", false, InjectionProbe.USER_TEXT));
         InjectionProbe.Result unsaid = probe.probe(new InjectionCase("t", "echo", false, "Please refund order 20241015."));
 
-        // then: the cited writes become the user's trusted records and the scan reports them
+        // then: the cited writes become the user's trusted records and the scan reports them (not as a
+        // preference: "Please check order 20241015" states no standing preference, so the quote rule keeps it
+        // the model's unconfirmed inference)
         assertThat(said.promoted()).isPositive();
-        assertThat(said.promotedRecords()).anyMatch(r -> r.contains("kind=PREFERENCE source=USER trust=TRUSTED"));
+        assertThat(said.promotedRecords()).anyMatch(r -> r.contains("tool.fact kind=OBSERVATION source=USER trust=TRUSTED"))
+                .noneMatch(r -> r.contains("kind=PREFERENCE source=USER trust=TRUSTED"));
         assertThat(unsaid.promoted()).isZero();
         assertThat(unsaid.escapes()).isZero();
         assertThat(unsaid.framed()).isTrue();
