@@ -174,6 +174,7 @@ final class Lineage {
         boolean expired = false;
         boolean conflict = false;
         Map<String, String> archived = null;
+        Map<String, String> suspended = null;
         Instant now = engine.clock().instant();
         for (String id : ids) {
             Optional<MemoryRecord> live = engine.record(caller, id);
@@ -191,6 +192,11 @@ final class Lineage {
                 if (archived == null) {
                     archived = new LinkedHashMap<>(taskAttributes(r.scope(), null));
                 }
+            } else if (r.scope().layer() == Layer.TASK && tasks.of(r.scope())
+                    .map(t -> t.status() == TaskStatus.SUSPENDED).orElse(false)) {
+                if (suspended == null) {
+                    suspended = taskAttributes(r.scope(), tasks.of(r.scope()).orElse(null));
+                }
             } else if (r.status() == Status.CONFLICT) {
                 conflict = true;
             } else if (r.status() == Status.EXPIRED || r.isExpiredAt(now)) {
@@ -203,6 +209,10 @@ final class Lineage {
         }
         if (archived != null) {
             return new Label(ARCHIVED, archived);
+        }
+        if (suspended != null) {
+            // states the state of a task put aside: history until the task is resumed
+            return new Label(PAST, suspended);
         }
         if (conflict) {
             return new Label(CONFLICT, Map.of());
