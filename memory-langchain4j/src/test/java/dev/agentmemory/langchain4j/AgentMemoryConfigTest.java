@@ -3,6 +3,7 @@ package dev.agentmemory.langchain4j;
 import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.Kind;
 import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.store.InMemoryEventStore;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.Source;
 import org.junit.jupiter.api.Test;
@@ -97,11 +98,16 @@ class AgentMemoryConfigTest {
     }
 
     @Test
-    void should_refuse_two_stores_when_both_are_given() {
-        assertThatThrownBy(() -> AgentMemory.builder().engine(MemoryEngine.builder().build())
-                .h2File(dir.resolve("m")).build())
+    void should_refuse_two_stores_at_the_second_call_when_both_are_given() {
+        AgentMemory.Builder builder = AgentMemory.builder().engine(MemoryEngine.builder().build());
+        assertThatThrownBy(() -> builder.h2File(dir.resolve("m")))
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessage("give only one of engine, store and h2File");
+                .hasMessage("cannot give both engine and h2File: the memory's store comes from one of engine, store"
+                        + " and h2File");
+        assertThatThrownBy(() -> AgentMemory.builder().h2File(dir.resolve("m")).store(new InMemoryEventStore()))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("cannot give both h2File and store: the memory's store comes from one of engine, store"
+                        + " and h2File");
     }
 
     @Test
