@@ -141,6 +141,15 @@ public final class MemoryEngine implements AutoCloseable {
         derived.add(Objects.requireNonNull(data, "data"));
     }
 
+    /** The names of the registered derived data, in registration order (a name once per registration). */
+    public List<String> derivedDataNames() {
+        List<String> names = new ArrayList<>(derived.size());
+        for (DerivedData d : derived) {
+            names.add(d.name());
+        }
+        return List.copyOf(names);
+    }
+
     /** Removes derived data registered with {@link #register}; false when it was not registered. */
     public boolean unregister(DerivedData data) {
         return derived.remove(Objects.requireNonNull(data, "data"));
