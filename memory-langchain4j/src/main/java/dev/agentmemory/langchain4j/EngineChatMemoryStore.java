@@ -195,8 +195,7 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
     private StoredMessage stored(SessionRef ref, long index, long order, ChatMessage m, String json) {
         int limit = engine.maxMessageChars();
         if (json.length() > limit) {
-            throw new IllegalArgumentException("a " + m.type().name().toLowerCase(java.util.Locale.ROOT)
-                    + " message of session " + ref + " is " + json.length() + " characters serialized, over the limit"
+            throw new IllegalArgumentException("a message of type " + m.type().name() + " of session " + ref + " is " + json.length() + " characters serialized, over the limit"
                     + " of " + limit + " (raise agentmemory.max-message-chars, AgentMemory.Builder#maxMessageChars)");
         }
         return new StoredMessage(index, order, m.type().name(), json, textOf(m));
