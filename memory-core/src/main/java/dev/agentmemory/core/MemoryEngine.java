@@ -842,7 +842,8 @@ public final class MemoryEngine implements AutoCloseable {
      *       tool-call arguments, a tool result) that states a forgotten value by
      *       {@link StatedValues}' rule: normalised, case-insensitive, on word boundaries; values
      *       under {@value StatedValues#MIN_CHARS} characters and booleans only through the source
-     *       reference. System messages are the application's and are left alone.</li>
+     *       reference, as are {@link Kind#REFERENCE} records (pointers and derived records such as
+     *       summaries). System messages are the application's and are left alone.</li>
      * </ul>
      * A redacted message keeps its index, order and type, its place in the history and in the
      * window, and (through the {@link MessageRedactor}) its tool-call ids and names: each stating
@@ -954,6 +955,11 @@ public final class MemoryEngine implements AutoCloseable {
         Set<String> valueless = new HashSet<>();
         for (String id : ids) {
             MemoryRecord r = s.record(id);
+            if (r != null && r.kind() == Kind.REFERENCE) {
+                // a pointer or a derived record (a summary's value holds its sources' keys, ids and
+                // statuses): nothing a message restates; it reaches messages only as their source
+                continue;
+            }
             if (r != null && r.value() != null) {
                 values.add(r.value());
             } else {

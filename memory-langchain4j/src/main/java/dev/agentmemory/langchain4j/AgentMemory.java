@@ -116,7 +116,7 @@ public final class AgentMemory implements AutoCloseable {
             fb.key(b.framingKey);
         }
         this.framer = fb.build();
-        this.store = new EngineChatMemoryStore(engine, agent, sessions, settings.deleteMode);
+        this.store = new EngineChatMemoryStore(engine, agent, sessions, settings.deleteMode, new EchoedBlocks(framer));
         // a forget rewrites the stored messages stating a forgotten value, keeping tool calls paired
         engine.addRedactor(redactor);
         this.summarizer = b.summaryModel == null ? null

@@ -2,10 +2,8 @@ package dev.agentmemory.langchain4j;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.agentmemory.core.internal.JsonStrings;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.databind.node.TextNode;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.core.spi.MessageRedactor;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
@@ -20,9 +18,7 @@ import dev.langchain4j.data.message.UserMessage;
 import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.function.Predicate;
 
@@ -138,38 +134,7 @@ final class ChatMessageRedactor implements MessageRedactor {
 
     /** The node with every string the predicate accepts replaced; the same instance when none is. */
     private static JsonNode walk(JsonNode node, Predicate<String> field) {
-        if (node.isTextual()) {
-            return field.test(node.textValue()) ? new TextNode(REDACTED) : node;
-        }
-        if (node.isObject()) {
-            ObjectNode copy = null;
-            Iterator<Map.Entry<String, JsonNode>> it = node.fields();
-            while (it.hasNext()) {
-                Map.Entry<String, JsonNode> e = it.next();
-                JsonNode done = walk(e.getValue(), field);
-                if (done != e.getValue()) {
-                    if (copy == null) {
-                        copy = ((ObjectNode) node).deepCopy();
-                    }
-                    copy.set(e.getKey(), done);
-                }
-            }
-            return copy == null ? node : copy;
-        }
-        if (node.isArray()) {
-            ArrayNode copy = null;
-            for (int i = 0; i < node.size(); i++) {
-                JsonNode done = walk(node.get(i), field);
-                if (done != node.get(i)) {
-                    if (copy == null) {
-                        copy = ((ArrayNode) node).deepCopy();
-                    }
-                    copy.set(i, done);
-                }
-            }
-            return copy == null ? node : copy;
-        }
-        return node;
+        return JsonStrings.map(node, s -> field.test(s) ? REDACTED : s);
     }
 
     private static ChatMessage result(ToolExecutionResultMessage r, Predicate<String> field) {

@@ -62,6 +62,8 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
     private final String agent;
     private final SessionResolver ids;
     private final ForgetMode deleteMode;
+    /** Blocks of this memory a model echoed into a reply or a tool call never reach the stored history. */
+    private final EchoedBlocks echoes;
     private final Map<SessionRef, SessionCache> sessions = new ConcurrentHashMap<>();
 
     /**
@@ -123,11 +125,13 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
         }
     }
 
-    EngineChatMemoryStore(MemoryEngine engine, String agent, SessionResolver ids, ForgetMode deleteMode) {
+    EngineChatMemoryStore(MemoryEngine engine, String agent, SessionResolver ids, ForgetMode deleteMode,
+                          EchoedBlocks echoes) {
         this.engine = engine;
         this.agent = agent;
         this.ids = ids;
         this.deleteMode = deleteMode;
+        this.echoes = echoes;
     }
 
     @Override
@@ -279,8 +283,9 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
         long next = first;
         for (int p = 0; p < n; p++) {
             if (keptAt[p] == null) {
-                ChatMessage m = incoming.get(p);
-                appended.add(stored(cache.ref, next, orders[p], m, keys[p]));
+                ChatMessage m = echoes.without(incoming.get(p));
+                String json = m == incoming.get(p) ? keys[p] : ChatMessageSerializer.messageToJson(m);
+                appended.add(stored(cache.ref, next, orders[p], m, json));
                 cache.decoded.put(next, m);
                 next++;
             }
@@ -384,7 +389,7 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
         newMessages.addAll(current.subList(from, k));
         long next = firstIndex;
         for (int p = kept; p < n; p++) {
-            ChatMessage m = incoming.get(p);
+            ChatMessage m = echoes.without(incoming.get(p));
             StoredMessage stored = stored(cache.ref, next, base + GAP * (p - kept + 1), m,
                     ChatMessageSerializer.messageToJson(m));
             appended.add(stored);

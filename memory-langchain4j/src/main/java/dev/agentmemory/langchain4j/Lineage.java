@@ -58,6 +58,7 @@ final class Lineage {
 
     static final String CURRENT = "current";
     static final String PAST = "past";
+    static final String CONFLICT = "conflict";
     static final String SUPERSEDED = "superseded";
     static final String ARCHIVED = "archived";
     static final String NEEDS_REVERIFICATION = "needs-reverification";
@@ -180,6 +181,8 @@ final class Lineage {
             }
             MemoryRecord r = live.get();
             if (isReplaced(r)) {
+                // even when it also states what holds now: a summary is read as a whole, and one
+                // saying "French, Swedish" must not pass off the replaced French as current
                 superseded = true;
                 currentOf(caller, r).ifPresent(c -> supersededBy.add(ref(c)));
             } else if (r.scope().layer() == Layer.TASK && (r.archived() || tasks.of(r.scope())
@@ -209,9 +212,18 @@ final class Lineage {
         }
         Set<String> supersededBy = new LinkedHashSet<>();
         boolean superseded = false;
+        boolean expired = false;
+        Instant now = engine.clock().instant();
         Map<String, String> archived = null;
         Map<String, String> task = null;
+        boolean conflict = false;
         for (MemoryRecord r : live.values()) {
+            if (!isReplaced(r) && (r.status() == Status.EXPIRED || r.isExpiredAt(now))) {
+                expired = true;
+            }
+            if (r.status() == Status.CONFLICT) {
+                conflict = true;
+            }
             if (isReplaced(r)) {
                 Optional<MemoryRecord> current = currentOf(caller, r);
                 // A message that also states what holds now ("German, not French") is not stale.
@@ -238,6 +250,12 @@ final class Lineage {
         }
         if (archived != null) {
             return new Label(ARCHIVED, archived);
+        }
+        if (expired) {
+            return new Label(NEEDS_REVERIFICATION, task == null ? Map.of() : task);
+        }
+        if (conflict) {
+            return new Label(CONFLICT, task == null ? Map.of() : task);
         }
         return new Label(PAST, task == null ? Map.of() : task);
     }

@@ -31,9 +31,10 @@ public final class MemoryContent {
      * What the item is worth now, judged against the engine when it was retrieved:
      * <ul>
      *   <li>{@code current}: what holds now;</li>
-     *   <li>{@code conflict}: disagrees with the current value and was not allowed to replace it;</li>
+     *   <li>{@code conflict}: disagrees with the current value and was not allowed to replace it
+     *       (for a past message: states such a conflict candidate);</li>
      *   <li>{@code needs-reverification}: was current, passed its re-verify deadline (or, for a
-     *       summary, a record it was built from did);</li>
+     *       summary or a past message, a record it was built from or states did);</li>
      *   <li>{@code past}: an earlier message, history only;</li>
      *   <li>{@code superseded}: states a value (or, for a summary, was built from one) that was
      *       replaced or refuted since; {@link #SUPERSEDED_BY} names what holds now;</li>

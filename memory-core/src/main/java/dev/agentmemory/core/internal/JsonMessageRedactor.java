@@ -3,14 +3,9 @@ package dev.agentmemory.core.internal;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.databind.node.TextNode;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.core.spi.MessageRedactor;
 
-import java.util.Iterator;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Predicate;
@@ -51,50 +46,20 @@ public final class JsonMessageRedactor implements MessageRedactor {
 
     /** The node with stating strings replaced; the same instance when nothing changed. */
     private static JsonNode walk(JsonNode node, Predicate<String> field) {
-        if (node.isTextual()) {
-            String s = node.textValue();
+        return JsonStrings.map(node, s -> {
             String trimmed = s.strip();
             if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
                 try {
                     JsonNode inner = JSON.readTree(s);
                     if (inner != null && inner.isContainerNode()) {
                         JsonNode done = walk(inner, field);
-                        return done == inner ? node : new TextNode(done.toString());
+                        return done == inner ? s : done.toString();
                     }
                 } catch (JsonProcessingException notJson) {
                     // plain text that starts with a bracket
                 }
             }
-            return field.test(s) ? new TextNode(REDACTED) : node;
-        }
-        if (node.isObject()) {
-            ObjectNode copy = null;
-            Iterator<Map.Entry<String, JsonNode>> it = node.fields();
-            while (it.hasNext()) {
-                Map.Entry<String, JsonNode> e = it.next();
-                JsonNode done = walk(e.getValue(), field);
-                if (done != e.getValue()) {
-                    if (copy == null) {
-                        copy = ((ObjectNode) node).deepCopy();
-                    }
-                    copy.set(e.getKey(), done);
-                }
-            }
-            return copy == null ? node : copy;
-        }
-        if (node.isArray()) {
-            ArrayNode copy = null;
-            for (int i = 0; i < node.size(); i++) {
-                JsonNode done = walk(node.get(i), field);
-                if (done != node.get(i)) {
-                    if (copy == null) {
-                        copy = ((ArrayNode) node).deepCopy();
-                    }
-                    copy.set(i, done);
-                }
-            }
-            return copy == null ? node : copy;
-        }
-        return node;
+            return field.test(s) ? REDACTED : s;
+        });
     }
 }

@@ -1,6 +1,7 @@
 package dev.agentmemory.langchain4j.tools;
 
 import dev.agentmemory.core.event.StoredMessage;
+import dev.agentmemory.langchain4j.internal.Statements;
 
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -51,38 +52,9 @@ final class Citations {
         return missing;
     }
 
-    /**
-     * The words of a text, lower-cased: runs of letters and digits; each Han, Hiragana, Katakana
-     * or Hangul character is a word of its own.
-     */
+    /** The words of a text, as the statement rule splits them ({@link Statements#words}). */
     static List<String> words(String text) {
-        List<String> out = new ArrayList<>();
-        StringBuilder cur = new StringBuilder();
-        text.codePoints().forEach(cp -> {
-            if (isIdeographic(cp)) {
-                flush(cur, out);
-                out.add(new String(Character.toChars(cp)));
-            } else if (Character.isLetterOrDigit(cp)) {
-                cur.appendCodePoint(Character.toLowerCase(cp));
-            } else {
-                flush(cur, out);
-            }
-        });
-        flush(cur, out);
-        return out;
-    }
-
-    private static void flush(StringBuilder cur, List<String> out) {
-        if (!cur.isEmpty()) {
-            out.add(cur.toString());
-            cur.setLength(0);
-        }
-    }
-
-    private static boolean isIdeographic(int cp) {
-        Character.UnicodeScript script = Character.UnicodeScript.of(cp);
-        return script == Character.UnicodeScript.HAN || script == Character.UnicodeScript.HIRAGANA
-                || script == Character.UnicodeScript.KATAKANA || script == Character.UnicodeScript.HANGUL;
+        return Statements.words(text);
     }
 
     static String normalize(String s) {

@@ -16,10 +16,15 @@ import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.MemoryValue;
 import dev.agentmemory.core.Outcome;
 import dev.agentmemory.core.Proposal;
+import dev.agentmemory.core.ReadOptions;
 import dev.agentmemory.core.Scope;
 import dev.agentmemory.core.Source;
+import dev.agentmemory.core.Status;
+import dev.agentmemory.core.TaskInfo;
+import dev.agentmemory.core.Verification;
 import dev.agentmemory.core.event.MemoryState;
 import dev.agentmemory.core.event.StoredMessage;
+import dev.agentmemory.core.event.TaskStatus;
 import dev.agentmemory.core.spi.DerivedData;
 import dev.agentmemory.core.spi.ForgetRequest;
 import dev.agentmemory.langchain4j.SessionRef;
@@ -252,7 +257,8 @@ public final class Summarizer {
     /**
      * The records the summary is built from, with the covered messages each is linked to: every
      * record servable when the summary is built (current, conflict or past its re-verify deadline,
-     * in the persistent layer, this session or its active task) whose source message is covered,
+     * in the persistent layer, this session or its active task), every earlier version of those
+     * keys already replaced, and the state of this session's other tasks, whose source message is covered,
      * or whose value a covered message or the summary states ({@link Statements}).
      */
     private List<Link> links(Caller caller, String session, List<StoredMessage> messages, String summary) {
@@ -261,39 +267,55 @@ public final class Summarizer {
         List<String> summaryWords = Statements.words(summary);
         List<List<String>> messageWords = messages.stream().map(m -> Statements.words(Objects.requireNonNull(m.text())))
                 .toList();
+        List<KeyState> keys = new ArrayList<>();
         for (Layer layer : Layer.values()) {
             for (KeyState k : engine.servable(caller, layer)) {
-                if (layer != Layer.PERSISTENT && !session.equals(k.scope().session())) {
-                    continue;
+                if (layer == Layer.PERSISTENT || session.equals(k.scope().session())) {
+                    keys.add(k);
                 }
-                Map<MemoryRecord, String> rs = new LinkedHashMap<>();
-                k.conflicts().forEach(c -> rs.put(c, "conflict"));
-                if (k.current() != null) {
-                    rs.put(k.current(), "current");
-                }
-                if (k.needsReverification() != null) {
-                    rs.put(k.needsReverification(), "needs-reverification");
-                }
-                rs.forEach((r, status) -> {
-                    if (r.value() == null || r.tags().contains(SUMMARY_TAG) || r.key().path().equals(EXCLUDED_KEY)
-                            || !seen.add(r.id())) {
-                        return;
-                    }
-                    List<String> v = Statements.valueWords(r.text());
-                    List<Long> linked = new ArrayList<>();
-                    for (int i = 0; i < messages.size(); i++) {
-                        StoredMessage m = messages.get(i);
-                        boolean source = r.sourceRef() != null
-                                && Citations.messageIndex(r.sourceRef(), session).orElse(-1) == m.index();
-                        if (source || Statements.contains(messageWords.get(i), v)) {
-                            linked.add(m.index());
-                        }
-                    }
-                    if (!linked.isEmpty() || Statements.contains(summaryWords, v)) {
-                        out.add(new Link(r, status, linked));
-                    }
-                });
             }
+        }
+        // the state of this session's other tasks (suspended or ended): a summary stating it is labelled by it
+        for (TaskInfo t : engine.userTasks(caller)) {
+            if (session.equals(t.session()) && t.status() != TaskStatus.ACTIVE) {
+                keys.addAll(engine.view(caller, caller.task(t), ReadOptions.withArchived()).keys());
+            }
+        }
+        for (KeyState k : keys) {
+            Map<MemoryRecord, String> rs = new LinkedHashMap<>();
+            k.conflicts().forEach(c -> rs.put(c, "conflict"));
+            if (k.current() != null) {
+                rs.put(k.current(), "current");
+            }
+            if (k.needsReverification() != null) {
+                rs.put(k.needsReverification(), "needs-reverification");
+            }
+            // versions replaced before the summary was made: a summary that states one is stale from the start
+            for (MemoryRecord old : engine.history(caller, k.scope(), k.key())) {
+                if (old.status() == Status.SUPERSEDED || old.verification() == Verification.REFUTED) {
+                    rs.putIfAbsent(old, "superseded");
+                }
+            }
+            rs.forEach((r, status) -> {
+                if (r.value() == null || r.tags().contains(SUMMARY_TAG) || r.key().path().equals(EXCLUDED_KEY)
+                        || !seen.add(r.id())) {
+                    return;
+                }
+                List<String> v = Statements.valueWords(r.text());
+                List<Long> linked = new ArrayList<>();
+                for (int i = 0; i < messages.size(); i++) {
+                    StoredMessage m = messages.get(i);
+                    boolean source = r.sourceRef() != null
+                            && Citations.messageIndex(r.sourceRef(), session).orElse(-1) == m.index();
+                    if (source || Statements.contains(messageWords.get(i), v)) {
+                        linked.add(m.index());
+                    }
+                }
+                boolean stated = Statements.contains(summaryWords, v);
+                if (status.equals("superseded") ? stated : !linked.isEmpty() || stated) {
+                    out.add(new Link(r, status, linked));
+                }
+            });
         }
         return out;
     }
