@@ -51,6 +51,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 
@@ -138,6 +139,35 @@ public final class MemoryEngine implements AutoCloseable {
     /** Registers derived data that must forget what the engine forgets. */
     public void register(DerivedData data) {
         derived.add(Objects.requireNonNull(data, "data"));
+    }
+
+    /** The names of the registered derived data, in registration order (a name once per registration). */
+    public List<String> derivedDataNames() {
+        List<String> names = new ArrayList<>(derived.size());
+        for (DerivedData d : derived) {
+            names.add(d.name());
+        }
+        return List.copyOf(names);
+    }
+
+    /** Removes derived data registered with {@link #register}; false when it was not registered. */
+    public boolean unregister(DerivedData data) {
+        return derived.remove(Objects.requireNonNull(data, "data"));
+    }
+
+    /** Removes a listener added with {@link #addListener}; false when it was not added. */
+    public boolean removeListener(EventListener listener) {
+        return listeners.remove(Objects.requireNonNull(listener, "listener"));
+    }
+
+    /** Removes a redactor added with {@link #addRedactor}; false when it was not added. */
+    public boolean removeRedactor(MessageRedactor redactor) {
+        return redactors.remove(Objects.requireNonNull(redactor, "redactor"));
+    }
+
+    /** The longest serialized message, in characters, a session's window accepts ({@link Builder#maxMessageChars}). */
+    public int maxMessageChars() {
+        return maxMessageChars;
     }
 
     /** Registers a listener told about every committed event. */
@@ -740,10 +770,22 @@ public final class MemoryEngine implements AutoCloseable {
      * user's lock.
      */
     public WindowChange changeWindow(Caller caller, String session, Function<List<StoredMessage>, WindowChange> compute) {
+        Objects.requireNonNull(compute, "compute");
+        return changeWindowIndexed(caller, session, (window, next) -> compute.apply(window));
+    }
+
+    /**
+     * As {@link #changeWindow(Caller, String, Function)}, with the index the first appended
+     * message must have (one past the last of the history, under the same lock), so that writers
+     * that do not share a cache never disagree about it.
+     */
+    public WindowChange changeWindowIndexed(Caller caller, String session,
+                                            BiFunction<List<StoredMessage>, Long, WindowChange> compute) {
         Ids.check(session, "session");
         Objects.requireNonNull(compute, "compute");
         return write(caller, (s, tx) -> {
-            WindowChange change = Objects.requireNonNull(compute.apply(s.window(session)), "window change");
+            long first = s.history(session).isEmpty() ? 0 : s.history(session).lastKey() + 1;
+            WindowChange change = Objects.requireNonNull(compute.apply(s.window(session), first), "window change");
             if (!change.evicted().isEmpty()) {
                 tx.add(s, new Change.MessagesEvicted(session, change.evicted()));
             }
@@ -752,7 +794,8 @@ public final class MemoryEngine implements AutoCloseable {
                 for (StoredMessage m : change.appended()) {
                     if (m.json() != null && m.json().length() > maxMessageChars) {
                         throw new IllegalArgumentException("message " + m.index() + " of session " + session + " is "
-                                + m.json().length() + " characters, over the limit of " + maxMessageChars);
+                                + m.json().length() + " characters serialized, over the limit of " + maxMessageChars
+                                + " (MemoryEngine.Builder#maxMessageChars)");
                     }
                     if (m.index() != next++) {
                         throw new IllegalArgumentException("appended message index " + m.index()

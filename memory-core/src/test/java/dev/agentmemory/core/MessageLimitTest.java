@@ -23,7 +23,7 @@ class MessageLimitTest {
         assertThatThrownBy(() -> engine.changeWindow(alice, "s1", w -> new MemoryEngine.WindowChange(List.of(0L),
                 List.of(new StoredMessage(1, 1, "USER", huge, "x")))))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("message 1 of session s1 is 3011 characters, over the limit of 2048");
+                .hasMessage("message 1 of session s1 is 3011 characters serialized, over the limit of 2048 (MemoryEngine.Builder#maxMessageChars)");
         assertThat(engine.window(alice, "s1")).extracting(StoredMessage::text).containsExactly("hi");
         assertThat(engine.audit(alice, java.time.Duration.ofDays(1)).replayMatches()).isTrue();
     }

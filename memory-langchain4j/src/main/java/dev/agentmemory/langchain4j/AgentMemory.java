@@ -29,10 +29,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
 /**
@@ -52,9 +55,11 @@ import java.util.function.Function;
  * assistant.chat(new SessionRef("acme", "alice", "s1"), "Hello");
  * }</pre>
  *
- * <p>Memory ids are {@link SessionRef}s or strings {@code tenant/user/session} (see
- * {@link Builder#memoryIds} to map other ids). Every read and write is bound to that tenant
- * and user.
+ * <p>Memory ids are mapped to sessions by one {@link SessionResolver}: by default a
+ * {@link SessionRef}, a string {@code tenant/user/session}, or any other string, {@code int},
+ * {@code long} or {@code UUID} (each its own user and session in tenant
+ * {@value SessionResolver#DEFAULT_TENANT}; see {@link SessionResolver#standard()} and
+ * {@link Builder#sessionResolver}). Every read and write is bound to that tenant and user.
  *
  * <p>Configuration (builder methods, or the {@code agentmemory.*} keys of a properties file via
  * {@link Builder#config(Properties)} / {@link Builder#configFile(Path)}, properties or YAML), with defaults:
@@ -71,6 +76,7 @@ import java.util.function.Function;
  *   <tr><td>{@code agentmemory.encryption-key} (base64 of 16/24/32 bytes)</td><td>{@link Builder#encryptionKey}</td><td>none</td></tr>
  *   <tr><td>{@code agentmemory.window-size}</td><td>{@link Builder#windowSize}</td><td>20</td></tr>
  *   <tr><td>{@code agentmemory.agent}</td><td>{@link Builder#agent}</td><td>assistant</td></tr>
+ *   <tr><td>{@code agentmemory.max-message-chars}</td><td>{@link Builder#maxMessageChars}</td><td>1048576</td></tr>
  * </table>
  * A bad value or an unknown {@code agentmemory.*} key fails with an {@link IllegalArgumentException}
  * naming the setting. Settings applied in the order given: a later call or file overrides an
@@ -91,26 +97,31 @@ public final class AgentMemory implements AutoCloseable {
     private final MemoryContentRetriever retriever;
     private final MemoryContentInjector injector;
     private final MemoryRetrievalAugmentor augmentor;
-    private final Function<Object, SessionRef> ids;
+    private final SessionResolver sessions;
     private final MemoryTools tools;
     private final @Nullable EpisodicMemory episodic;
+    private final ChatMessageRedactor redactor = new ChatMessageRedactor();
+    /** What this object registered with the engine, removed again by {@link #close}. */
+    private final List<DerivedData> registered = new ArrayList<>();
+    private final AtomicBoolean closed = new AtomicBoolean();
 
-    private AgentMemory(Builder b, MemoryEngine engine, boolean ownsEngine) {
+    private AgentMemory(Builder b, Settings settings, MemoryEngine engine, boolean ownsEngine) {
         this.engine = engine;
         this.ownsEngine = ownsEngine;
-        this.settings = b.settings;
+        this.settings = settings;
         this.agent = settings.agent;
-        this.ids = b.ids;
+        this.sessions = b.sessions;
         MemoryFramer.Builder fb = MemoryFramer.builder().maxChars(settings.blockMaxChars).maxTokens(settings.blockMaxTokens);
         if (b.framingKey != null) {
             fb.key(b.framingKey);
         }
         this.framer = fb.build();
-        this.store = new EngineChatMemoryStore(engine, agent, ids, settings.deleteMode, new EchoedBlocks(framer));
+        this.store = new EngineChatMemoryStore(engine, agent, sessions, settings.deleteMode, new EchoedBlocks(framer));
         // a forget rewrites the stored messages stating a forgotten value, keeping tool calls paired
-        engine.addRedactor(new ChatMessageRedactor());
+        engine.addRedactor(redactor);
         this.summarizer = b.summaryModel == null ? null
-                : Summarizer.builder(engine, b.summaryModel).agent(agent).minMessages(b.summaryMinMessages).build();
+                : Summarizer.builder(engine, b.summaryModel).agent(agent).minMessages(b.summaryMinMessages)
+                .sessionResolver(sessions).build();
         this.turnStore = new TurnAwareChatMemoryStore(store, framer, summarizer);
         if (b.embeddingModel != null) {
             int dims = b.embeddingModel.dimension();
@@ -119,9 +130,9 @@ public final class AgentMemory implements AutoCloseable {
             HybridIndex index = dir != null ? HybridIndex.inDirectory(dir, dims) : HybridIndex.inMemory(dims);
             this.episodic = new EpisodicMemory(index, b.embeddingModel, engine, agent);
             engine.addListener(episodic);
-            engine.register(episodic);
+            register(episodic);
             // engine.compact() also rewrites the index files, so hard-forgotten items leave the disk
-            engine.register(new DerivedData() {
+            register(new DerivedData() {
                 @Override
                 public String name() {
                     return "embedding-files";
@@ -141,11 +152,11 @@ public final class AgentMemory implements AutoCloseable {
         } else {
             this.episodic = null;
         }
-        this.retriever = new MemoryContentRetriever(engine, agent, ids, settings, episodic);
+        this.retriever = new MemoryContentRetriever(engine, agent, sessions, settings, episodic);
         this.injector = new MemoryContentInjector(framer);
         this.augmentor = new MemoryRetrievalAugmentor(retriever, injector, engine.clock(), turnStore);
-        this.tools = new MemoryTools(engine, agent, settings.deleteMode);
-        engine.register(new DerivedData() {
+        this.tools = new MemoryTools(engine, agent, settings.deleteMode, sessions);
+        register(new DerivedData() {
             @Override
             public String name() {
                 return "chat-cache";
@@ -160,6 +171,11 @@ public final class AgentMemory implements AutoCloseable {
                 return dropped;
             }
         });
+    }
+
+    private void register(DerivedData data) {
+        engine.register(data);
+        registered.add(data);
     }
 
     /** A builder with the documented defaults. */
@@ -177,9 +193,19 @@ public final class AgentMemory implements AutoCloseable {
         return agent;
     }
 
-    /** The caller for a memory id (a {@link SessionRef} or {@code tenant/user/session}). */
+    /** The caller for a memory id, mapped by the {@linkplain #sessionResolver() session resolver}. */
     public Caller caller(Object memoryId) {
         return store.ref(memoryId).caller(agent);
+    }
+
+    /** The session a memory id stands for: how every part of this memory maps memory ids. */
+    public SessionRef session(Object memoryId) {
+        return store.ref(memoryId);
+    }
+
+    /** The mapping from memory ids to sessions ({@link Builder#sessionResolver}). */
+    public SessionResolver sessionResolver() {
+        return sessions;
     }
 
     /**
@@ -255,9 +281,25 @@ public final class AgentMemory implements AutoCloseable {
         return framer;
     }
 
+    /**
+     * Closes this memory: what it registered with the engine (listeners, derived data, the message
+     * redactor) is removed, its episodic index is closed, and the engine is closed when this
+     * memory opened it. Other {@code AgentMemory} objects over an engine passed to
+     * {@link Builder#engine} keep working, and so does that engine. Idempotent.
+     */
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        registered.forEach(engine::unregister);
+        retriever.close();
+        engine.removeRedactor(redactor);
+        if (summarizer != null) {
+            summarizer.close();
+        }
         if (episodic != null) {
+            engine.removeListener(episodic);
             episodic.close();
         }
         if (ownsEngine) {
@@ -265,7 +307,10 @@ public final class AgentMemory implements AutoCloseable {
         }
     }
 
-    /** Configures an {@link AgentMemory}. Not thread-safe. */
+    /**
+     * Configures an {@link AgentMemory}. Not thread-safe. {@link #build} takes a snapshot: changing
+     * the builder afterwards changes only memories built later.
+     */
     public static final class Builder {
         private @Nullable MemoryEngine engine;
         private @Nullable EventStore store;
@@ -276,28 +321,49 @@ public final class AgentMemory implements AutoCloseable {
         private @Nullable Path indexDirectory;
         private @Nullable Clock clock;
         private byte @Nullable [] framingKey;
-        private Function<Object, SessionRef> ids = SessionRef::of;
+        private SessionResolver sessions = SessionResolver.standard();
         private final Settings settings = new Settings();
 
         private Builder() {
         }
 
-        /** A ready engine; engine settings (TTL, limits, strict conflicts, encryption) must then be set on it. */
+        /**
+         * A ready engine; engine settings (TTL, limits, strict conflicts, encryption, message size)
+         * must then be set on it. Any number of memories may share one engine. Fails when
+         * {@link #store} or {@link #h2File} was given.
+         */
         public Builder engine(MemoryEngine engine) {
-            this.engine = Objects.requireNonNull(engine, "engine");
+            Objects.requireNonNull(engine, "engine");
+            onlySource("engine", "store", store, "h2File", h2File);
+            this.engine = engine;
             return this;
         }
 
-        /** The event store for a new engine. */
+        /** The event store for a new engine. Fails when {@link #engine} or {@link #h2File} was given. */
         public Builder store(EventStore store) {
-            this.store = Objects.requireNonNull(store, "store");
+            Objects.requireNonNull(store, "store");
+            onlySource("store", "engine", engine, "h2File", h2File);
+            this.store = store;
             return this;
         }
 
-        /** An H2 database file (path without the {@code .mv.db} suffix) for a new engine; closed with this memory. */
+        /**
+         * An H2 database file (path without the {@code .mv.db} suffix) for a new engine; closed with
+         * this memory. Fails when {@link #engine} or {@link #store} was given.
+         */
         public Builder h2File(Path path) {
-            this.h2File = Objects.requireNonNull(path, "path");
+            Objects.requireNonNull(path, "path");
+            onlySource("h2File", "engine", engine, "store", store);
+            this.h2File = path;
             return this;
+        }
+
+        private static void onlySource(String given, String a, @Nullable Object aValue, String b, @Nullable Object bValue) {
+            String other = aValue != null ? a : bValue != null ? b : null;
+            if (other != null) {
+                throw new IllegalStateException("cannot give both " + other + " and " + given
+                        + ": the memory's store comes from one of engine, store and h2File");
+            }
         }
 
         /**
@@ -345,9 +411,34 @@ public final class AgentMemory implements AutoCloseable {
             return this;
         }
 
-        /** How memory ids map to sessions. Default: {@link SessionRef#of}. */
+        /**
+         * How memory ids map to sessions, for every part of the memory (chat store, retriever,
+         * tools, summarizer, {@link AgentMemory#lastRecall}). A {@link SessionRef} id always stands
+         * for itself. Default: {@link SessionResolver#standard()}.
+         */
+        public Builder sessionResolver(SessionResolver resolver) {
+            this.sessions = Objects.requireNonNull(resolver, "resolver");
+            return this;
+        }
+
+        /**
+         * How memory ids map to sessions.
+         *
+         * @deprecated use {@link #sessionResolver}, which this calls.
+         */
+        @Deprecated
         public Builder memoryIds(Function<Object, SessionRef> ids) {
-            this.ids = Objects.requireNonNull(ids, "ids");
+            Objects.requireNonNull(ids, "ids");
+            return sessionResolver(ids::apply);
+        }
+
+        /**
+         * The longest message a chat memory window accepts, in characters of its serialized form
+         * (a base64 image counts in full). A longer message is refused with an error naming this
+         * setting, and nothing of its window change is stored. Default: 1,048,576.
+         */
+        public Builder maxMessageChars(int chars) {
+            settings.maxMessageChars(chars);
             return this;
         }
 
@@ -453,10 +544,6 @@ public final class AgentMemory implements AutoCloseable {
          * together with a ready engine.
          */
         public AgentMemory build() {
-            int given = (engine != null ? 1 : 0) + (store != null ? 1 : 0) + (h2File != null ? 1 : 0);
-            if (given > 1) {
-                throw new IllegalStateException("give only one of engine, store and h2File");
-            }
             if (engine != null) {
                 if (!settings.engineSettingsSet.isEmpty()) {
                     throw new IllegalStateException("settings " + settings.engineSettingsSet
@@ -466,12 +553,13 @@ public final class AgentMemory implements AutoCloseable {
                     throw new IllegalStateException("clock belongs to the engine: set it on MemoryEngine.builder()"
                             + " when passing a ready engine");
                 }
-                return new AgentMemory(this, engine, false);
+                return new AgentMemory(this, settings.copy(), engine, false);
             }
             MemoryEngine.Builder eb = MemoryEngine.builder()
                     .clock(clock != null ? clock : Clock.systemUTC())
                     .strictConflicts(settings.strictConflicts)
-                    .maxRecordsPerUser(settings.maxRecordsPerUser, settings.atLimit);
+                    .maxRecordsPerUser(settings.maxRecordsPerUser, settings.atLimit)
+                    .maxMessageChars(settings.maxMessageChars);
             settings.ttl.forEach(eb::ttl);
             if (settings.encryptionKey != null) {
                 eb.encryptionKey(settings.encryptionKey);
@@ -481,7 +569,7 @@ public final class AgentMemory implements AutoCloseable {
             } else if (h2File != null) {
                 eb.store(JdbcEventStore.h2File(h2File));
             }
-            return new AgentMemory(this, eb.build(), true);
+            return new AgentMemory(this, settings.copy(), eb.build(), true);
         }
     }
 }

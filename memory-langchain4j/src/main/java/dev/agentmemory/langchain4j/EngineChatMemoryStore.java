@@ -31,7 +31,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
 
 /**
  * A {@link ChatMemoryStore} over the memory engine's message log.
@@ -61,21 +60,25 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
 
     private final MemoryEngine engine;
     private final String agent;
-    private final Function<Object, SessionRef> ids;
+    private final SessionResolver ids;
     private final ForgetMode deleteMode;
     /** Blocks of this memory a model echoed into a reply or a tool call never reach the stored history. */
     private final EchoedBlocks echoes;
     private final Map<SessionRef, SessionCache> sessions = new ConcurrentHashMap<>();
 
-    /** What this store knows of one session: decoded messages of the window and the last history index. */
+    /**
+     * What this store knows of one session: decoded messages of the window, by history index. It
+     * is only a cache of what the engine holds (every decision is taken on the engine's window,
+     * under the user's lock), so several stores over one engine never disagree.
+     */
     private static final class SessionCache {
+        final SessionRef ref;
         final Map<Long, ChatMessage> decoded = new ConcurrentHashMap<>();
-        volatile long lastIndex;
         /** The window as last read or written here, with its decoded messages (same positions); null when unknown. */
         volatile @Nullable Snapshot snapshot;
 
-        SessionCache(long lastIndex) {
-            this.lastIndex = lastIndex;
+        SessionCache(SessionRef ref) {
+            this.ref = ref;
         }
 
         /** The decoded messages of {@code window}: the snapshot's when it is the same window, else decoded one by one. */
@@ -122,7 +125,7 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
         }
     }
 
-    EngineChatMemoryStore(MemoryEngine engine, String agent, Function<Object, SessionRef> ids, ForgetMode deleteMode,
+    EngineChatMemoryStore(MemoryEngine engine, String agent, SessionResolver ids, ForgetMode deleteMode,
                           EchoedBlocks echoes) {
         this.engine = engine;
         this.agent = agent;
@@ -135,7 +138,7 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
     public List<ChatMessage> getMessages(Object memoryId) {
         SessionRef ref = ref(memoryId);
         Caller caller = ref.caller(agent);
-        SessionCache cache = cache(ref, caller);
+        SessionCache cache = cache(ref);
         List<ChatMessage> window = cache.messagesOf(engine.window(caller, ref.session()));
         Set<Integer> hidden = new HashSet<>(danglingToolMessages(window));
         List<ChatMessage> out = new ArrayList<>(window.size() - hidden.size());
@@ -156,19 +159,13 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
         for (ChatMessage m : messages) {
             incoming.add(Objects.requireNonNull(m, "message"));
         }
-        for (int attempt = 0; ; attempt++) {
-            SessionCache cache = cache(ref, caller);
-            try {
-                engine.changeWindow(caller, ref.session(), window -> diff(cache, window, incoming));
-                return;
-            } catch (RuntimeException e) {
-                // A failed append leaves the cache ahead of the log (e.g. the history moved on
-                // through another writer): reload what the cache knows and try once more.
-                sessions.remove(ref);
-                if (attempt > 0 || !(e instanceof IllegalArgumentException)) {
-                    throw e;
-                }
-            }
+        SessionCache cache = cache(ref);
+        try {
+            engine.changeWindowIndexed(caller, ref.session(), (window, next) -> diff(cache, window, incoming, next));
+        } catch (RuntimeException e) {
+            // the cache may hold messages of an append that did not happen
+            sessions.remove(ref);
+            throw e;
         }
     }
 
@@ -191,18 +188,21 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
     }
 
     SessionRef ref(Object memoryId) {
-        return Objects.requireNonNull(ids.apply(Objects.requireNonNull(memoryId, "memoryId")), "resolved SessionRef");
+        return SessionResolver.resolve(ids, memoryId);
     }
 
-    private SessionCache cache(SessionRef ref, Caller caller) {
-        SessionCache cache = sessions.get(ref);
-        if (cache != null) {
-            return cache;
+    private SessionCache cache(SessionRef ref) {
+        return sessions.computeIfAbsent(ref, SessionCache::new);
+    }
+
+    /** The stored form of a new message, refused when it is over the engine's size limit. */
+    private StoredMessage stored(SessionRef ref, long index, long order, ChatMessage m, String json) {
+        int limit = engine.maxMessageChars();
+        if (json.length() > limit) {
+            throw new IllegalArgumentException("a message of type " + m.type().name() + " of session " + ref + " is " + json.length() + " characters serialized, over the limit"
+                    + " of " + limit + " (raise agentmemory.max-message-chars, AgentMemory.Builder#maxMessageChars)");
         }
-        var history = engine.messageHistory(caller, ref.session());
-        SessionCache fresh = new SessionCache(history.isEmpty() ? -1 : history.lastKey());
-        SessionCache raced = sessions.putIfAbsent(ref, fresh);
-        return raced != null ? raced : fresh;
+        return new StoredMessage(index, order, m.type().name(), json, textOf(m));
     }
 
     /**
@@ -211,11 +211,11 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
      * left out there never come back from LangChain4j); of those left out, an unanswered call at
      * the end stays while only its results are added after it, the others leave the window.
      */
-    private WindowChange diff(SessionCache cache, List<StoredMessage> window, List<ChatMessage> incoming) {
+    private WindowChange diff(SessionCache cache, List<StoredMessage> window, List<ChatMessage> incoming, long first) {
         List<ChatMessage> current = cache.messagesOf(window);
         List<Integer> dangling = danglingToolMessages(current);
         if (dangling.isEmpty()) {
-            WindowChange slid = slide(cache, window, current, incoming);
+            WindowChange slid = slide(cache, window, current, incoming, first);
             if (slid != null) {
                 return slid;
             }
@@ -280,17 +280,16 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
             }
         }
         List<StoredMessage> appended = new ArrayList<>();
-        long next = cache.lastIndex + 1;
+        long next = first;
         for (int p = 0; p < n; p++) {
             if (keptAt[p] == null) {
                 ChatMessage m = echoes.without(incoming.get(p));
                 String json = m == incoming.get(p) ? keys[p] : ChatMessageSerializer.messageToJson(m);
-                appended.add(new StoredMessage(next, orders[p], m.type().name(), json, textOf(m)));
+                appended.add(stored(cache.ref, next, orders[p], m, json));
                 cache.decoded.put(next, m);
                 next++;
             }
         }
-        cache.lastIndex = next - 1;
         for (Long e : evicted) {
             cache.decoded.remove(e);
         }
@@ -348,7 +347,7 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
      * followed by new messages. Null when the list is anything else.
      */
     private @Nullable WindowChange slide(SessionCache cache, List<StoredMessage> window, List<ChatMessage> current,
-                                         List<ChatMessage> incoming) {
+                                         List<ChatMessage> incoming, long firstIndex) {
         int k = window.size();
         int n = incoming.size();
         int from = 0;
@@ -388,18 +387,17 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
         List<ChatMessage> newMessages = new ArrayList<>(n);
         newWindow.addAll(window.subList(from, k));
         newMessages.addAll(current.subList(from, k));
-        long next = cache.lastIndex + 1;
+        long next = firstIndex;
         for (int p = kept; p < n; p++) {
             ChatMessage m = echoes.without(incoming.get(p));
-            StoredMessage stored = new StoredMessage(next, base + GAP * (p - kept + 1), m.type().name(),
-                    ChatMessageSerializer.messageToJson(m), textOf(m));
+            StoredMessage stored = stored(cache.ref, next, base + GAP * (p - kept + 1), m,
+                    ChatMessageSerializer.messageToJson(m));
             appended.add(stored);
             newWindow.add(stored);
             newMessages.add(m);
             cache.decoded.put(next, m);
             next++;
         }
-        cache.lastIndex = next - 1;
         for (Long e : evicted) {
             cache.decoded.remove(e);
         }

@@ -28,7 +28,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Function;
 
 /**
  * Layered recall for one query, never outside the query's tenant and user:
@@ -49,7 +48,7 @@ final class MemoryContentRetriever implements ContentRetriever {
 
     private final MemoryEngine engine;
     private final String agent;
-    private final Function<Object, SessionRef> ids;
+    private final SessionResolver ids;
     private final Settings settings;
     private final @Nullable EpisodicRecall episodic;
     private final PersistentIndex persistentIndex;
@@ -60,7 +59,7 @@ final class MemoryContentRetriever implements ContentRetriever {
     static final String PERSISTENT = "persistent";
     static final String SUMMARY = "summary";
 
-    MemoryContentRetriever(MemoryEngine engine, String agent, Function<Object, SessionRef> ids, Settings settings,
+    MemoryContentRetriever(MemoryEngine engine, String agent, SessionResolver ids, Settings settings,
                            @Nullable EpisodicRecall episodic) {
         this.engine = engine;
         this.agent = agent;
@@ -70,6 +69,11 @@ final class MemoryContentRetriever implements ContentRetriever {
         this.persistentIndex = new PersistentIndex(engine);
         this.lineage = new Lineage(engine);
         engine.register(persistentIndex);
+    }
+
+    /** Unregisters what this retriever registered with the engine. */
+    void close() {
+        engine.unregister(persistentIndex);
     }
 
     /** Who and which session a query is for. */
@@ -262,9 +266,10 @@ final class MemoryContentRetriever implements ContentRetriever {
     }
 
     /**
-     * The caller and session of a query: the session from the chat memory id; tenant and user
-     * from it, or from the invocation parameters {@code tenant} and {@code user} when the id is a
-     * bare session name. When both name a tenant and user they must agree.
+     * The caller and session of a query: from the chat memory id through the session resolver
+     * (the same mapping the chat memory store uses), or, without a memory id, tenant and user from
+     * the invocation parameters {@code tenant} and {@code user}. When both name a tenant and user
+     * they must agree.
      */
     Target target(Query query) {
         dev.langchain4j.rag.query.Metadata md = query.metadata();
@@ -272,18 +277,8 @@ final class MemoryContentRetriever implements ContentRetriever {
         InvocationParameters params = md == null ? null : md.invocationParameters();
         String tenant = param(params, "tenant");
         String user = param(params, "user");
-        SessionRef ref = null;
         if (memoryId != null) {
-            try {
-                ref = ids.apply(memoryId);
-            } catch (IllegalArgumentException e) {
-                if (tenant == null || user == null) {
-                    throw new IllegalArgumentException("cannot tell tenant and user of memory id \"" + memoryId
-                            + "\": use a SessionRef or \"tenant/user/session\", or pass invocation parameters"
-                            + " \"tenant\" and \"user\"", e);
-                }
-                ref = new SessionRef(tenant, user, memoryId.toString());
-            }
+            SessionRef ref = SessionResolver.resolve(ids, memoryId);
             if ((tenant != null && !tenant.equals(ref.tenant())) || (user != null && !user.equals(ref.user()))) {
                 throw new AccessDeniedException("invocation parameters name " + tenant + "/" + user
                         + " but the memory id belongs to " + ref.tenant() + "/" + ref.user());

@@ -33,6 +33,8 @@ final class Settings {
     static final int DEFAULT_EPISODIC_RESULTS = 5;
     static final double DEFAULT_MIN_SCORE = 0.0;
     static final int DEFAULT_MAX_RECORDS = 100_000;
+    static final int DEFAULT_MAX_MESSAGE_CHARS = 1024 * 1024;
+    static final String MAX_MESSAGE_CHARS_KEY = PREFIX + "max-message-chars";
 
     final Map<Kind, Duration> ttl = new EnumMap<>(Kind.class);
     int maxRecordsPerUser = DEFAULT_MAX_RECORDS;
@@ -48,6 +50,7 @@ final class Settings {
     ForgetMode deleteMode = ForgetMode.SOFT;
     byte @Nullable [] encryptionKey;
     String agent = "assistant";
+    int maxMessageChars = DEFAULT_MAX_MESSAGE_CHARS;
 
     /** Names of engine-owned settings that were set explicitly, in the order they were set. */
     final Set<String> engineSettingsSet = new LinkedHashSet<>();
@@ -67,6 +70,36 @@ final class Settings {
         maxRecordsPerUser = max;
         atLimit = at;
         engineSettingsSet.add("max-records-per-user");
+    }
+
+    /** A copy that later changes to this one do not reach (what a built {@link AgentMemory} keeps). */
+    Settings copy() {
+        Settings c = new Settings();
+        c.ttl.putAll(ttl);
+        c.maxRecordsPerUser = maxRecordsPerUser;
+        c.atLimit = atLimit;
+        c.windowSize = windowSize;
+        c.stateResults = stateResults;
+        c.persistentResults = persistentResults;
+        c.episodicResults = episodicResults;
+        c.minScore = minScore;
+        c.blockMaxChars = blockMaxChars;
+        c.blockMaxTokens = blockMaxTokens;
+        c.strictConflicts = strictConflicts;
+        c.deleteMode = deleteMode;
+        c.encryptionKey = encryptionKey == null ? null : encryptionKey.clone();
+        c.agent = agent;
+        c.maxMessageChars = maxMessageChars;
+        c.engineSettingsSet.addAll(engineSettingsSet);
+        return c;
+    }
+
+    void maxMessageChars(int chars) {
+        if (chars < 1024 || chars > 64 * 1024 * 1024) {
+            throw new IllegalArgumentException("max-message-chars must be within 1024..67108864: " + chars);
+        }
+        maxMessageChars = chars;
+        engineSettingsSet.add("max-message-chars");
     }
 
     void windowSize(int n) {
@@ -153,6 +186,7 @@ final class Settings {
                     };
                     case "encryption-key" -> encryptionKey(base64(key, v));
                     case "agent" -> agent = v;
+                    case "max-message-chars" -> maxMessageChars(integer(key, v));
                     default -> throw new IllegalArgumentException("unknown setting " + key
                             + " (known: " + String.join(", ", KNOWN) + ")");
                 }
@@ -189,7 +223,7 @@ final class Settings {
 
     static final Set<String> KNOWN = Set.of("ttl.<kind>", "max-records-per-user", "at-limit", "window-size",
             "results.state", "results.persistent", "results.episodic", "min-score", "block.max-chars",
-            "block.max-tokens", "strict-conflicts", "delete-mode", "encryption-key", "agent");
+            "block.max-tokens", "strict-conflicts", "delete-mode", "encryption-key", "agent", "max-message-chars");
 
     static String name(Kind kind) {
         return kind.name().toLowerCase(Locale.ROOT).replace('_', '-');

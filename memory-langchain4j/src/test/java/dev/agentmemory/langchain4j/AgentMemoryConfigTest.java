@@ -3,6 +3,7 @@ package dev.agentmemory.langchain4j;
 import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.Kind;
 import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.store.InMemoryEventStore;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.Source;
 import org.junit.jupiter.api.Test;
@@ -15,6 +16,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.List;
 import java.util.Properties;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -97,11 +99,16 @@ class AgentMemoryConfigTest {
     }
 
     @Test
-    void should_refuse_two_stores_when_both_are_given() {
-        assertThatThrownBy(() -> AgentMemory.builder().engine(MemoryEngine.builder().build())
-                .h2File(dir.resolve("m")).build())
+    void should_refuse_two_stores_at_the_second_call_when_both_are_given() {
+        AgentMemory.Builder builder = AgentMemory.builder().engine(MemoryEngine.builder().build());
+        assertThatThrownBy(() -> builder.h2File(dir.resolve("m")))
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessage("give only one of engine, store and h2File");
+                .hasMessage("cannot give both engine and h2File: the memory's store comes from one of engine, store"
+                        + " and h2File");
+        assertThatThrownBy(() -> AgentMemory.builder().h2File(dir.resolve("m")).store(new InMemoryEventStore()))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("cannot give both h2File and store: the memory's store comes from one of engine, store"
+                        + " and h2File");
     }
 
     @Test
@@ -116,5 +123,74 @@ class AgentMemoryConfigTest {
             assertThat(String.join("\n", memory.engine().readableLog(memory.caller(s)))).doesNotContain("4111");
             assertThat(memory.engine().log(memory.caller(s)).toString()).doesNotContain("4111");
         }
+    }
+
+    @Test
+    void should_not_change_a_built_memory_when_the_builder_is_reused() {
+        // given
+        AgentMemory.Builder builder = AgentMemory.builder().windowSize(2).agent("first");
+        try (AgentMemory first = builder.build()) {
+            // when: the builder is changed and used again
+            builder.windowSize(50).agent("second").config(props("agentmemory.window-size", "40"));
+            try (AgentMemory second = builder.build()) {
+                // then
+                SessionRef s = new SessionRef("acme", "alice", "s1");
+                dev.langchain4j.memory.ChatMemory window = first.chatMemoryProvider().get(s);
+                for (int i = 0; i < 5; i++) {
+                    window.add(dev.langchain4j.data.message.UserMessage.from("m" + i));
+                }
+                assertThat(window.messages()).hasSize(2);
+                assertThat(first.agent()).isEqualTo("first");
+                assertThat(second.agent()).isEqualTo("second");
+            }
+        }
+    }
+
+    @Test
+    void should_refuse_a_message_over_max_message_chars_naming_the_setting_and_keep_the_window() {
+        try (AgentMemory memory = AgentMemory.builder().config(props("agentmemory.max-message-chars", "2048")).build()) {
+            SessionRef s = new SessionRef("acme", "alice", "s1");
+            List<dev.langchain4j.data.message.ChatMessage> before = List.of(
+                    dev.langchain4j.data.message.UserMessage.from("hi"));
+            memory.chatMemoryStore().updateMessages(s, before);
+            List<dev.langchain4j.data.message.ChatMessage> big = List.of(
+                    dev.langchain4j.data.message.UserMessage.from("hi"),
+                    dev.langchain4j.data.message.AiMessage.from("x".repeat(3000)));
+
+            assertThatThrownBy(() -> memory.chatMemoryStore().updateMessages(s, big))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("a message of type AI of session acme/alice/s1 is ")
+                    .hasMessageEndingWith(" characters serialized, over the limit of 2048 (raise"
+                            + " agentmemory.max-message-chars, AgentMemory.Builder#maxMessageChars)");
+            assertThat(memory.chatMemoryStore().getMessages(s)).isEqualTo(before);
+        }
+    }
+
+    @Test
+    void should_keep_a_large_image_message_when_max_message_chars_is_raised() {
+        String image = java.util.Base64.getEncoder().encodeToString(new byte[900_000]); // 1.2 MB of base64
+        dev.langchain4j.data.message.UserMessage withImage = dev.langchain4j.data.message.UserMessage.from(List.of(
+                dev.langchain4j.data.message.TextContent.from("what is this?"),
+                dev.langchain4j.data.message.ImageContent.from(image, "image/png")));
+        SessionRef s = new SessionRef("acme", "alice", "s1");
+        try (AgentMemory memory = AgentMemory.builder().build()) {
+            assertThatThrownBy(() -> memory.chatMemoryStore().updateMessages(s, List.of(withImage)))
+                    .hasMessageContaining("over the limit of 1048576 (raise agentmemory.max-message-chars");
+        }
+        try (AgentMemory memory = AgentMemory.builder().maxMessageChars(4 * 1024 * 1024).build()) {
+            memory.chatMemoryStore().updateMessages(s, List.of(withImage));
+            assertThat(memory.chatMemoryStore().getMessages(s)).containsExactly(withImage);
+        }
+    }
+
+    @Test
+    void should_refuse_max_message_chars_with_a_ready_engine_and_out_of_range() {
+        assertThatThrownBy(() -> AgentMemory.builder().maxMessageChars(10))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("max-message-chars must be within 1024..67108864: 10");
+        assertThatThrownBy(() -> AgentMemory.builder().maxMessageChars(4096).engine(MemoryEngine.builder().build()).build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("settings [max-message-chars] belong to the engine: set them on MemoryEngine.builder()"
+                        + " when passing a ready engine");
     }
 }

@@ -100,11 +100,13 @@ class ChatMemoryStoreTest {
     }
 
     @Test
-    void should_reject_a_memory_id_that_names_no_tenant_and_user() {
+    void should_refuse_an_object_id_rather_than_read_its_toString_when_it_is_no_known_id_type() {
         try (AgentMemory memory = AgentMemory.builder().build()) {
-            assertThatThrownBy(() -> memory.chatMemoryStore().getMessages("default"))
+            assertThatThrownBy(() -> memory.chatMemoryStore().getMessages(new StringBuilder("acme/mallory/s1")))
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessage("memory id must be a SessionRef or \"tenant/user/session\": \"default\"");
+                    .hasMessage("memory id of type java.lang.StringBuilder is not mapped to a session: use a SessionRef,"
+                            + " a String (\"tenant/user/session\" or any other), an Integer, a Long or a UUID, or set"
+                            + " AgentMemory.Builder#sessionResolver (not mapped through toString(): \"acme/mallory/s1\")");
         }
     }
     @Test

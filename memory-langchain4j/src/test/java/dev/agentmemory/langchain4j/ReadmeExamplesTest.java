@@ -66,7 +66,7 @@ class ReadmeExamplesTest {
         try (AgentMemory memory = AgentMemory.builder().h2File(dir.resolve("memory")).build()) {
             // --- snippet 2 ---
             ChatMemory chatMemory = MessageWindowChatMemory.builder()
-                    .id("acme/alice/chat-1")                        // "tenant/user/session" or a SessionRef
+                    .id("acme/alice/chat-1")                        // "tenant/user/session", a SessionRef, or any id
                     .maxMessages(20)
                     .chatMemoryStore(memory.chatMemoryStore())      // instead of InMemoryChatMemoryStore
                     .build();
@@ -75,6 +75,37 @@ class ReadmeExamplesTest {
 
             assertThat(chatMemory.messages()).containsExactly(UserMessage.from("Where is my order?"));
         }
+    }
+
+    // README: Migrating from InMemoryChatMemoryStore
+    interface Chat {
+        String chat(@MemoryId int user, @dev.langchain4j.service.UserMessage String message);  // int, long, UUID, String or none
+    }
+
+    @Test
+    void use_2_migrating_from_in_memory_chat_memory_store() {
+        Path dataDir = dir;
+        ScriptedChatModel scripted = new ScriptedChatModel(r -> AiMessage.from("echo: " + ScriptedChatModel.lastUserText(r)));
+        ChatModel chatModel = scripted;
+
+        // --- snippet migrating ---
+        AgentMemory memory = AgentMemory.builder().h2File(dataDir.resolve("memory")).build();
+        Chat chat = AiServices.builder(Chat.class)
+                .chatModel(chatModel)
+                .chatMemoryProvider(id -> MessageWindowChatMemory.builder()
+                        .id(id)
+                        .maxMessages(20)
+                        .chatMemoryStore(memory.chatMemoryStore())     // was: new InMemoryChatMemoryStore()
+                        .build())
+                .build();
+        chat.chat(42, "Hello");
+        // --- end ---
+
+        assertThat(chat.chat(42, "again")).isEqualTo("echo: again");
+        assertThat(scripted.lastRequest().messages()).containsExactly(UserMessage.from("Hello"),
+                AiMessage.from("echo: Hello"), UserMessage.from("again"));
+        assertThat(memory.session(42)).isEqualTo(new SessionRef("default", "i-42", "i-42"));
+        memory.close();
     }
 
     @Test

@@ -36,6 +36,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -360,7 +361,8 @@ class BadInputFuzzTest {
     private void everyPublicMethod(MemoryEngine engine, MemoryRecord sentinel) {
         List<Method> methods = Arrays.stream(MemoryEngine.class.getMethods())
                 .filter(m -> m.getDeclaringClass() == MemoryEngine.class && !Modifier.isStatic(m.getModifiers()))
-                .filter(m -> !Set.of("close", "compact", "register", "addListener", "addRedactor", "invalidateCache", "clock")
+                .filter(m -> !Set.of("close", "compact", "register", "addListener", "addRedactor", "unregister",
+                        "removeListener", "removeRedactor", "invalidateCache", "clock")
                         .contains(m.getName()))
                 .sorted(Comparator.comparing(Method::toString))
                 .toList();
@@ -421,6 +423,8 @@ class BadInputFuzzTest {
                 Map.entry(MemoryValue.class, MemoryValue.of("v")),
                 Map.entry(Function.class, (Function<List<StoredMessage>, MemoryEngine.WindowChange>)
                         w -> new MemoryEngine.WindowChange(List.of(), List.of())),
+                Map.entry(BiFunction.class, (BiFunction<List<StoredMessage>, Long, MemoryEngine.WindowChange>)
+                        (w, next) -> new MemoryEngine.WindowChange(List.of(), List.of())),
                 Map.entry(long.class, 1L),
                 Map.entry(int.class, 1),
                 Map.entry(boolean.class, true));

@@ -19,6 +19,7 @@ import dev.agentmemory.core.TaskInfo;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.core.policy.KindRules;
 import dev.agentmemory.langchain4j.SessionRef;
+import dev.agentmemory.langchain4j.SessionResolver;
 import dev.langchain4j.agent.tool.P;
 import dev.langchain4j.agent.tool.Tool;
 import dev.langchain4j.agent.tool.ToolMemoryId;
@@ -32,7 +33,8 @@ import java.util.Optional;
 /**
  * Memory tools for an AiService: remember, update state, forget, and start, suspend, resume or
  * end a task. Pass an instance to {@code AiServices.builder(...).tools(...)}; the AiService's
- * {@code @MemoryId} must be a {@link SessionRef} or its string form {@code tenant/user/session}.
+ * memory id is mapped to a session by a {@link SessionResolver} (the one of the
+ * {@code AgentMemory} that made these tools).
  *
  * <p><b>Trust.</b> A model is not believed on its own say-so. Every call becomes a core
  * {@link Proposal} that the engine validates like any other write:
@@ -52,6 +54,9 @@ import java.util.Optional;
  *       trip sentence "这次 11 月去海岚。" for {@code user.residence}) keeps the write as the model's
  *       unconfirmed inference, tagged {@value #UNSUPPORTED_QUOTE_TAG}, and the answer says why.</li>
  * </ul>
+ * Quotes are looked up in the session's messages held by the engine, so quoted writes need
+ * the AiService to keep its chat memory in the {@code AgentMemory}'s store; with another
+ * {@code ChatMemoryStore} every quoted write is answered with {@link #NO_MESSAGES_TO_QUOTE}.
  * Rule violations, unknown keys, bad ids and uncheckable quotes come back as the tool's text
  * result, never as an exception into the AiService. Thread-safe.
  */
@@ -66,21 +71,46 @@ public final class MemoryTools {
      */
     public static final String UNSUPPORTED_QUOTE_TAG = "quote-does-not-state-it";
 
+    /**
+     * The answer to a quoted write when this memory holds no user message of the session: the
+     * quote cannot be checked, typically because the AiService keeps its chat memory in another
+     * store (LangChain4j's {@code InMemoryChatMemoryStore}) instead of the AgentMemory's.
+     */
+    public static final String NO_MESSAGES_TO_QUOTE = "Not saved: the quote cannot be checked because this memory"
+            + " holds no user message of this session (quoted writes need the AiService's chat memory to be"
+            + " AgentMemory.chatMemoryProvider() or chatMemoryStore(), not another ChatMemoryStore); leave userQuote"
+            + " out to keep an unconfirmed candidate.";
+
     private final MemoryEngine engine;
     private final String agent;
     private final ForgetMode forgetMode;
+    private final SessionResolver sessions;
 
-    /** Tools acting as {@code agent}; forgetting is soft (tombstones stay for audit). */
+    /** Tools acting as {@code agent}; forgetting is soft (tombstones stay for audit); ids mapped by {@link SessionResolver#standard()}. */
     public MemoryTools(MemoryEngine engine, String agent) {
         this(engine, agent, ForgetMode.SOFT);
     }
 
-    /** Tools acting as {@code agent}, forgetting in {@code forgetMode}. */
+    /** Tools acting as {@code agent}, forgetting in {@code forgetMode}; ids mapped by {@link SessionResolver#standard()}. */
     public MemoryTools(MemoryEngine engine, String agent, ForgetMode forgetMode) {
+        this(engine, agent, forgetMode, SessionResolver.standard());
+    }
+
+    /**
+     * Tools acting as {@code agent}, forgetting in {@code forgetMode}, mapping memory ids with
+     * {@code sessions} (use the chat memory store's mapping, so that quotes are looked up in the
+     * session the AiService writes to).
+     */
+    public MemoryTools(MemoryEngine engine, String agent, ForgetMode forgetMode, SessionResolver sessions) {
         this.engine = Objects.requireNonNull(engine, "engine");
         this.agent = Objects.requireNonNull(agent, "agent");
         this.forgetMode = Objects.requireNonNull(forgetMode, "forgetMode");
+        this.sessions = Objects.requireNonNull(sessions, "sessions");
         new Caller("tenant", "user", agent); // validates the agent id
+    }
+
+    private SessionRef session(Object memoryId) {
+        return SessionResolver.resolve(sessions, memoryId);
     }
 
     @Tool(name = "remember", value = {
@@ -93,7 +123,7 @@ public final class MemoryTools {
                            @P("preference or fact") String kind,
                            @P(value = "the user's exact words stating it, copied from their message", required = false)
                            @Nullable String userQuote) {
-        SessionRef ref = SessionRef.of(memoryId);
+        SessionRef ref = session(memoryId);
         Caller caller = ref.caller(agent);
         boolean preference;
         if ("preference".equals(kind)) {
@@ -118,7 +148,7 @@ public final class MemoryTools {
                               @P(value = "fact (default) or decision", required = false) @Nullable String kind,
                               @P(value = "the user's exact words stating it, copied from their message", required = false)
                               @Nullable String userQuote) {
-        SessionRef ref = SessionRef.of(memoryId);
+        SessionRef ref = session(memoryId);
         Caller caller = ref.caller(agent);
         Kind k;
         if (kind == null || kind.isBlank() || "fact".equals(kind)) {
@@ -156,7 +186,7 @@ public final class MemoryTools {
                          @P("persistent, session or task (the active task)") String scope,
                          @P(value = "the user's exact words asking to forget it", required = false)
                          @Nullable String userQuote) {
-        SessionRef ref = SessionRef.of(memoryId);
+        SessionRef ref = session(memoryId);
         Caller caller = ref.caller(agent);
         MemoryKey k;
         try {
@@ -217,7 +247,7 @@ public final class MemoryTools {
     public String startTask(@ToolMemoryId Object memoryId,
                             @P("task id: letters, digits, . _ : @ -") String task,
                             @P(value = "a short title", required = false) @Nullable String title) {
-        SessionRef ref = SessionRef.of(memoryId);
+        SessionRef ref = session(memoryId);
         Caller caller = ref.caller(agent);
         try {
             Optional<TaskInfo> before = engine.activeTask(caller, ref.session());
@@ -246,7 +276,7 @@ public final class MemoryTools {
     public String resumeTask(@ToolMemoryId Object memoryId, @P("task id") String task,
                              @P(value = "the session the task was started in, when several open tasks share the id",
                                      required = false) @Nullable String startedIn) {
-        SessionRef ref = SessionRef.of(memoryId);
+        SessionRef ref = session(memoryId);
         Caller caller = ref.caller(agent);
         if (task == null || task.isBlank()) {
             return "Cannot resume: name the task.";
@@ -270,7 +300,7 @@ public final class MemoryTools {
     }
 
     private String changeTask(Object memoryId, @Nullable String task, String done, String verb) {
-        SessionRef ref = SessionRef.of(memoryId);
+        SessionRef ref = session(memoryId);
         Caller caller = ref.caller(agent);
         String id = task;
         if (id == null || id.isBlank()) {
@@ -304,7 +334,11 @@ public final class MemoryTools {
         boolean cited = userQuote != null && !userQuote.isBlank();
         Proposal.Builder b;
         if (cited) {
-            Optional<StoredMessage> said = Citations.findUserMessage(engine.window(caller, ref.session()), userQuote);
+            List<StoredMessage> window = engine.window(caller, ref.session());
+            Optional<StoredMessage> said = Citations.findUserMessage(window, userQuote);
+            if (said.isEmpty() && window.stream().noneMatch(m -> Citations.USER_TYPE.equals(m.type()))) {
+                return NO_MESSAGES_TO_QUOTE;
+            }
             if (said.isEmpty()) {
                 return "Not saved: the quote was not found in the user's messages of this session; copy the user's "
                         + "exact words, or leave userQuote out to keep an unconfirmed candidate.";

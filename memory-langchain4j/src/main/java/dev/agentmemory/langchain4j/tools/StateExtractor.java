@@ -15,6 +15,7 @@ import dev.agentmemory.core.Source;
 import dev.agentmemory.core.TaskInfo;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.langchain4j.SessionRef;
+import dev.agentmemory.langchain4j.SessionResolver;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.SystemMessage;
@@ -82,6 +83,7 @@ public final class StateExtractor {
     private final String agent;
     private final int maxRetries;
     private final @Nullable String modelName;
+    private final SessionResolver sessions;
 
     private StateExtractor(Builder b) {
         this.engine = b.engine;
@@ -89,6 +91,11 @@ public final class StateExtractor {
         this.agent = b.agent;
         this.maxRetries = b.maxRetries;
         this.modelName = b.modelName;
+        this.sessions = b.sessions;
+    }
+
+    private SessionRef session(Object memoryId) {
+        return SessionResolver.resolve(sessions, memoryId);
     }
 
     /** A builder for an extractor writing through {@code engine} with {@code model}. */
@@ -102,7 +109,7 @@ public final class StateExtractor {
      * no outcomes and no model call.
      */
     public ExtractionResult extract(Object memoryId) {
-        SessionRef ref = SessionRef.of(memoryId);
+        SessionRef ref = session(memoryId);
         Caller caller = ref.caller(agent);
         List<StoredMessage> window = engine.window(caller, ref.session());
         int last = -1;
@@ -126,7 +133,7 @@ public final class StateExtractor {
     /** Extracts from a turn given as text (the user's message and, if any, the assistant's answer). */
     public ExtractionResult extract(Object memoryId, String userMessage, @Nullable String aiMessage) {
         Objects.requireNonNull(userMessage, "userMessage");
-        SessionRef ref = SessionRef.of(memoryId);
+        SessionRef ref = session(memoryId);
         ArrayNode turn = JSON.createArrayNode();
         turn.addObject().put("type", "USER").put("text", userMessage);
         if (aiMessage != null) {
@@ -297,10 +304,17 @@ public final class StateExtractor {
         private String agent = "assistant";
         private int maxRetries = 2;
         private @Nullable String modelName;
+        private SessionResolver sessions = SessionResolver.standard();
 
         private Builder(MemoryEngine engine, ChatModel model) {
             this.engine = Objects.requireNonNull(engine, "engine");
             this.model = Objects.requireNonNull(model, "model");
+        }
+
+        /** How memory ids map to sessions; default {@link SessionResolver#standard()} (use the chat memory store's). */
+        public Builder sessionResolver(SessionResolver sessions) {
+            this.sessions = Objects.requireNonNull(sessions, "sessions");
+            return this;
         }
 
         /** The agent the extractor writes as; default {@code assistant}. */

@@ -28,6 +28,7 @@ import dev.agentmemory.core.event.TaskStatus;
 import dev.agentmemory.core.spi.DerivedData;
 import dev.agentmemory.core.spi.ForgetRequest;
 import dev.agentmemory.langchain4j.SessionRef;
+import dev.agentmemory.langchain4j.SessionResolver;
 import dev.agentmemory.langchain4j.internal.Statements;
 import dev.langchain4j.data.message.SystemMessage;
 import dev.langchain4j.data.message.UserMessage;
@@ -103,6 +104,8 @@ public final class Summarizer {
     private final String agent;
     private final int minMessages;
     private final @Nullable String modelName;
+    private final SessionResolver sessions;
+    private @Nullable DerivedData cascade;
     private final ThreadLocal<Boolean> cascading = ThreadLocal.withInitial(() -> false);
 
     private Summarizer(Builder b) {
@@ -111,6 +114,23 @@ public final class Summarizer {
         this.agent = b.agent;
         this.minMessages = b.minMessages;
         this.modelName = b.modelName;
+        this.sessions = b.sessions;
+    }
+
+    private SessionRef session(Object memoryId) {
+        return SessionResolver.resolve(sessions, memoryId);
+    }
+
+    /**
+     * Unregisters this summarizer's forget cascade from the engine ({@code AgentMemory.close}
+     * calls it); the summarizer is not to be used afterwards. Idempotent.
+     */
+    public void close() {
+        DerivedData c = cascade;
+        if (c != null) {
+            engine.unregister(c);
+            cascade = null;
+        }
     }
 
     /** A builder for a summarizer writing through {@code engine} with {@code model}. */
@@ -126,7 +146,7 @@ public final class Summarizer {
      * refuses the summary; nothing is written then.
      */
     public Optional<MemoryRecord> summarize(Object memoryId) {
-        SessionRef ref = SessionRef.of(memoryId);
+        SessionRef ref = session(memoryId);
         Caller caller = ref.caller(agent);
         String session = ref.session();
         NavigableMap<Long, StoredMessage> history = engine.messageHistory(caller, session);
@@ -189,7 +209,7 @@ public final class Summarizer {
 
     /** The session's current summaries, oldest range first. */
     public List<MemoryRecord> summaries(Object memoryId) {
-        SessionRef ref = SessionRef.of(memoryId);
+        SessionRef ref = session(memoryId);
         return summaryRecords(ref.caller(agent), ref.session());
     }
 
@@ -405,10 +425,17 @@ public final class Summarizer {
         private String agent = "assistant";
         private int minMessages = 4;
         private @Nullable String modelName;
+        private SessionResolver sessions = SessionResolver.standard();
 
         private Builder(MemoryEngine engine, ChatModel model) {
             this.engine = Objects.requireNonNull(engine, "engine");
             this.model = Objects.requireNonNull(model, "model");
+        }
+
+        /** How memory ids map to sessions; default {@link SessionResolver#standard()} (use the chat memory store's). */
+        public Builder sessionResolver(SessionResolver sessions) {
+            this.sessions = Objects.requireNonNull(sessions, "sessions");
+            return this;
         }
 
         /** The agent summaries are written as; default {@code assistant}. */
@@ -439,7 +466,7 @@ public final class Summarizer {
         /** Builds the summarizer and registers its forget cascade ({@code "summaries"}) with the engine. */
         public Summarizer build() {
             Summarizer s = new Summarizer(this);
-            engine.register(new DerivedData() {
+            s.cascade = new DerivedData() {
                 @Override
                 public String name() {
                     return "summaries";
@@ -449,7 +476,8 @@ public final class Summarizer {
                 public int forget(ForgetRequest request) {
                     return s.forgotten(request);
                 }
-            });
+            };
+            engine.register(s.cascade);
             return s;
         }
     }

@@ -5,6 +5,7 @@ import dev.agentmemory.core.event.MemoryState;
 import dev.agentmemory.langchain4j.AgentMemory;
 import dev.agentmemory.langchain4j.Embeddings;
 import dev.agentmemory.langchain4j.SessionRef;
+import dev.agentmemory.langchain4j.SessionResolver;
 import dev.agentmemory.langchain4j.framing.FramedItem;
 import dev.agentmemory.langchain4j.framing.MemoryFramer;
 import dev.agentmemory.langchain4j.tools.MemoryTools;
@@ -376,7 +377,7 @@ class PluginBadInputFuzzTest {
 
     private static SessionRef validRef(Object id) {
         try {
-            return SessionRef.of(id);
+            return SessionResolver.resolve(SessionResolver.standard(), id);
         } catch (RuntimeException e) {
             return null;
         }
