@@ -257,7 +257,7 @@ public final class Summarizer {
     /**
      * The records the summary is built from, with the covered messages each is linked to: every
      * record servable when the summary is built (current, conflict or past its re-verify deadline,
-     * in the persistent layer, this session or its active task), every earlier version of those
+     * in the persistent layer or any session or active task of the user), every earlier version of those
      * keys already replaced, and the state of this session's other tasks, whose source message is covered,
      * or whose value a covered message or the summary states ({@link Statements}).
      */
@@ -269,11 +269,9 @@ public final class Summarizer {
                 .toList();
         List<KeyState> keys = new ArrayList<>();
         for (Layer layer : Layer.values()) {
-            for (KeyState k : engine.servable(caller, layer)) {
-                if (layer == Layer.PERSISTENT || session.equals(k.scope().session())) {
-                    keys.add(k);
-                }
-            }
+            // every session's state, not only this one's: a value of another session recalled
+            // here and restated in this summary is labelled by what became of it there
+            keys.addAll(engine.servable(caller, layer));
         }
         // the state of this session's other tasks (suspended or ended): a summary stating it is labelled by it
         for (TaskInfo t : engine.userTasks(caller)) {
