@@ -47,7 +47,7 @@ class PromptOracleReproductionsTest {
 
     private static void assertHolds(Invariant invariant, Predicate<Violation> which, Lifecycle.Config config,
                                     Step... steps) {
-        Lifecycle.Result r = PromptOracleProperties.run(config, List.of(steps));
+        Lifecycle.Result r = PromptOraclePropertyTest.run(config, List.of(steps));
         List<Violation> broken = r.violations().stream().filter(v -> v.invariant() == invariant).filter(which).toList();
         assertThat(broken).withFailMessage(() -> broken.size() + " violation(s) of " + invariant + ", first:\n"
                 + r.story(broken.get(0))).isEmpty();

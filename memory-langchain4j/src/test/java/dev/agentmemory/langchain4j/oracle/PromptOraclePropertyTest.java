@@ -34,7 +34,7 @@ import java.util.Map;
  * {@code oracle.minimize=true} (with report: shrink the earliest example of each broken invariant
  * to a short step sequence and print it).
  */
-class PromptOracleProperties {
+class PromptOraclePropertyTest {
 
     static final boolean REPORT = Boolean.getBoolean("oracle.report");
     static final boolean MINIMIZE = Boolean.getBoolean("oracle.minimize");
