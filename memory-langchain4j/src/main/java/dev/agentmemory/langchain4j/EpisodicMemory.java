@@ -64,7 +64,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     private final String agent;
     private final Set<String> caughtUp = ConcurrentHashMap.newKeySet();
     /** Which records past messages state, for labelling message hits (see {@link Lineage}). */
-    private final StatedValues stated = new StatedValues();
+    private final StatedRecords stated = new StatedRecords();
     private final Lineage lineage;
     /**
      * Items the listener removed because of a forget event, so that the forget's receipt (which

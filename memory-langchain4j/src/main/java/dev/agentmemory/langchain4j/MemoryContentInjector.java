@@ -11,6 +11,8 @@ import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.rag.content.Content;
 import dev.langchain4j.rag.content.injector.ContentInjector;
 
+import org.jspecify.annotations.Nullable;
+
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -104,7 +106,8 @@ final class MemoryContentInjector implements ContentInjector {
         return s == null ? fallback : s;
     }
 
-    private static Instant instant(String s) {
+    /** An ISO-8601 instant from content metadata; the epoch when absent or unreadable. */
+    static Instant instant(@Nullable String s) {
         if (s == null) {
             return Instant.EPOCH;
         }

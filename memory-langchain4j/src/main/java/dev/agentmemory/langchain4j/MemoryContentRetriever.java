@@ -122,7 +122,7 @@ final class MemoryContentRetriever implements ContentRetriever {
         splitSummaries(persistent, rest, summaries);
         splitSummaries(episodicHits, rest, summaries);
         out.addAll(rest);
-        summaries.sort(Comparator.comparing((Content c) -> instant(str(c, MemoryContent.RECORDED_AT))).reversed());
+        summaries.sort(Comparator.comparing((Content c) -> MemoryContentInjector.instant(str(c, MemoryContent.RECORDED_AT))).reversed());
         out.addAll(summaries.subList(0, Math.min(summaries.size(), settings.stateResults)));
         return out;
     }
@@ -130,14 +130,6 @@ final class MemoryContentRetriever implements ContentRetriever {
     private static void splitSummaries(List<Content> from, List<Content> others, List<Content> summaries) {
         for (Content c : from) {
             (SUMMARY.equals(str(c, MemoryContent.LAYER)) ? summaries : others).add(c);
-        }
-    }
-
-    private static java.time.Instant instant(String s) {
-        try {
-            return java.time.Instant.parse(s);
-        } catch (java.time.format.DateTimeParseException e) {
-            return java.time.Instant.EPOCH;
         }
     }
 

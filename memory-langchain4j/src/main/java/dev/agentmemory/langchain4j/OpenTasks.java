@@ -15,6 +15,7 @@ import dev.langchain4j.rag.content.ContentMetadata;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -81,7 +82,7 @@ final class OpenTasks {
         md.put(MemoryContent.ID, "task:" + t.session() + "/" + t.task());
         md.put(MemoryContent.SCOPE, caller.task(t).toString());
         md.put(MemoryContent.TASK, t.task());
-        md.put(MemoryContent.TASK_STATUS, t.status().name().toLowerCase(java.util.Locale.ROOT));
+        md.put(MemoryContent.TASK_STATUS, t.status().name().toLowerCase(Locale.ROOT));
         md.put(MemoryContent.KIND, "task");
         md.put(MemoryContent.SOURCE, "system");
         md.put(MemoryContent.TRUST, trusted ? "trusted" : "untrusted");

@@ -22,7 +22,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * is asked of the engine when a message is labelled. Summaries and summary bookkeeping are left
  * out (they state nothing of their own). Thread-safe.
  */
-final class StatedValues {
+final class StatedRecords {
 
     private record Entry(String id, @Nullable String sourceRef, List<String> words) {
     }
