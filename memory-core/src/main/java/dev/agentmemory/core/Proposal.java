@@ -141,6 +141,16 @@ public record Proposal(
         return b;
     }
 
+    /**
+     * The kind rule this proposal breaks whoever proposes it (an untrusted source writing a
+     * preference, a decision or a rule-like tag, and the like), as the reason the engine would
+     * reject it with; empty when the kind rules allow it. Scope, permission, conflict and size
+     * checks are not part of it: they depend on the engine's state and settings.
+     */
+    public java.util.Optional<String> ruleViolation() {
+        return KindRules.violation(this);
+    }
+
     /** Builds a {@link Proposal}. Defaults: kind TASK_FACT, source USER, trust from source, confidence 1, public. */
     public static final class Builder {
         private final Op op;

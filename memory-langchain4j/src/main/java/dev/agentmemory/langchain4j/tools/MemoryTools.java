@@ -17,7 +17,6 @@ import dev.agentmemory.core.Scope;
 import dev.agentmemory.core.Source;
 import dev.agentmemory.core.TaskInfo;
 import dev.agentmemory.core.event.StoredMessage;
-import dev.agentmemory.core.policy.KindRules;
 import dev.agentmemory.langchain4j.SessionRef;
 import dev.agentmemory.langchain4j.SessionResolver;
 import dev.langchain4j.agent.tool.P;
@@ -221,7 +220,7 @@ public final class MemoryTools {
             }
             b.source(Source.USER, Citations.messageRef(ref.session(), said.get().index())).tag(CITED_TAG);
         }
-        Optional<String> violation = KindRules.violation(b.build());
+        Optional<String> violation = b.build().ruleViolation();
         if (violation.isPresent()) {
             return "Nothing forgotten: " + violation.get()
                     + ". Only the user can have memory forgotten: quote their request in userQuote.";

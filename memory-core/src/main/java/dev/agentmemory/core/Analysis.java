@@ -1,14 +1,8 @@
-package dev.agentmemory.core.audit;
+package dev.agentmemory.core;
 
-import dev.agentmemory.core.KeyState;
-import dev.agentmemory.core.MemoryKey;
-import dev.agentmemory.core.MemoryRecord;
-import dev.agentmemory.core.MemoryValue;
-import dev.agentmemory.core.Scope;
-import dev.agentmemory.core.ScopeView;
-import dev.agentmemory.core.Status;
-import dev.agentmemory.core.TaskInfo;
-import dev.agentmemory.core.event.MemoryState;
+import dev.agentmemory.core.audit.AuditReport;
+import dev.agentmemory.core.audit.ScopeDiff;
+import dev.agentmemory.core.internal.state.PartitionState;
 import dev.agentmemory.core.event.TaskStatus;
 import dev.agentmemory.core.ledger.ActionRecord;
 
@@ -21,12 +15,12 @@ import java.util.List;
 import java.util.Map;
 
 /** The analyses over one user's state: audit findings, what the collector may archive, scope diffs. */
-public final class Analysis {
+final class Analysis {
     private Analysis() {
     }
 
     /** Audits {@code live} against a fresh {@code replayed} state. */
-    public static AuditReport audit(MemoryState live, MemoryState replayed, Instant now, Duration staleAfter) {
+    static AuditReport audit(PartitionState live, PartitionState replayed, Instant now, Duration staleAfter) {
         List<String> conflicts = new ArrayList<>();
         List<String> expired = new ArrayList<>();
         List<String> stale = new ArrayList<>();
@@ -74,7 +68,7 @@ public final class Analysis {
         return new AuditReport(live.lastSeq(), conflicts, expired, stale, referenced, pending, same, diff);
     }
 
-    private static String describe(MemoryState live, MemoryState replayed) {
+    private static String describe(PartitionState live, PartitionState replayed) {
         if (live.lastSeq() != replayed.lastSeq()) {
             return "live state is at seq " + live.lastSeq() + ", the log at " + replayed.lastSeq();
         }
@@ -88,7 +82,7 @@ public final class Analysis {
     }
 
     /** Records the collector may archive: those in ended tasks' scopes not archived yet. */
-    public static List<String> unreachable(MemoryState state) {
+    static List<String> unreachable(PartitionState state) {
         List<String> out = new ArrayList<>();
         for (TaskInfo t : state.allTasks()) {
             if (t.status() != TaskStatus.ENDED) {
@@ -105,7 +99,7 @@ public final class Analysis {
     }
 
     /** The difference of two views. */
-    public static ScopeDiff diff(ScopeView left, ScopeView right) {
+    static ScopeDiff diff(ScopeView left, ScopeView right) {
         Map<MemoryKey, MemoryValue> l = left.values();
         Map<MemoryKey, MemoryValue> r = right.values();
         Map<MemoryKey, MemoryValue> onlyL = new LinkedHashMap<>();
@@ -128,12 +122,7 @@ public final class Analysis {
     }
 
     /** Keys of a view with open conflicts. */
-    public static List<KeyState> conflicts(ScopeView view) {
+    static List<KeyState> conflicts(ScopeView view) {
         return view.keys().stream().filter(KeyState::hasConflict).toList();
-    }
-
-    /** Scope of a key state, for callers that print them. */
-    public static Scope scopeOf(KeyState k) {
-        return k.scope();
     }
 }

@@ -1,10 +1,7 @@
-package dev.agentmemory.core.policy;
+package dev.agentmemory.core;
 
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.Layer;
-import dev.agentmemory.core.Proposal;
-import dev.agentmemory.core.Source;
-import dev.agentmemory.core.Trust;
+
+import dev.agentmemory.core.policy.InstructionDetector;
 
 import java.util.Locale;
 import java.util.Optional;
@@ -22,7 +19,7 @@ import java.util.Set;
  * </ul>
  * An inference never overwriting a user-stated value is a conflict rule, see {@link ConflictPolicy}.
  */
-public final class KindRules {
+final class KindRules {
 
     private static final Set<String> RULE_TAGS = Set.of("rule", "instruction", "policy", "system", "preference");
 
@@ -30,7 +27,7 @@ public final class KindRules {
     }
 
     /** The reason {@code p} breaks a kind rule, or empty when it keeps them all. */
-    public static Optional<String> violation(Proposal p) {
+    static Optional<String> violation(Proposal p) {
         if (p.op() == Proposal.Op.INVALIDATE) {
             if (p.trust() == Trust.UNTRUSTED) {
                 return Optional.of("an untrusted source cannot invalidate memory");

@@ -1,9 +1,5 @@
-package dev.agentmemory.core.policy;
+package dev.agentmemory.core;
 
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.MemoryRecord;
-import dev.agentmemory.core.Proposal;
-import dev.agentmemory.core.Source;
 
 import java.time.Instant;
 import java.util.Objects;
@@ -14,13 +10,13 @@ import java.util.Objects;
  * older; an inference (or any model output) never replaces what the user stated. Otherwise the
  * new value becomes a conflict candidate that reads surface, or, in strict mode, is rejected.
  */
-public final class ConflictPolicy {
+final class ConflictPolicy {
 
     private ConflictPolicy() {
     }
 
     /** The verdict on one write. */
-    public enum Verdict {
+    enum Verdict {
         SUPERSEDE,
         CONFLICT
     }
@@ -31,7 +27,7 @@ public final class ConflictPolicy {
      * @param verdict supersede or conflict
      * @param reason  why, in words
      */
-    public record Decision(Verdict verdict, String reason) {
+    record Decision(Verdict verdict, String reason) {
         public Decision {
             Objects.requireNonNull(verdict, "verdict");
             Objects.requireNonNull(reason, "reason");
@@ -39,7 +35,7 @@ public final class ConflictPolicy {
     }
 
     /** Decides between the proposal (observed at {@code observedAt}) and the current version. */
-    public static Decision decide(Proposal p, Instant observedAt, MemoryRecord current) {
+    static Decision decide(Proposal p, Instant observedAt, MemoryRecord current) {
         boolean modelMade = p.kind() == Kind.INFERENCE || p.source() == Source.MODEL;
         if (modelMade && current.source() == Source.USER) {
             return new Decision(Verdict.CONFLICT,

@@ -1,0 +1,91 @@
+package dev.agentmemory.core;
+
+import dev.agentmemory.core.audit.AuditReport;
+import dev.agentmemory.core.audit.ScopeDiff;
+import dev.agentmemory.core.event.LoggedEvent;
+import dev.agentmemory.core.event.MemoryState;
+import dev.agentmemory.core.spi.DerivedData;
+import dev.agentmemory.core.spi.EventListener;
+import dev.agentmemory.core.spi.MessageRedactor;
+import dev.agentmemory.core.spi.Partition;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Operator tools and extension points, from {@link MemoryEngine#admin()}: the raw and readable
+ * log, replay and audit, the collector, scope diffs, store-wide listing and compaction, and the
+ * registration of derived data, listeners and message redactors. Unlike the other reads,
+ * {@link #log}, {@link #replay} and {@link #audit} are views of the whole user and are not
+ * filtered by agent.
+ */
+public interface Admin {
+
+    /** The user's log, decoded, in sequence order. */
+    List<LoggedEvent> log(Caller caller);
+
+    /**
+     * The log in readable form, one line per event. Values are redacted when sensitive or when
+     * the caller's agent may not read them (another agent's private or protected record).
+     */
+    List<String> readableLog(Caller caller);
+
+    /** A fresh, read-only replay of the stored log. */
+    MemoryState replay(Caller caller);
+
+    /**
+     * Audits the user's memory: open conflicts, expired-but-active records, keys not updated
+     * within {@code staleAfter}, ended tasks still referenced, pending actions, and whether the
+     * live state equals a fresh replay of the stored log.
+     */
+    AuditReport audit(Caller caller, Duration staleAfter);
+
+    /**
+     * Archives state no longer reachable from an active task or the user's persistent memory
+     * (records of ended tasks). Nothing is deleted; returns the ids archived.
+     */
+    List<String> collect(Caller caller);
+
+    /** How the current values of two of the caller's scopes differ. */
+    ScopeDiff diff(Caller caller, Scope left, Scope right);
+
+    /** Tenants' users that have a log, for tools that inspect a whole store. */
+    List<Partition> users(String tenant);
+
+    /**
+     * Compacts the store, then every registered derived data ({@link DerivedData#compact}), so
+     * that scrubbed bytes leave the storage medium.
+     */
+    void compact();
+
+    /**
+     * Drops the cached state of every user so that the next call reloads it from the store: for
+     * a store that another process has changed behind this engine's back.
+     */
+    void invalidateCache();
+
+    /** Registers derived data that must forget what the engine forgets. */
+    void register(DerivedData data);
+
+    /** Removes derived data registered with {@link #register}; false when it was not registered. */
+    boolean unregister(DerivedData data);
+
+    /** The names of the registered derived data, in registration order (a name once per registration). */
+    List<String> derivedDataNames();
+
+    /** Registers a listener told about every committed event. */
+    void addListener(EventListener listener);
+
+    /** Removes a listener added with {@link #addListener}; false when it was not added. */
+    boolean removeListener(EventListener listener);
+
+    /**
+     * Registers a redactor for messages in a format it knows, tried (in registration order)
+     * before the engine's generic JSON redaction when a forget redacts messages that state a
+     * forgotten value (see {@link MemoryEngine#forget}).
+     */
+    void addRedactor(MessageRedactor redactor);
+
+    /** Removes a redactor added with {@link #addRedactor}; false when it was not added. */
+    boolean removeRedactor(MessageRedactor redactor);
+}

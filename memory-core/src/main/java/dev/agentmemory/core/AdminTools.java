@@ -1,0 +1,125 @@
+package dev.agentmemory.core;
+
+import dev.agentmemory.core.audit.AuditReport;
+import dev.agentmemory.core.audit.ScopeDiff;
+import dev.agentmemory.core.event.Change;
+import dev.agentmemory.core.event.LoggedEvent;
+import dev.agentmemory.core.event.MemoryState;
+import dev.agentmemory.core.internal.state.PartitionState;
+import dev.agentmemory.core.spi.DerivedData;
+import dev.agentmemory.core.spi.EventListener;
+import dev.agentmemory.core.spi.MessageRedactor;
+import dev.agentmemory.core.spi.Partition;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/** The operator tools and extension points ({@link Admin}). */
+final class AdminTools implements Admin {
+
+    private final MemoryEngine engine;
+    private final PartitionRuntime runtime;
+    private final Forgetter forgetter;
+
+    AdminTools(MemoryEngine engine, PartitionRuntime runtime, Forgetter forgetter) {
+        this.engine = engine;
+        this.runtime = runtime;
+        this.forgetter = forgetter;
+    }
+
+    @Override
+    public List<LoggedEvent> log(Caller caller) {
+        return runtime.log(caller);
+    }
+
+    @Override
+    public List<String> readableLog(Caller caller) {
+        return log(caller).stream().map(e -> EventText.readable(e, caller.agent())).toList();
+    }
+
+    @Override
+    public MemoryState replay(Caller caller) {
+        return MemoryState.replay(log(caller));
+    }
+
+    @Override
+    public AuditReport audit(Caller caller, Duration staleAfter) {
+        Objects.requireNonNull(staleAfter, "staleAfter");
+        return runtime.exclusive(caller, held -> Analysis.audit(held.state(), PartitionState.replay(held.storedLog()),
+                runtime.clock().instant(), staleAfter));
+    }
+
+    @Override
+    public List<String> collect(Caller caller) {
+        return runtime.write(caller, (s, tx) -> {
+            List<String> ids = Analysis.unreachable(s);
+            if (!ids.isEmpty()) {
+                tx.add(s, new Change.RecordsArchived(ids));
+            }
+            return ids;
+        });
+    }
+
+    @Override
+    public ScopeDiff diff(Caller caller, Scope left, Scope right) {
+        return Analysis.diff(engine.view(caller, left, ReadOptions.withArchived()),
+                engine.view(caller, right, ReadOptions.withArchived()));
+    }
+
+    @Override
+    public List<Partition> users(String tenant) {
+        return runtime.partitions(Ids.check(tenant, "tenant"));
+    }
+
+    @Override
+    public void compact() {
+        runtime.compact();
+    }
+
+    @Override
+    public void invalidateCache() {
+        runtime.invalidate();
+    }
+
+    @Override
+    public void register(DerivedData data) {
+        runtime.register(Objects.requireNonNull(data, "data"));
+    }
+
+    @Override
+    public boolean unregister(DerivedData data) {
+        return runtime.unregister(Objects.requireNonNull(data, "data"));
+    }
+
+    @Override
+    public List<String> derivedDataNames() {
+        List<DerivedData> derived = runtime.derived();
+        List<String> names = new ArrayList<>(derived.size());
+        for (DerivedData d : derived) {
+            names.add(d.name());
+        }
+        return List.copyOf(names);
+    }
+
+    @Override
+    public void addListener(EventListener listener) {
+        runtime.addListener(Objects.requireNonNull(listener, "listener"));
+    }
+
+    @Override
+    public boolean removeListener(EventListener listener) {
+        return runtime.removeListener(Objects.requireNonNull(listener, "listener"));
+    }
+
+    @Override
+    public void addRedactor(MessageRedactor redactor) {
+        forgetter.addRedactor(Objects.requireNonNull(redactor, "redactor"));
+    }
+
+    @Override
+    public boolean removeRedactor(MessageRedactor redactor) {
+        return forgetter.removeRedactor(Objects.requireNonNull(redactor, "redactor"));
+    }
+}

@@ -1,0 +1,414 @@
+package dev.agentmemory.core.internal.state;
+
+import dev.agentmemory.core.event.Change;
+import dev.agentmemory.core.event.LoggedEvent;
+import dev.agentmemory.core.event.StoredMessage;
+import dev.agentmemory.core.event.TaskStatus;
+
+import dev.agentmemory.core.MemoryKey;
+import dev.agentmemory.core.MemoryRecord;
+import dev.agentmemory.core.Scope;
+import dev.agentmemory.core.Status;
+import dev.agentmemory.core.TaskInfo;
+import dev.agentmemory.core.Verification;
+import dev.agentmemory.core.ledger.ActionRecord;
+import org.jspecify.annotations.Nullable;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.NavigableSet;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The state of one user's memory that a log replays to. {@link #apply} is the only way it
+ * changes, so the engine's live state and a fresh replay of the stored log are the same by
+ * construction, and {@link #equals} compares them. Not thread-safe: the engine's partition
+ * runtime guards it. Internal: users see a replay through the read-only
+ * {@link dev.agentmemory.core.event.MemoryState}.
+ */
+public final class PartitionState {
+
+    private final Map<String, MemoryRecord> records = new LinkedHashMap<>();
+    private final Map<Scope, Map<MemoryKey, List<String>>> versions = new LinkedHashMap<>();
+    private final Map<String, Map<String, TaskInfo>> tasks = new TreeMap<>();
+    private final Map<String, NavigableSet<String>> aliases = new TreeMap<>();
+    private final Map<String, ActionRecord> actions = new LinkedHashMap<>();
+    private final Map<String, NavigableMap<Long, StoredMessage>> messages = new TreeMap<>();
+    private final Map<String, NavigableSet<Long>> windows = new TreeMap<>();
+    /**
+     * The same windows in window order (order, then index), kept in step with {@link #windows}
+     * as events apply, so that reading a window never sorts. Derived from {@code windows} and
+     * {@code messages}, hence not part of {@link #equals}.
+     */
+    private final Map<String, OrderedWindow> ordered = new HashMap<>();
+    private static final Comparator<StoredMessage> WINDOW_ORDER =
+            Comparator.comparingLong(StoredMessage::order).thenComparingLong(StoredMessage::index);
+    private long lastSeq;
+    private long liveRecords;
+    /** Source of {@link #recordsRevision} values: unique across every state of this JVM. */
+    private static final AtomicLong REVISIONS = new AtomicLong();
+    private long recordsRevision = REVISIONS.incrementAndGet();
+
+    /** Replays {@code events} (in sequence order) into a fresh state. */
+    public static PartitionState replay(Collection<LoggedEvent> events) {
+        PartitionState state = new PartitionState();
+        events.forEach(state::apply);
+        return state;
+    }
+
+    /** Applies one event; events must come in sequence order. */
+    public void apply(LoggedEvent event) {
+        Objects.requireNonNull(event, "event");
+        if (event.seq() != lastSeq + 1) {
+            throw new IllegalStateException("event " + event.seq() + " does not follow " + lastSeq);
+        }
+        lastSeq = event.seq();
+        Change c = event.change();
+        if (!(c instanceof Change.MessagesAppended || c instanceof Change.MessagesEvicted
+                || c instanceof Change.ActionIntended || c instanceof Change.ActionCompleted)) {
+            recordsRevision = REVISIONS.incrementAndGet();
+        }
+        if (c instanceof Change.RecordWritten w) {
+            for (String id : w.superseded()) {
+                update(id, r -> r.status() == Status.FORGOTTEN ? r : r.status(Status.SUPERSEDED));
+            }
+            MemoryRecord r = w.record();
+            MemoryRecord before = records.put(r.id(), r);
+            if (before == null && r.status() != Status.FORGOTTEN) {
+                liveRecords++;
+            }
+            versions.computeIfAbsent(r.scope(), s -> new LinkedHashMap<>())
+                    .computeIfAbsent(r.key(), k -> new ArrayList<>()).add(r.id());
+        } else if (c instanceof Change.RecordsExpired e) {
+            e.ids().forEach(id -> update(id, r -> r.status() == Status.ACTIVE ? r.status(Status.EXPIRED) : r));
+        } else if (c instanceof Change.RecordsForgotten f) {
+            f.ids().forEach(id -> update(id, MemoryRecord::tombstone));
+        } else if (c instanceof Change.RecordVerified v) {
+            MemoryRecord before = records.get(v.id());
+            update(v.id(), r -> r.verified(v.verification(), v.evidence()));
+            if (before != null) {
+                settleVerdict(before, v.verification());
+            }
+        } else if (c instanceof Change.RecordsArchived a) {
+            a.ids().forEach(id -> update(id, r -> r.archived(true)));
+        } else if (c instanceof Change.TaskChanged t) {
+            tasks.computeIfAbsent(t.session(), s -> new LinkedHashMap<>()).merge(t.task(),
+                    new TaskInfo(t.session(), t.task(), t.title(), t.status(), event.at()),
+                    (old, neu) -> new TaskInfo(old.session(), old.task(),
+                            neu.title() != null ? neu.title() : old.title(), neu.status(), neu.changedAt(), old.heldBy()));
+        } else if (c instanceof Change.TaskMoved m) {
+            Map<String, TaskInfo> started = tasks.get(m.session());
+            TaskInfo old = started == null ? null : started.get(m.task());
+            if (old != null) {
+                started.put(m.task(), new TaskInfo(old.session(), old.task(), old.title(), old.status(), event.at(), m.to()));
+            }
+        } else if (c instanceof Change.AliasRegistered a) {
+            aliases.computeIfAbsent(a.alias(), k -> new TreeSet<>()).add(a.entity());
+        } else if (c instanceof Change.ActionIntended i) {
+            actions.putIfAbsent(i.operationId(),
+                    new ActionRecord(i.operationId(), i.action(), i.params(), event.at(), null, null, null));
+        } else if (c instanceof Change.ActionCompleted done) {
+            ActionRecord r = actions.get(done.operationId());
+            if (r != null) {
+                actions.put(r.operationId(), new ActionRecord(r.operationId(), r.action(), r.params(), r.intendedAt(),
+                        done.outcome(), done.success(), event.at()));
+            }
+        } else if (c instanceof Change.MessagesAppended m) {
+            NavigableMap<Long, StoredMessage> history = messages.computeIfAbsent(m.session(), s -> new TreeMap<>());
+            NavigableSet<Long> window = windows.computeIfAbsent(m.session(), s -> new TreeSet<>());
+            OrderedWindow inOrder = ordered.computeIfAbsent(m.session(), s -> new OrderedWindow());
+            for (StoredMessage msg : m.messages()) {
+                StoredMessage before = history.put(msg.index(), msg);
+                if (before != null && window.contains(before.index())) {
+                    inOrder.remove(before);
+                }
+                window.add(msg.index());
+                inOrder.add(msg);
+            }
+        } else if (c instanceof Change.MessagesEvicted e) {
+            leaveWindow(e.session(), e.indices());
+        } else if (c instanceof Change.MessagesForgotten f) {
+            leaveWindow(f.session(), f.indices());
+            NavigableMap<Long, StoredMessage> history = messages.get(f.session());
+            if (history != null) {
+                for (Long i : f.indices()) {
+                    history.computeIfPresent(i, (k, m) -> m.tombstone());
+                }
+            }
+        } else if (c instanceof Change.MessagesRedacted r) {
+            NavigableMap<Long, StoredMessage> history = messages.get(r.session());
+            NavigableSet<Long> window = windows.get(r.session());
+            OrderedWindow inOrder = ordered.get(r.session());
+            for (StoredMessage msg : r.messages()) {
+                StoredMessage before = history == null ? null : history.get(msg.index());
+                if (before == null || before.forgotten()) {
+                    continue;
+                }
+                StoredMessage replacement = new StoredMessage(before.index(), before.order(), before.type(),
+                        msg.json(), msg.text());
+                history.put(before.index(), replacement);
+                if (window != null && window.contains(before.index()) && inOrder != null) {
+                    inOrder.add(replacement);
+                }
+            }
+        } else if (c instanceof Change.UserForgotten) {
+            ordered.clear();
+            records.replaceAll((id, r) -> r.tombstone());
+            liveRecords = 0;
+            tasks.clear();
+            aliases.clear();
+            messages.values().forEach(h -> h.replaceAll((i, m) -> m.tombstone()));
+            windows.clear();
+        }
+    }
+
+    private void leaveWindow(String session, Collection<Long> indices) {
+        NavigableSet<Long> window = windows.get(session);
+        if (window == null) {
+            return;
+        }
+        OrderedWindow inOrder = ordered.get(session);
+        NavigableMap<Long, StoredMessage> history = messages.get(session);
+        List<StoredMessage> leaving = new ArrayList<>(indices.size());
+        for (Long i : indices) {
+            if (window.remove(i) && history != null) {
+                StoredMessage m = history.get(i);
+                if (m != null) {
+                    leaving.add(m);
+                }
+            }
+        }
+        if (inOrder != null) {
+            inOrder.removeAll(leaving);
+        }
+    }
+
+    /**
+     * A window's messages sorted by (order, index) in an array list: appending at the end and
+     * evicting from the front, what chat windows do, are cheap, and a read is one array copy.
+     */
+    private static final class OrderedWindow {
+        private final ArrayList<StoredMessage> list = new ArrayList<>();
+
+        private int find(StoredMessage m) {
+            return Collections.binarySearch(list, m, WINDOW_ORDER);
+        }
+
+        void add(StoredMessage m) {
+            int n = list.size();
+            if (n == 0 || WINDOW_ORDER.compare(list.get(n - 1), m) < 0) {
+                list.add(m);
+                return;
+            }
+            int at = find(m);
+            if (at >= 0) {
+                list.set(at, m);
+            } else {
+                list.add(-at - 1, m);
+            }
+        }
+
+        void remove(StoredMessage m) {
+            int at = find(m);
+            if (at >= 0) {
+                list.remove(at);
+            }
+        }
+
+        void removeAll(List<StoredMessage> leaving) {
+            if (leaving.size() <= 8) {
+                leaving.forEach(this::remove);
+                return;
+            }
+            java.util.Set<Long> gone = new java.util.HashSet<>();
+            leaving.forEach(m -> gone.add(m.index()));
+            list.removeIf(m -> gone.contains(m.index()));
+        }
+
+        List<StoredMessage> copy() {
+            return new ArrayList<>(list);
+        }
+    }
+
+    /**
+     * What a verdict does to the key's current value, besides marking the record:
+     * <ul>
+     *   <li>refuting the current version undoes its write: the version it replaced is current
+     *       again (unless that one was forgotten or replaced since);</li>
+     *   <li>the user confirming a version held in conflict resolves the conflict in its favour: it
+     *       becomes the current value and the versions that were current are superseded.</li>
+     * </ul>
+     * A verifier's verdict on a conflicting version only marks it; the choice stays the user's.
+     */
+    private void settleVerdict(MemoryRecord before, Verification verdict) {
+        if (verdict == Verification.REFUTED && before.status() == Status.ACTIVE && before.supersedes() != null) {
+            update(before.supersedes(), r -> r.status() == Status.SUPERSEDED ? r.status(Status.ACTIVE) : r);
+        } else if (verdict == Verification.CONFIRMED && before.status() == Status.CONFLICT) {
+            for (MemoryRecord r : versions(before.scope(), before.key())) {
+                if (!r.id().equals(before.id()) && (r.status() == Status.ACTIVE || r.status() == Status.EXPIRED)) {
+                    update(r.id(), x -> x.status(Status.SUPERSEDED));
+                }
+            }
+            update(before.id(), r -> r.status(Status.ACTIVE));
+        }
+    }
+
+    private void update(String id, java.util.function.UnaryOperator<MemoryRecord> f) {
+        MemoryRecord r = records.get(id);
+        if (r != null) {
+            MemoryRecord changed = f.apply(r);
+            if (r.status() != Status.FORGOTTEN && changed.status() == Status.FORGOTTEN) {
+                liveRecords--;
+            }
+            records.put(id, changed);
+        }
+    }
+
+    /** How many records are not forgotten. */
+    public long liveRecords() {
+        return liveRecords;
+    }
+
+    /**
+     * A number that changes whenever records, tasks or aliases may have changed (anything but
+     * message-window and action-ledger events), and that no other state of this JVM ever had:
+     * a reloaded state gets a new one too. Derived data keyed on it can be reused until it moves.
+     * Not part of {@link #equals}.
+     */
+    public long recordsRevision() {
+        return recordsRevision;
+    }
+
+    /** Sequence number of the last applied event (0 when empty). */
+    public long lastSeq() {
+        return lastSeq;
+    }
+
+    /** A record by id, or null. */
+    public MemoryRecord record(String id) {
+        return records.get(id);
+    }
+
+    /** Every record, in write order. */
+    public Collection<MemoryRecord> records() {
+        return Collections.unmodifiableCollection(records.values());
+    }
+
+    /** The scopes that hold records. */
+    public Set<Scope> scopes() {
+        return Collections.unmodifiableSet(versions.keySet());
+    }
+
+    /** The keys of a scope, with their versions' ids in version order. */
+    public Map<MemoryKey, List<String>> keys(Scope scope) {
+        return Collections.unmodifiableMap(versions.getOrDefault(scope, Map.of()));
+    }
+
+    /** The versions of one key in one scope, oldest first. */
+    public List<MemoryRecord> versions(Scope scope, MemoryKey key) {
+        List<String> ids = versions.getOrDefault(scope, Map.of()).getOrDefault(key, List.of());
+        List<MemoryRecord> out = new ArrayList<>(ids.size());
+        ids.forEach(id -> out.add(records.get(id)));
+        return out;
+    }
+
+    /** Tasks started in a session, in the order they were first seen (wherever they are held now). */
+    public Collection<TaskInfo> tasks(String session) {
+        return Collections.unmodifiableCollection(tasks.getOrDefault(session, Map.of()).values());
+    }
+
+    /** The task started in {@code session} as {@code task}, if any. */
+    public @Nullable TaskInfo task(String session, String task) {
+        return tasks.getOrDefault(session, Map.of()).get(task);
+    }
+
+    /** Tasks a session holds now (started there and not moved away, or moved to it), by starting session, then start order. */
+    public List<TaskInfo> tasksHeldBy(String session) {
+        List<TaskInfo> out = new ArrayList<>();
+        tasks.values().forEach(m -> m.values().forEach(t -> {
+            if (t.heldBy().equals(session)) {
+                out.add(t);
+            }
+        }));
+        return out;
+    }
+
+    /** Every task of every session. */
+    public List<TaskInfo> allTasks() {
+        List<TaskInfo> out = new ArrayList<>();
+        tasks.values().forEach(m -> out.addAll(m.values()));
+        return out;
+    }
+
+    /** The entities an alias names. */
+    public Set<String> entitiesFor(String alias) {
+        return Collections.unmodifiableSet(aliases.getOrDefault(alias, Collections.emptyNavigableSet()));
+    }
+
+    /** Every alias with its entities. */
+    public Map<String, NavigableSet<String>> aliases() {
+        return Collections.unmodifiableMap(aliases);
+    }
+
+    /** A ledger entry, or null. */
+    public ActionRecord action(String operationId) {
+        return actions.get(operationId);
+    }
+
+    /** Every ledger entry. */
+    public Collection<ActionRecord> actions() {
+        return Collections.unmodifiableCollection(actions.values());
+    }
+
+    /** Sessions that have messages. */
+    public Set<String> messageSessions() {
+        return Collections.unmodifiableSet(messages.keySet());
+    }
+
+    /** A session's full message history by index. */
+    public NavigableMap<Long, StoredMessage> history(String session) {
+        return Collections.unmodifiableNavigableMap(messages.getOrDefault(session, Collections.emptyNavigableMap()));
+    }
+
+    /** The messages in a session's window, in window order. */
+    public List<StoredMessage> window(String session) {
+        OrderedWindow inOrder = ordered.get(session);
+        return inOrder == null ? new ArrayList<>() : inOrder.copy();
+    }
+
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof PartitionState s)) {
+            return false;
+        }
+        return lastSeq == s.lastSeq && records.equals(s.records) && versions.equals(s.versions)
+                && tasks.equals(s.tasks) && aliases.equals(s.aliases) && actions.equals(s.actions)
+                && messages.equals(s.messages) && windows.equals(s.windows);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(lastSeq, records.size(), messages.size());
+    }
+
+    @Override
+    public String toString() {
+        return "MemoryState{seq=" + lastSeq + ", records=" + records.size() + ", tasks=" + tasks.size()
+                + ", sessions with messages=" + messages.size() + "}";
+    }
+}
