@@ -1,6 +1,14 @@
 package dev.agentmemory.core;
 
-/** In strict mode, a write disagreed with the current value and was rejected. */
+/**
+ * A write disagreed with the current value. Thrown by {@link MemoryEngine#write} in the default
+ * lenient mode, where the conflicting version is nevertheless logged and held as an open
+ * conflict next to the current value (reads report it; {@link Verifications#confirm} resolves
+ * it). In strict mode ({@link MemoryEngine.Builder#strictConflicts}) nothing is logged and
+ * {@code write} throws {@link InvalidProposalException} instead, with a reason that starts
+ * with "conflict (strict mode)". {@link MemoryEngine#propose} never throws it: it returns the
+ * outcome.
+ */
 public class ConflictException extends MemoryException {
     public ConflictException(String message) {
         super(message);

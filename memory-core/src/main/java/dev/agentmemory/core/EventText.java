@@ -4,6 +4,8 @@ import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.event.LoggedEvent;
 import dev.agentmemory.core.event.StoredMessage;
 
+import java.util.Locale;
+
 /** The human-readable form of events; sensitive values and values the reader's agent may not read never appear in it. */
 final class EventText {
     static final String REDACTED = "[redacted]";
@@ -22,8 +24,8 @@ final class EventText {
             String value = r.value() == null ? "(no value)"
                     : r.sensitive() || !r.readableBy(agent) ? REDACTED : clip(r.value().json());
             return "wrote " + r.scope() + " " + r.key() + " v" + r.version() + " = " + value + " ("
-                    + r.kind().name().toLowerCase() + ", " + r.source().name().toLowerCase() + ", "
-                    + r.trust().name().toLowerCase() + ", " + r.status().name().toLowerCase() + ")"
+                    + r.kind().name().toLowerCase(Locale.ROOT) + ", " + r.source().name().toLowerCase(Locale.ROOT) + ", "
+                    + r.trust().name().toLowerCase(Locale.ROOT) + ", " + r.status().name().toLowerCase(Locale.ROOT) + ")"
                     + (w.superseded().isEmpty() ? "" : " superseding " + w.superseded().size());
         }
         if (c instanceof Change.RecordsExpired x) {
@@ -34,13 +36,13 @@ final class EventText {
                     + (f.reason() == null ? "" : ": " + clip(f.reason()));
         }
         if (c instanceof Change.RecordVerified v) {
-            return "verification of " + v.id() + ": " + v.verification().name().toLowerCase();
+            return "verification of " + v.id() + ": " + v.verification().name().toLowerCase(Locale.ROOT);
         }
         if (c instanceof Change.RecordsArchived a) {
             return "archived " + a.ids().size() + " record(s)";
         }
         if (c instanceof Change.TaskChanged t) {
-            return "task " + t.session() + "/" + t.task() + " " + t.status().name().toLowerCase()
+            return "task " + t.session() + "/" + t.task() + " " + t.status().name().toLowerCase(Locale.ROOT)
                     + (t.title() == null ? "" : " (" + clip(t.title()) + ")");
         }
         if (c instanceof Change.TaskMoved m) {

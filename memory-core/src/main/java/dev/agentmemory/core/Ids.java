@@ -1,5 +1,6 @@
 package dev.agentmemory.core;
 
+import java.util.Locale;
 import java.util.regex.Pattern;
 
 /** Validation of the identifiers that name tenants, users, sessions, tasks and agents. */
@@ -25,7 +26,7 @@ final class Ids {
         for (int i = 0; i < shown.length(); i++) {
             char c = shown.charAt(i);
             if (c < 0x20 || c == 0x7f || Character.isSurrogate(c)) {
-                b.append(String.format("\\u%04x", (int) c));
+                b.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
             } else {
                 b.append(c);
             }

@@ -2,6 +2,7 @@ package dev.agentmemory.core;
 
 import org.jspecify.annotations.Nullable;
 
+import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -48,7 +49,13 @@ public record Scope(String tenant, String user, Layer layer, @Nullable String se
         return new Scope(tenant, user, Layer.TASK, session, task);
     }
 
-    /** The session scope this scope belongs to; fails for persistent scopes. */
+    /**
+     * The session scope this scope belongs to; fails for persistent scopes.
+     *
+     * @deprecated unused by the library; use {@link #session(String, String, String)} with this
+     * scope's {@link #tenant()}, {@link #user()} and {@link #session()}
+     */
+    @Deprecated
     public Scope sessionScope() {
         if (session == null) {
             throw new IllegalStateException("a persistent scope has no session: " + this);
@@ -75,7 +82,7 @@ public record Scope(String tenant, String user, Layer layer, @Nullable String se
 
     @Override
     public String toString() {
-        StringBuilder b = new StringBuilder(tenant).append('/').append(user).append('/').append(layer.name().toLowerCase());
+        StringBuilder b = new StringBuilder(tenant).append('/').append(user).append('/').append(layer.name().toLowerCase(Locale.ROOT));
         if (session != null) {
             b.append('/').append(session);
         }

@@ -115,9 +115,19 @@ class CrashConsistencyTest {
         }
     }
 
+    /**
+     * This JVM's class path, plus its module path when surefire runs the tests on it (memory-core
+     * is a named module): the child runs everything from the class path.
+     */
+    private static String childClassPath() {
+        String modules = System.getProperty("jdk.module.path", "");
+        String classes = System.getProperty("java.class.path", "");
+        return modules.isEmpty() ? classes : modules + java.io.File.pathSeparator + classes;
+    }
+
     private List<Ack> runAndKill(Path db, int run, int killAfter) throws Exception {
         ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-cp", System.getProperty("java.class.path"), CrashWriter.class.getName(),
+                "-Xmx256m", "-cp", childClassPath(), CrashWriter.class.getName(),
                 db.toString(), Integer.toString(run), Integer.toString(THREADS), Integer.toString(USERS));
         Path err = db.resolveSibling("child-" + run + ".err");
         pb.redirectError(err.toFile());

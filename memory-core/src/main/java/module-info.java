@@ -1,0 +1,32 @@
+/**
+ * memory-core: scoped, versioned, event-sourced memory for agents, framework-free. Exports what
+ * users and store implementors name: the API ({@code dev.agentmemory.core}, start from
+ * {@link dev.agentmemory.core.MemoryEngine#builder()}), the event types that appear in its
+ * signatures, the action ledger and audit report types, the instruction detector, the extension
+ * points ({@code spi}) and the stores. Everything under {@code dev.agentmemory.core.internal} is
+ * the engine's own; only the JSON helpers are shared, with the LangChain4j adapter.
+ */
+module dev.agentmemory.core {
+    requires transitive com.fasterxml.jackson.databind;
+    requires com.fasterxml.jackson.datatype.jsr310;
+    requires transitive java.sql;
+    requires com.h2database;
+    // H2 is an automatic module; its JdbcDataSource (behind JdbcEventStore.h2*) implements javax.naming types
+    requires java.naming;
+    requires static transitive org.jspecify;
+
+    exports dev.agentmemory.core;
+    exports dev.agentmemory.core.audit;
+    exports dev.agentmemory.core.event;
+    exports dev.agentmemory.core.ledger;
+    exports dev.agentmemory.core.policy;
+    exports dev.agentmemory.core.spi;
+    exports dev.agentmemory.core.store;
+    exports dev.agentmemory.core.store.jdbc;
+    exports dev.agentmemory.core.internal to dev.agentmemory.langchain4j;
+
+    // the event log is JSON: Jackson binds the records of these packages
+    opens dev.agentmemory.core to com.fasterxml.jackson.databind;
+    opens dev.agentmemory.core.event to com.fasterxml.jackson.databind;
+    opens dev.agentmemory.core.ledger to com.fasterxml.jackson.databind;
+}
