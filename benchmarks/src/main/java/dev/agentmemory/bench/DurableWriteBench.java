@@ -62,7 +62,7 @@ final class DurableWriteBench {
                 written += batch.size();
             }
             batchPerSecond = records / ((System.nanoTime() - t) / 1e9);
-            engine.compact();
+            engine.admin().compact();
         }
         bytes = Files.size(file.resolveSibling("memory.mv.db"));
         long stored = 50L + single + records;

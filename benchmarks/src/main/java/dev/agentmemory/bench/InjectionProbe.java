@@ -183,7 +183,7 @@ final class InjectionProbe {
 
         List<String> promoted = new ArrayList<>();
         int stored = 0;
-        for (MemoryRecord r : engine.replay(caller).records()) {
+        for (MemoryRecord r : engine.admin().replay(caller).records()) {
             if (seeds.containsKey(r.id())) {
                 continue;
             }

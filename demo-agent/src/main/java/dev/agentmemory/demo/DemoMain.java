@@ -112,7 +112,7 @@ public final class DemoMain {
                 return 0;
             });
             case "audit" -> withEngine(o, engine -> {
-                AuditReport r = engine.audit(Caller.of(ShopAgent.TENANT, o.user()), Duration.ofDays(30));
+                AuditReport r = engine.admin().audit(Caller.of(ShopAgent.TENANT, o.user()), Duration.ofDays(30));
                 r.lines().forEach(out::println);
                 out.println(r.consistent() ? "consistent: yes" : "consistent: NO");
                 return r.consistent() ? 0 : 1;
@@ -240,7 +240,7 @@ public final class DemoMain {
         Map<Scope, List<TaskInfo>> tasks = new HashMap<>();
         for (String s : sessions) {
             scopes.add(caller.session(s));
-            List<TaskInfo> ts = engine.tasks(caller, s);
+            List<TaskInfo> ts = engine.tasks().list(caller, s);
             tasks.put(caller.session(s), ts);
             for (TaskInfo t : ts) {
                 scopes.add(caller.task(t));
@@ -254,7 +254,7 @@ public final class DemoMain {
             }
             Set<MemoryKey> keys = new LinkedHashSet<>();
             engine.view(caller, scope, dev.agentmemory.core.ReadOptions.withArchived()).keys().forEach(k -> keys.add(k.key()));
-            for (dev.agentmemory.core.event.LoggedEvent e : engine.log(caller)) {
+            for (dev.agentmemory.core.event.LoggedEvent e : engine.admin().log(caller)) {
                 if (e.change() instanceof dev.agentmemory.core.event.Change.RecordWritten w && w.record().scope().equals(scope)) {
                     keys.add(w.record().key());
                 }
@@ -277,7 +277,7 @@ public final class DemoMain {
                     .append(a.pending() ? " PENDING" : " -> " + a.outcome().json()).append('\n');
         }
         b.append("\n-- event log (sensitive values redacted)\n");
-        for (String line : engine.readableLog(caller)) {
+        for (String line : engine.admin().readableLog(caller)) {
             b.append("   ").append(line).append('\n');
         }
         return b.toString();
@@ -285,9 +285,9 @@ public final class DemoMain {
 
     private static List<ActionRecord> ledger(MemoryEngine engine, Caller caller) {
         List<ActionRecord> out = new ArrayList<>();
-        for (dev.agentmemory.core.event.LoggedEvent e : engine.log(caller)) {
+        for (dev.agentmemory.core.event.LoggedEvent e : engine.admin().log(caller)) {
             if (e.change() instanceof dev.agentmemory.core.event.Change.ActionIntended i) {
-                engine.action(caller, i.operationId()).ifPresent(out::add);
+                engine.ledger().action(caller, i.operationId()).ifPresent(out::add);
             }
         }
         return out;

@@ -52,7 +52,7 @@ final class DemoMemory implements AutoCloseable {
     /** The scope a turn works in: the session's active task, else the session. */
     static Scope workingScope(MemoryEngine engine, SessionRef ref) {
         Caller caller = ShopTools.caller(ref);
-        return engine.activeTask(caller, ref.session())
+        return engine.tasks().active(caller, ref.session())
                 .map(t -> caller.task(t))
                 .orElse(caller.session(ref.session()));
     }

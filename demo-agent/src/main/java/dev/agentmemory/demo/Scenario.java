@@ -140,7 +140,7 @@ final class Scenario {
         header("Topic switch: broadband, then back to the exchange");
         Map<MemoryKey, MemoryValue> before = taskView(s, "return-earbuds").values();
         turn(s, "By the way, my broadband at home keeps dropping every evening.");
-        Optional<TaskInfo> during = engine().activeTask(caller(s), s.session());
+        Optional<TaskInfo> during = engine().tasks().active(caller(s), s.session());
         TaskStatus suspended = status(s, "return-earbuds");
         TurnLog back = turn(s, "OK, back to the earbuds exchange.");
         TurnLog next = turn(s, "What's the status of my exchange?");
@@ -271,14 +271,14 @@ final class Scenario {
         check("7 a second JVM made the remote call and halted before its checkpoint", exit == DemoMain.CRASH_EXIT,
                 "child exit code " + exit);
         agent = ShopAgent.open(db, clock, new ScriptedShopModel());
-        List<ActionRecord> pending = engine().pendingActions(caller(s));
+        List<ActionRecord> pending = engine().ledger().pending(caller(s));
         out.println("  restart: pending actions " + pending.stream().map(a -> a.operationId() + " " + a.action() + " "
                 + a.params().json()).toList());
         for (ActionRecord a : pending) {
             agent.shopTools().reconcile(caller(s), s, a);
         }
         printTrace();
-        List<ActionRecord> still = engine().pendingActions(caller(s));
+        List<ActionRecord> still = engine().ledger().pending(caller(s));
         check("7 on restart the pending action was found and reconciled against the shop",
                 pending.size() == 1 && still.isEmpty(), pending.size() + " pending before, " + still.size() + " after");
         TurnLog again = turn(s, said);
@@ -370,13 +370,13 @@ final class Scenario {
     private void step9() {
         header("Audit");
         Caller c = Caller.of(ShopAgent.TENANT, user);
-        AuditReport report = engine().audit(c, Duration.ofDays(30));
+        AuditReport report = engine().admin().audit(c, Duration.ofDays(30));
         report.lines().forEach(l -> out.println("  audit: " + l));
         check("9 audit finds no inconsistency (no conflicts, no pending actions)",
                 report.consistent() && report.conflictingKeys().isEmpty() && report.pendingActions().isEmpty(),
                 String.join("; ", report.lines()));
-        engine().invalidateCache();
-        boolean same = engine().replay(c).equals(engine().replay(c)) && report.replayMatches();
+        engine().admin().invalidateCache();
+        boolean same = engine().admin().replay(c).equals(engine().admin().replay(c)) && report.replayMatches();
         check("9 state equals replay(log)", same, "replayMatches=" + report.replayMatches());
     }
 
@@ -431,7 +431,7 @@ final class Scenario {
     }
 
     private TaskStatus status(SessionRef s, String task) {
-        return engine().tasks(caller(s), s.session()).stream().filter(t -> t.task().equals(task))
+        return engine().tasks().list(caller(s), s.session()).stream().filter(t -> t.task().equals(task))
                 .map(TaskInfo::status).findFirst().orElse(null);
     }
 

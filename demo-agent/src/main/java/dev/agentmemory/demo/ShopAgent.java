@@ -91,7 +91,7 @@ final class ShopAgent implements AutoCloseable {
         this.clock = clock;
         this.engine = MemoryEngine.builder().store(JdbcEventStore.h2File(db)).clock(clock).build();
         this.shop = Shop.open(shopFile(db), clock);
-        this.engine.addListener(trace::committed);
+        this.engine.admin().addListener(trace::committed);
         this.memory = new DemoMemory(engine);
         this.shopTools = new ShopTools(engine, shop, trace);
         this.model = new RecordingModel(chatModel);
@@ -231,7 +231,7 @@ final class ShopAgent implements AutoCloseable {
         Map<String, MemoryRecord> byId = new HashMap<>();
         List<String> forgotten = new ArrayList<>();
         long last = from;
-        for (LoggedEvent e : engine.log(caller)) {
+        for (LoggedEvent e : engine.admin().log(caller)) {
             if (e.change() instanceof Change.RecordWritten w) {
                 byId.put(w.record().id(), w.record());
             } else if (e.seq() > from && e.change() instanceof Change.RecordsForgotten f) {
@@ -248,7 +248,7 @@ final class ShopAgent implements AutoCloseable {
             String session = m.group(1);
             long index = Long.parseLong(m.group(2));
             List<Long> turn = new ArrayList<>();
-            for (StoredMessage msg : engine.messageHistory(caller, session).tailMap(index, true).values()) {
+            for (StoredMessage msg : engine.messages().history(caller, session).tailMap(index, true).values()) {
                 if (msg.index() != index && msg.type().equals("USER")) {
                     break;
                 }
@@ -262,7 +262,7 @@ final class ShopAgent implements AutoCloseable {
                         + "), derived data removed " + receipt.derived());
             }
         }
-        swept.put(user, Math.max(last, engine.log(caller).stream().mapToLong(LoggedEvent::seq).max().orElse(last)));
+        swept.put(user, Math.max(last, engine.admin().log(caller).stream().mapToLong(LoggedEvent::seq).max().orElse(last)));
     }
 
     static SessionRef session(String user, String session) {

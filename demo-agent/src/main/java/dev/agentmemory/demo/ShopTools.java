@@ -74,7 +74,7 @@ final class ShopTools {
         ps.add(observation(scope, "order:" + o.id() + ".purchased", o.purchased().toString(), src));
         ps.add(observation(scope, "order:" + o.id() + ".returnWindowEnds", o.returnWindowEnds().toString(), src));
         trace.outcomes(ref, engine.propose(caller(ref), ps));
-        engine.registerAlias(caller(ref), "order:" + o.id(), o.item());
+        engine.aliases().register(caller(ref), "order:" + o.id(), o.item());
         LocalDate today = LocalDate.ofInstant(engine.clock().instant(), ZoneOffset.UTC);
         boolean within = !today.isAfter(o.returnWindowEnds());
         return "Order " + o.id() + ": " + o.item() + ", colour " + o.color() + ", bought " + o.purchased()
@@ -96,7 +96,7 @@ final class ShopTools {
         String opId = OperationId.of("create-exchange", "order:" + original.id(), color.toLowerCase(java.util.Locale.ROOT));
         MemoryValue params = MemoryValue.parse("{\"order\":" + json(original.id()) + ",\"color\":" + json(color)
                 + ",\"address\":" + json(address) + "}");
-        ActionStart start = engine.beginAction(caller, opId, "create-exchange", params);
+        ActionStart start = engine.ledger().begin(caller, opId, "create-exchange", params);
         trace.note(ref, "ledger: beginAction(" + opId + ") -> " + start.decision());
         Shop.Order exchange;
         switch (start.decision()) {
@@ -138,7 +138,7 @@ final class ShopTools {
     }
 
     private void checkpoint(Caller caller, SessionRef ref, String opId, Shop.Order exchange) {
-        engine.completeAction(caller, opId, true, MemoryValue.parse("{\"exchange\":" + json(exchange.id()) + "}"));
+        engine.ledger().complete(caller, opId, true, MemoryValue.parse("{\"exchange\":" + json(exchange.id()) + "}"));
         trace.note(ref, "ledger: completeAction(" + opId + ") -> exchange " + exchange.id());
         Proposal p = Proposal.set(caller.persistent(), MemoryKey.of("order:" + exchange.replaces() + ".exchangeOrder"),
                         MemoryValue.of(exchange.id()))
@@ -178,7 +178,7 @@ final class ShopTools {
     }
 
     private Optional<StoredMessage> lastUserMessage(Caller caller, SessionRef ref) {
-        List<StoredMessage> window = engine.window(caller, ref.session());
+        List<StoredMessage> window = engine.messages().window(caller, ref.session());
         for (int i = window.size() - 1; i >= 0; i--) {
             if (window.get(i).type().equals("USER")) {
                 return Optional.of(window.get(i));

@@ -118,7 +118,7 @@ public final class AgentMemory implements AutoCloseable {
         this.framer = fb.build();
         this.store = new EngineChatMemoryStore(engine, agent, sessions, settings.deleteMode, new EchoedBlocks(framer));
         // a forget rewrites the stored messages stating a forgotten value, keeping tool calls paired
-        engine.addRedactor(redactor);
+        engine.admin().addRedactor(redactor);
         this.summarizer = b.summaryModel == null ? null
                 : Summarizer.builder(engine, b.summaryModel).agent(agent).minMessages(b.summaryMinMessages)
                 .sessionResolver(sessions).build();
@@ -129,9 +129,9 @@ public final class AgentMemory implements AutoCloseable {
                     : b.h2File != null ? b.h2File.resolveSibling(b.h2File.getFileName() + ".recall") : null;
             HybridIndex index = dir != null ? HybridIndex.inDirectory(dir, dims) : HybridIndex.inMemory(dims);
             this.episodic = new EpisodicMemory(index, b.embeddingModel, engine, agent);
-            engine.addListener(episodic);
+            engine.admin().addListener(episodic);
             register(episodic);
-            // engine.compact() also rewrites the index files, so hard-forgotten items leave the disk
+            // engine.admin().compact() also rewrites the index files, so hard-forgotten items leave the disk
             register(new DerivedData() {
                 @Override
                 public String name() {
@@ -174,7 +174,7 @@ public final class AgentMemory implements AutoCloseable {
     }
 
     private void register(DerivedData data) {
-        engine.register(data);
+        engine.admin().register(data);
         registered.add(data);
     }
 
@@ -294,12 +294,12 @@ public final class AgentMemory implements AutoCloseable {
         }
         registered.forEach(engine::unregister);
         retriever.close();
-        engine.removeRedactor(redactor);
+        engine.admin().removeRedactor(redactor);
         if (summarizer != null) {
             summarizer.close();
         }
         if (episodic != null) {
-            engine.removeListener(episodic);
+            engine.admin().removeListener(episodic);
             episodic.close();
         }
         if (ownsEngine) {

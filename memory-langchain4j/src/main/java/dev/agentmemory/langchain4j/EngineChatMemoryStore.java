@@ -139,7 +139,7 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
         SessionRef ref = ref(memoryId);
         Caller caller = ref.caller(agent);
         SessionCache cache = cache(ref);
-        List<ChatMessage> window = cache.messagesOf(engine.window(caller, ref.session()));
+        List<ChatMessage> window = cache.messagesOf(engine.messages().window(caller, ref.session()));
         Set<Integer> hidden = new HashSet<>(danglingToolMessages(window));
         List<ChatMessage> out = new ArrayList<>(window.size() - hidden.size());
         for (int p = 0; p < window.size(); p++) {
@@ -161,7 +161,7 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
         }
         SessionCache cache = cache(ref);
         try {
-            engine.changeWindowIndexed(caller, ref.session(), (window, next) -> diff(cache, window, incoming, next));
+            engine.messages().changeIndexed(caller, ref.session(), (window, next) -> diff(cache, window, incoming, next));
         } catch (RuntimeException e) {
             // the cache may hold messages of an append that did not happen
             sessions.remove(ref);
@@ -197,7 +197,7 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
 
     /** The stored form of a new message, refused when it is over the engine's size limit. */
     private StoredMessage stored(SessionRef ref, long index, long order, ChatMessage m, String json) {
-        int limit = engine.maxMessageChars();
+        int limit = engine.messages().maxMessageChars();
         if (json.length() > limit) {
             throw new IllegalArgumentException("a message of type " + m.type().name() + " of session " + ref + " is " + json.length() + " characters serialized, over the limit"
                     + " of " + limit + " (raise agentmemory.max-message-chars, AgentMemory.Builder#maxMessageChars)");

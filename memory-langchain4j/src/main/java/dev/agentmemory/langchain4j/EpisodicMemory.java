@@ -354,7 +354,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
         String part = partitionKey(caller.tenant(), caller.user());
         Set<String> inWindow = new HashSet<>();
         if (session != null) {
-            for (StoredMessage m : engine.window(caller, session.session())) {
+            for (StoredMessage m : engine.messages().window(caller, session.session())) {
                 inWindow.add(messageId(caller.tenant(), caller.user(), session.session(), m.index()));
             }
         }
@@ -464,7 +464,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
             Map<String, Pending> live = new java.util.LinkedHashMap<>();
             Map<String, String> statedBy = new HashMap<>();
             Set<String> seen = new HashSet<>();
-            for (LoggedEvent e : engine.log(caller)) {
+            for (LoggedEvent e : engine.admin().log(caller)) {
                 Change c = e.change();
                 if (c instanceof Change.MessagesAppended m) {
                     for (StoredMessage msg : m.messages()) {

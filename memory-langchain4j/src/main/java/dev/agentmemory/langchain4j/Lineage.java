@@ -111,7 +111,7 @@ final class Lineage {
 
         List<TaskInfo> all() {
             if (all == null) {
-                all = engine.userTasks(caller);
+                all = engine.tasks().userTasks(caller);
             }
             return all;
         }

@@ -68,12 +68,12 @@ final class MemoryContentRetriever implements ContentRetriever {
         this.episodic = episodic;
         this.persistentIndex = new PersistentIndex(engine);
         this.lineage = new Lineage(engine);
-        engine.register(persistentIndex);
+        engine.admin().register(persistentIndex);
     }
 
     /** Unregisters what this retriever registered with the engine. */
     void close() {
-        engine.unregister(persistentIndex);
+        engine.admin().unregister(persistentIndex);
     }
 
     /** Who and which session a query is for. */
@@ -95,7 +95,7 @@ final class MemoryContentRetriever implements ContentRetriever {
             String session = target.session().session();
             // Only the active task's state: a suspended task's state is not served while another
             // task is active, nor as current when none is (the engine's view is per task scope).
-            Optional<TaskInfo> task = engine.activeTask(caller, session);
+            Optional<TaskInfo> task = engine.tasks().active(caller, session);
             if (task.isPresent()) {
                 ScopeView view = engine.view(caller, caller.task(task.get()));
                 addAll(state, view.keys(), TASK_STATE, "state of the active task " + task.get().task(), shown,

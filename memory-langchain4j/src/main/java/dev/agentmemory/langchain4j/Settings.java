@@ -56,17 +56,18 @@ final class Settings {
     final Set<String> engineSettingsSet = new LinkedHashSet<>();
 
     void ttl(Kind kind, Duration d) {
-        if (d.isNegative() || d.isZero()) {
-            throw new IllegalArgumentException("ttl." + name(kind) + " must be a positive duration: " + d);
+        try {
+            MemoryEngine.builder().ttl(kind, d);
+        } catch (IllegalArgumentException e) {
+            // same rule as the engine's, worded as the setting is named here
+            throw new IllegalArgumentException("ttl." + name(kind) + " must be a positive duration: " + d, e);
         }
         ttl.put(kind, d);
         engineSettingsSet.add("ttl." + name(kind));
     }
 
     void maxRecordsPerUser(int max, MemoryEngine.AtLimit at) {
-        if (max < 1) {
-            throw new IllegalArgumentException("max-records-per-user must be >= 1: " + max);
-        }
+        checkedByEngine("maxRecordsPerUser", "max-records-per-user", () -> MemoryEngine.builder().maxRecordsPerUser(max, at));
         maxRecordsPerUser = max;
         atLimit = at;
         engineSettingsSet.add("max-records-per-user");
@@ -95,9 +96,7 @@ final class Settings {
     }
 
     void maxMessageChars(int chars) {
-        if (chars < 1024 || chars > 64 * 1024 * 1024) {
-            throw new IllegalArgumentException("max-message-chars must be within 1024..67108864: " + chars);
-        }
+        checkedByEngine("maxMessageChars", "max-message-chars", () -> MemoryEngine.builder().maxMessageChars(chars));
         maxMessageChars = chars;
         engineSettingsSet.add("max-message-chars");
     }
@@ -130,9 +129,7 @@ final class Settings {
     }
 
     void encryptionKey(byte[] key) {
-        if (key.length != 16 && key.length != 24 && key.length != 32) {
-            throw new IllegalArgumentException("encryption-key must be 16, 24 or 32 bytes: " + key.length);
-        }
+        checkedByEngine("encryption key", "encryption-key", () -> MemoryEngine.builder().encryptionKey(key));
         encryptionKey = key.clone();
         engineSettingsSet.add("encryption-key");
     }
@@ -227,6 +224,20 @@ final class Settings {
 
     static String name(Kind kind) {
         return kind.name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
+    /**
+     * Runs the engine builder's own check of an engine setting (the builder is the one place
+     * that validates them) and reports a failure under the setting's name here.
+     */
+    private static void checkedByEngine(String engineName, String name, Runnable check) {
+        try {
+            check.run();
+        } catch (IllegalArgumentException e) {
+            String m = String.valueOf(e.getMessage());
+            throw new IllegalArgumentException(m.startsWith(engineName) ? name + m.substring(engineName.length())
+                    : name + ": " + m, e);
+        }
     }
 
     private static int atLeast(String name, int n, int min) {

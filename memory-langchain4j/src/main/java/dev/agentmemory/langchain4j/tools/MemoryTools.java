@@ -163,7 +163,7 @@ public final class MemoryTools {
         if (where != null && !where.equals("task") && !where.equals("session")) {
             return "Not saved: scope must be task or session: " + OperationParser.quote(where) + ".";
         }
-        Optional<TaskInfo> active = engine.activeTask(caller, ref.session());
+        Optional<TaskInfo> active = engine.tasks().active(caller, ref.session());
         if ("task".equals(where) && active.isEmpty()) {
             return "Not saved: session " + ref.session() + " has no active task; start one or use scope session.";
         }
@@ -198,7 +198,7 @@ public final class MemoryTools {
             case "persistent" -> target = caller.persistent();
             case "session" -> target = caller.session(ref.session());
             case "task" -> {
-                Optional<TaskInfo> active = engine.activeTask(caller, ref.session());
+                Optional<TaskInfo> active = engine.tasks().active(caller, ref.session());
                 if (active.isEmpty()) {
                     return "Nothing forgotten: session " + ref.session() + " has no active task.";
                 }
@@ -213,7 +213,7 @@ public final class MemoryTools {
         if (userQuote == null || userQuote.isBlank()) {
             b.source(Source.MODEL);
         } else {
-            Optional<StoredMessage> said = Citations.findUserMessage(engine.window(caller, ref.session()), userQuote);
+            Optional<StoredMessage> said = Citations.findUserMessage(engine.messages().window(caller, ref.session()), userQuote);
             if (said.isEmpty()) {
                 return "Nothing forgotten: the quote was not found in the user's messages of this session; "
                         + "copy the user's exact words.";
@@ -249,8 +249,8 @@ public final class MemoryTools {
         SessionRef ref = session(memoryId);
         Caller caller = ref.caller(agent);
         try {
-            Optional<TaskInfo> before = engine.activeTask(caller, ref.session());
-            engine.startTask(caller, ref.session(), task, title == null || title.isBlank() ? null : title);
+            Optional<TaskInfo> before = engine.tasks().active(caller, ref.session());
+            engine.tasks().start(caller, ref.session(), task, title == null || title.isBlank() ? null : title);
             String suspended = before.map(t -> "; suspended task " + t.task()).orElse("");
             return "Started task " + task + suspended + ".";
         } catch (IllegalArgumentException | IllegalStateException e) {
@@ -281,9 +281,9 @@ public final class MemoryTools {
             return "Cannot resume: name the task.";
         }
         try {
-            Optional<TaskInfo> before = engine.tasks(caller, ref.session()).stream()
+            Optional<TaskInfo> before = engine.tasks().list(caller, ref.session()).stream()
                     .filter(t -> t.task().equals(task)).findFirst();
-            TaskInfo t = engine.resumeTask(caller, ref.session(),
+            TaskInfo t = engine.tasks().resume(caller, ref.session(),
                     startedIn == null || startedIn.isBlank() ? null : startedIn, task);
             return "Task " + task + " resumed" + (before.isEmpty() ? " (started in session " + t.session()
                     + "; it moved to this session, which holds it from now on)" : "") + ".";
@@ -303,7 +303,7 @@ public final class MemoryTools {
         Caller caller = ref.caller(agent);
         String id = task;
         if (id == null || id.isBlank()) {
-            Optional<TaskInfo> active = engine.activeTask(caller, ref.session());
+            Optional<TaskInfo> active = engine.tasks().active(caller, ref.session());
             if (active.isEmpty()) {
                 return "Cannot " + verb + ": session " + ref.session() + " has no active task; name the task.";
             }
@@ -311,8 +311,8 @@ public final class MemoryTools {
         }
         try {
             switch (verb) {
-                case "suspend" -> engine.suspendTask(caller, ref.session(), id);
-                default -> engine.endTask(caller, ref.session(), id);
+                case "suspend" -> engine.tasks().suspend(caller, ref.session(), id);
+                default -> engine.tasks().end(caller, ref.session(), id);
             }
             return "Task " + id + " " + done + (verb.equals("end") ? "; its state is archived." : ".");
         } catch (IllegalArgumentException | IllegalStateException e) {
@@ -333,7 +333,7 @@ public final class MemoryTools {
         boolean cited = userQuote != null && !userQuote.isBlank();
         Proposal.Builder b;
         if (cited) {
-            List<StoredMessage> window = engine.window(caller, ref.session());
+            List<StoredMessage> window = engine.messages().window(caller, ref.session());
             Optional<StoredMessage> said = Citations.findUserMessage(window, userQuote);
             if (said.isEmpty() && window.stream().noneMatch(m -> Citations.USER_TYPE.equals(m.type()))) {
                 return NO_MESSAGES_TO_QUOTE;

@@ -111,7 +111,7 @@ public final class StateExtractor {
     public ExtractionResult extract(Object memoryId) {
         SessionRef ref = session(memoryId);
         Caller caller = ref.caller(agent);
-        List<StoredMessage> window = engine.window(caller, ref.session());
+        List<StoredMessage> window = engine.messages().window(caller, ref.session());
         int last = -1;
         for (int i = 0; i < window.size(); i++) {
             if (Citations.USER_TYPE.equals(window.get(i).type()) && window.get(i).text() != null) {
@@ -186,7 +186,7 @@ public final class StateExtractor {
      */
     private List<Outcome> apply(Caller caller, SessionRef ref, List<ExtractedOperation> ops, String name,
                                 @Nullable String sourceRef) {
-        Optional<TaskInfo> active = engine.activeTask(caller, ref.session());
+        Optional<TaskInfo> active = engine.tasks().active(caller, ref.session());
         List<Proposal> proposals = new ArrayList<>();
         Outcome[] outcomes = new Outcome[ops.size()];
         List<Integer> proposed = new ArrayList<>();
@@ -239,7 +239,7 @@ public final class StateExtractor {
     private String snapshot(Caller caller, SessionRef ref) {
         ObjectNode root = JSON.createObjectNode();
         root.set("session", values(engine.view(caller, caller.session(ref.session())).keys()));
-        Optional<TaskInfo> active = engine.activeTask(caller, ref.session());
+        Optional<TaskInfo> active = engine.tasks().active(caller, ref.session());
         if (active.isPresent()) {
             ObjectNode task = root.putObject("activeTask");
             task.put("id", active.get().task());

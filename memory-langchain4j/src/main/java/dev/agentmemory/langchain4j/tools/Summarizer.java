@@ -128,7 +128,7 @@ public final class Summarizer {
     public void close() {
         DerivedData c = cascade;
         if (c != null) {
-            engine.unregister(c);
+            engine.admin().unregister(c);
             cascade = null;
         }
     }
@@ -149,9 +149,9 @@ public final class Summarizer {
         SessionRef ref = session(memoryId);
         Caller caller = ref.caller(agent);
         String session = ref.session();
-        NavigableMap<Long, StoredMessage> history = engine.messageHistory(caller, session);
+        NavigableMap<Long, StoredMessage> history = engine.messages().history(caller, session);
         Set<Long> inWindow = new HashSet<>();
-        engine.window(caller, session).forEach(m -> inWindow.add(m.index()));
+        engine.messages().window(caller, session).forEach(m -> inWindow.add(m.index()));
         Set<Long> covered = new HashSet<>();
         for (MemoryRecord s : summaryRecords(caller, session)) {
             covered.addAll(coveredMessages(s));
@@ -274,7 +274,7 @@ public final class Summarizer {
             keys.addAll(engine.servable(caller, layer));
         }
         // the state of this session's other tasks (suspended or ended): a summary stating it is labelled by it
-        for (TaskInfo t : engine.userTasks(caller)) {
+        for (TaskInfo t : engine.tasks().userTasks(caller)) {
             if (session.equals(t.session()) && t.status() != TaskStatus.ACTIVE) {
                 keys.addAll(engine.view(caller, caller.task(t), ReadOptions.withArchived()).keys());
             }
@@ -375,7 +375,7 @@ public final class Summarizer {
                 }
             }
             if (!linkedIds.containsAll(request.recordIds())) {
-                MemoryState state = engine.replay(caller);
+                MemoryState state = engine.admin().replay(caller);
                 for (String id : request.recordIds()) {
                     MemoryRecord r = state.record(id);
                     if (r != null && r.sourceRef() != null && r.sourceRef().startsWith("message:")) {
@@ -396,7 +396,7 @@ public final class Summarizer {
     }
 
     private void addExclusions(Caller caller, String session, Set<Long> indices) {
-        NavigableMap<Long, StoredMessage> history = engine.messageHistory(caller, session);
+        NavigableMap<Long, StoredMessage> history = engine.messages().history(caller, session);
         Scope scope = caller.session(session);
         Set<Long> all = excluded(caller, scope);
         boolean added = false;
@@ -475,7 +475,7 @@ public final class Summarizer {
                     return s.forgotten(request);
                 }
             };
-            engine.register(s.cascade);
+            engine.admin().register(s.cascade);
             return s;
         }
     }
