@@ -4,7 +4,7 @@ import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.event.LoggedEvent;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.core.event.TaskStatus;
-import dev.agentmemory.core.internal.JsonMessageRedactor;
+import dev.agentmemory.core.internal.codec.JsonMessageRedactor;
 import dev.agentmemory.core.internal.state.PartitionState;
 import dev.agentmemory.core.spi.DerivedData;
 import dev.agentmemory.core.spi.ForgetRequest;

@@ -5,7 +5,7 @@ import dev.agentmemory.core.audit.ScopeDiff;
 import dev.agentmemory.core.event.LoggedEvent;
 import dev.agentmemory.core.event.MemoryState;
 import dev.agentmemory.core.event.StoredMessage;
-import dev.agentmemory.core.internal.EventCodec;
+import dev.agentmemory.core.internal.codec.EventCodec;
 import dev.agentmemory.core.internal.state.PartitionState;
 import dev.agentmemory.core.ledger.ActionRecord;
 import dev.agentmemory.core.ledger.ActionStart;

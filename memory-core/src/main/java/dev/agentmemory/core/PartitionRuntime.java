@@ -2,7 +2,7 @@ package dev.agentmemory.core;
 
 import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.event.LoggedEvent;
-import dev.agentmemory.core.internal.EventCodec;
+import dev.agentmemory.core.internal.codec.EventCodec;
 import dev.agentmemory.core.internal.state.PartitionState;
 import dev.agentmemory.core.spi.DerivedData;
 import dev.agentmemory.core.spi.EventListener;

@@ -292,7 +292,7 @@ public final class AgentMemory implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        registered.forEach(engine::unregister);
+        registered.forEach(engine.admin()::unregister);
         retriever.close();
         engine.admin().removeRedactor(redactor);
         if (summarizer != null) {

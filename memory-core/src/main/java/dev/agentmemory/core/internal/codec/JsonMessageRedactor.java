@@ -1,9 +1,10 @@
-package dev.agentmemory.core.internal;
+package dev.agentmemory.core.internal.codec;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentmemory.core.event.StoredMessage;
+import dev.agentmemory.core.internal.JsonStrings;
 import dev.agentmemory.core.spi.MessageRedactor;
 
 import java.util.Optional;

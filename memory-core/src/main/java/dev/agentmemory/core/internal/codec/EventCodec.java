@@ -1,4 +1,4 @@
-package dev.agentmemory.core.internal;
+package dev.agentmemory.core.internal.codec;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
