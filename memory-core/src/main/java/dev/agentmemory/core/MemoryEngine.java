@@ -13,6 +13,7 @@ import dev.agentmemory.core.internal.JsonMessageRedactor;
 import dev.agentmemory.core.ledger.ActionRecord;
 import dev.agentmemory.core.ledger.ActionStart;
 import dev.agentmemory.core.policy.ConflictPolicy;
+import dev.agentmemory.core.policy.InstructionDetector;
 import dev.agentmemory.core.policy.KindRules;
 import dev.agentmemory.core.spi.DerivedData;
 import dev.agentmemory.core.spi.EventListener;
@@ -85,6 +86,7 @@ public final class MemoryEngine implements AutoCloseable {
     private final Set<Kind> sensitiveKinds;
     private final @Nullable Pattern sensitiveKeys;
     private final List<Verifier> verifiers;
+    private final InstructionDetector instructionDetector;
     private final List<DerivedData> derived = new CopyOnWriteArrayList<>();
     private final List<EventListener> listeners = new CopyOnWriteArrayList<>();
     private final List<MessageRedactor> redactors = new CopyOnWriteArrayList<>();
@@ -121,6 +123,7 @@ public final class MemoryEngine implements AutoCloseable {
         this.sensitiveKinds = Set.copyOf(b.sensitiveKinds);
         this.sensitiveKeys = b.sensitiveKeys;
         this.verifiers = List.copyOf(b.verifiers);
+        this.instructionDetector = b.instructionDetector;
         this.derived.addAll(b.derived);
         this.listeners.addAll(b.listeners);
         this.redactors.addAll(b.redactors);
@@ -232,7 +235,7 @@ public final class MemoryEngine implements AutoCloseable {
     }
 
     private Outcome decide(Caller caller, MemoryState state, Tx tx, Proposal p) {
-        Optional<String> violation = KindRules.violation(p);
+        Optional<String> violation = KindRules.violation(p, instructionDetector);
         if (violation.isPresent()) {
             return Outcome.rejected(p, violation.get());
         }
@@ -1578,6 +1581,7 @@ public final class MemoryEngine implements AutoCloseable {
         private final List<DerivedData> derived = new ArrayList<>();
         private final List<EventListener> listeners = new ArrayList<>();
         private final List<MessageRedactor> redactors = new ArrayList<>();
+        private InstructionDetector instructionDetector = InstructionDetector.standard();
 
         private Builder() {
         }
@@ -1663,6 +1667,15 @@ public final class MemoryEngine implements AutoCloseable {
                 throw new IllegalArgumentException("encryption key must be 16, 24 or 32 bytes: " + key.length);
             }
             this.encryptionKey = new SecretKeySpec(key.clone(), "AES");
+            return this;
+        }
+
+        /**
+         * Decides which untrusted text reads like an instruction (such text is kept only as an
+         * observation or a reference). Default: {@link InstructionDetector#standard()}.
+         */
+        public Builder instructionDetector(InstructionDetector detector) {
+            this.instructionDetector = Objects.requireNonNull(detector, "detector");
             return this;
         }
 

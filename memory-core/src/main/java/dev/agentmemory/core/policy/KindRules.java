@@ -7,6 +7,7 @@ import dev.agentmemory.core.Source;
 import dev.agentmemory.core.Trust;
 
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -29,8 +30,17 @@ public final class KindRules {
     private KindRules() {
     }
 
-    /** The reason {@code p} breaks a kind rule, or empty when it keeps them all. */
+    /**
+     * The reason {@code p} breaks a kind rule, or empty when it keeps them all; instruction-like
+     * text is recognized by {@link InstructionDetector#standard()}.
+     */
     public static Optional<String> violation(Proposal p) {
+        return violation(p, InstructionDetector.standard());
+    }
+
+    /** The reason {@code p} breaks a kind rule, instruction-like text recognized by {@code detector}. */
+    public static Optional<String> violation(Proposal p, InstructionDetector detector) {
+        Objects.requireNonNull(detector, "detector");
         if (p.op() == Proposal.Op.INVALIDATE) {
             if (p.trust() == Trust.UNTRUSTED) {
                 return Optional.of("an untrusted source cannot invalidate memory");
@@ -50,7 +60,7 @@ public final class KindRules {
                 }
             }
             boolean dataKind = p.kind() == Kind.OBSERVATION || p.kind() == Kind.REFERENCE;
-            if (!dataKind && p.value() != null && InstructionDetector.standard().isInstructionLike(p.value().text())) {
+            if (!dataKind && p.value() != null && detector.isInstructionLike(p.value().text())) {
                 return Optional.of("untrusted text that reads like a standing instruction can only be kept as an observation");
             }
         }
