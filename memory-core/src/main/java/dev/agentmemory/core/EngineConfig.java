@@ -1,5 +1,6 @@
 package dev.agentmemory.core;
 
+import dev.agentmemory.core.policy.InstructionDetector;
 import dev.agentmemory.core.spi.Verifier;
 import org.jspecify.annotations.Nullable;
 
@@ -15,7 +16,8 @@ import java.util.regex.Pattern;
  */
 record EngineConfig(boolean strictConflicts, int maxValueBytes, int maxMessageChars, int maxRecordsPerUser,
                     MemoryEngine.AtLimit atLimit, Map<Kind, Duration> ttlByKind, Set<Kind> sensitiveKinds,
-                    @Nullable Pattern sensitiveKeys, List<Verifier> verifiers) {
+                    @Nullable Pattern sensitiveKeys, List<Verifier> verifiers,
+                    InstructionDetector instructionDetector) {
 
     EngineConfig {
         ttlByKind = Map.copyOf(ttlByKind);

@@ -1,9 +1,9 @@
 package dev.agentmemory.core;
 
-
 import dev.agentmemory.core.policy.InstructionDetector;
 
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -26,8 +26,17 @@ final class KindRules {
     private KindRules() {
     }
 
-    /** The reason {@code p} breaks a kind rule, or empty when it keeps them all. */
+    /**
+     * The reason {@code p} breaks a kind rule, or empty when it keeps them all; instruction-like
+     * text is recognized by {@link InstructionDetector#standard()}.
+     */
     static Optional<String> violation(Proposal p) {
+        return violation(p, InstructionDetector.standard());
+    }
+
+    /** The reason {@code p} breaks a kind rule, instruction-like text recognized by {@code detector}. */
+    static Optional<String> violation(Proposal p, InstructionDetector detector) {
+        Objects.requireNonNull(detector, "detector");
         if (p.op() == Proposal.Op.INVALIDATE) {
             if (p.trust() == Trust.UNTRUSTED) {
                 return Optional.of("an untrusted source cannot invalidate memory");
@@ -47,7 +56,7 @@ final class KindRules {
                 }
             }
             boolean dataKind = p.kind() == Kind.OBSERVATION || p.kind() == Kind.REFERENCE;
-            if (!dataKind && p.value() != null && InstructionDetector.standard().isInstructionLike(p.value().text())) {
+            if (!dataKind && p.value() != null && detector.isInstructionLike(p.value().text())) {
                 return Optional.of("untrusted text that reads like a standing instruction can only be kept as an observation");
             }
         }

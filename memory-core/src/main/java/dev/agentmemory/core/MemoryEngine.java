@@ -9,6 +9,7 @@ import dev.agentmemory.core.internal.codec.EventCodec;
 import dev.agentmemory.core.internal.state.PartitionState;
 import dev.agentmemory.core.ledger.ActionRecord;
 import dev.agentmemory.core.ledger.ActionStart;
+import dev.agentmemory.core.policy.InstructionDetector;
 import dev.agentmemory.core.spi.DerivedData;
 import dev.agentmemory.core.spi.EventListener;
 import dev.agentmemory.core.spi.EventStore;
@@ -87,7 +88,7 @@ public final class MemoryEngine implements AutoCloseable {
 
     private MemoryEngine(Builder b) {
         this.config = new EngineConfig(b.strictConflicts, b.maxValueBytes, b.maxMessageChars, b.maxRecordsPerUser,
-                b.atLimit, b.ttlByKind, b.sensitiveKinds, b.sensitiveKeys, b.verifiers);
+                b.atLimit, b.ttlByKind, b.sensitiveKinds, b.sensitiveKeys, b.verifiers, b.instructionDetector);
         this.runtime = new PartitionRuntime(b.store != null ? b.store : new InMemoryEventStore(),
                 new EventCodec(b.encryptionKey), b.clock, b.listeners, b.derived);
         this.decider = new ProposalDecider(config);
@@ -625,6 +626,7 @@ public final class MemoryEngine implements AutoCloseable {
         private final List<DerivedData> derived = new ArrayList<>();
         private final List<EventListener> listeners = new ArrayList<>();
         private final List<MessageRedactor> redactors = new ArrayList<>();
+        private InstructionDetector instructionDetector = InstructionDetector.standard();
 
         private Builder() {
         }
@@ -710,6 +712,15 @@ public final class MemoryEngine implements AutoCloseable {
                 throw new IllegalArgumentException("encryption key must be 16, 24 or 32 bytes: " + key.length);
             }
             this.encryptionKey = new SecretKeySpec(key.clone(), "AES");
+            return this;
+        }
+
+        /**
+         * Decides which untrusted text reads like an instruction (such text is kept only as an
+         * observation or a reference). Default: {@link InstructionDetector#standard()}.
+         */
+        public Builder instructionDetector(InstructionDetector detector) {
+            this.instructionDetector = Objects.requireNonNull(detector, "detector");
             return this;
         }
 

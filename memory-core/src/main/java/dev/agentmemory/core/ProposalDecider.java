@@ -51,7 +51,7 @@ final class ProposalDecider {
     }
 
     private Outcome decide(Caller caller, PartitionState state, Proposal p, Instant now, List<Change> changes) {
-        Optional<String> violation = KindRules.violation(p);
+        Optional<String> violation = KindRules.violation(p, config.instructionDetector());
         if (violation.isPresent()) {
             return Outcome.rejected(p, violation.get());
         }

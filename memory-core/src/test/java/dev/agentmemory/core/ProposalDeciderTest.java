@@ -24,7 +24,8 @@ class ProposalDeciderTest {
     final Scope session = ALICE.session("s1");
 
     static EngineConfig config(boolean strict, int maxRecords, MemoryEngine.AtLimit atLimit, Map<Kind, Duration> ttl) {
-        return new EngineConfig(strict, 64 * 1024, 1024 * 1024, maxRecords, atLimit, ttl, Set.of(), null, List.of());
+        return new EngineConfig(strict, 64 * 1024, 1024 * 1024, maxRecords, atLimit, ttl, Set.of(), null, List.of(),
+                dev.agentmemory.core.policy.InstructionDetector.standard());
     }
 
     static final EngineConfig LENIENT = config(false, 100, MemoryEngine.AtLimit.REJECT, Map.of());

@@ -4,6 +4,7 @@ import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.Kind;
 import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.policy.InstructionDetector;
 import dev.agentmemory.core.spi.DerivedData;
 import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.core.spi.ForgetRequest;
@@ -111,7 +112,8 @@ public final class AgentMemory implements AutoCloseable {
         this.settings = settings;
         this.agent = settings.agent;
         this.sessions = b.sessions;
-        MemoryFramer.Builder fb = MemoryFramer.builder().maxChars(settings.blockMaxChars).maxTokens(settings.blockMaxTokens);
+        MemoryFramer.Builder fb = MemoryFramer.builder().maxChars(settings.blockMaxChars).maxTokens(settings.blockMaxTokens)
+                .instructionDetector(b.instructionDetector);
         if (b.framingKey != null) {
             fb.key(b.framingKey);
         }
@@ -322,6 +324,7 @@ public final class AgentMemory implements AutoCloseable {
         private @Nullable Clock clock;
         private byte @Nullable [] framingKey;
         private SessionResolver sessions = SessionResolver.standard();
+        private InstructionDetector instructionDetector = InstructionDetector.standard();
         private final Settings settings = new Settings();
 
         private Builder() {
@@ -506,6 +509,17 @@ public final class AgentMemory implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Decides which untrusted text reads like an instruction: such text is flagged in memory
+         * blocks and, when this builder makes the engine, kept only as an observation. With a ready
+         * {@link #engine}, set it on {@code MemoryEngine.builder()} too. Default:
+         * {@link InstructionDetector#standard()}.
+         */
+        public Builder instructionDetector(InstructionDetector detector) {
+            this.instructionDetector = Objects.requireNonNull(detector, "detector");
+            return this;
+        }
+
         /** Applies the {@code agentmemory.*} keys of {@code properties} (others are ignored). */
         public Builder config(Properties properties) {
             settings.apply(Objects.requireNonNull(properties, "properties"));
@@ -559,7 +573,8 @@ public final class AgentMemory implements AutoCloseable {
                     .clock(clock != null ? clock : Clock.systemUTC())
                     .strictConflicts(settings.strictConflicts)
                     .maxRecordsPerUser(settings.maxRecordsPerUser, settings.atLimit)
-                    .maxMessageChars(settings.maxMessageChars);
+                    .maxMessageChars(settings.maxMessageChars)
+                    .instructionDetector(instructionDetector);
             settings.ttl.forEach(eb::ttl);
             if (settings.encryptionKey != null) {
                 eb.encryptionKey(settings.encryptionKey);

@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.agentmemory.core.internal.detect.BuiltInCues;
+import dev.agentmemory.core.internal.detect.RuleMatcher;
+import dev.agentmemory.core.internal.detect.TextNormalizer;
 import dev.agentmemory.core.policy.InstructionDetector.Cue;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -27,6 +30,9 @@ class InstructionDetectorTest {
     static final Path DATASET = dev.agentmemory.core.testing.Datasets.injection();
 
     private final InstructionDetector detector = InstructionDetector.standard();
+
+    /** The matcher over the built-in rules, as {@link InstructionDetector#standard()} runs them. */
+    private static final RuleMatcher BUILT_IN = new RuleMatcher(BuiltInCues.ALL);
 
     @Test
     void should_flag_override_when_text_says_ignore_previous_instructions() {
@@ -276,8 +282,8 @@ class InstructionDetectorTest {
                 "x".repeat(997) + " ");
         for (String unit : units) {
             // given the same near miss at 10,000 and at 50,000 characters
-            String small = InstructionDetector.normalize(repeatTo(unit, 10_000));
-            String large = InstructionDetector.normalize(repeatTo(unit, 50_000));
+            String small = TextNormalizer.normalize(repeatTo(unit, 10_000));
+            String large = TextNormalizer.normalize(repeatTo(unit, 50_000));
 
             // when
             long readsSmall = reads(small);
@@ -287,7 +293,7 @@ class InstructionDetectorTest {
             assertThat(readsLarge).as("reads for %s", unit).isLessThanOrEqualTo(6 * readsSmall);
             assertThat(readsLarge / large.length()).as("reads per character for %s", unit).isLessThan(1_000);
         }
-        String soup = InstructionDetector.normalize(repeatTo(String.join("", units.subList(0, units.size() - 1)), 100_000));
+        String soup = TextNormalizer.normalize(repeatTo(String.join("", units.subList(0, units.size() - 1)), 100_000));
         assertThat(reads(soup) / soup.length()).as("reads per character of a 100 KB mix").isLessThan(1_000);
     }
 
@@ -315,7 +321,7 @@ class InstructionDetectorTest {
             }
         }
         for (String text : texts) {
-            assertThat(InstructionDetector.rulesDisagreeingWithPlainSearch(InstructionDetector.normalize(text)))
+            assertThat(BUILT_IN.rulesDisagreeingWithPlainSearch(TextNormalizer.normalize(text)))
                     .as(text).isEmpty();
         }
     }
@@ -328,7 +334,7 @@ class InstructionDetectorTest {
             String expected = Normalizer.normalize(s, Normalizer.Form.NFKC).replaceAll("[\\p{Cf}]", "")
                     .replace('\u2019', '\'').replace('\u2018', '\'').replace('`', '\'')
                     .replaceAll("\\s+", " ").toLowerCase(Locale.ROOT);
-            assertThat(InstructionDetector.normalize(s)).as(s).isEqualTo(expected);
+            assertThat(TextNormalizer.normalize(s)).as(s).isEqualTo(expected);
         }
     }
 
@@ -365,7 +371,7 @@ class InstructionDetectorTest {
     /** Characters the matchers read while detecting cues in {@code normalized}. */
     private static long reads(String normalized) {
         CountingSequence seq = new CountingSequence(normalized);
-        InstructionDetector.detectNormalized(seq);
+        BUILT_IN.scan(seq, false);
         return seq.reads;
     }
 

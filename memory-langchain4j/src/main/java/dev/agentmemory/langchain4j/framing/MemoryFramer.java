@@ -48,6 +48,7 @@ public final class MemoryFramer {
     private final ToIntFunction<String> tokenEstimator;
     private final RandomGenerator random;
     private final byte[] key;
+    private final InstructionDetector instructionDetector;
     /**
      * The last texts {@link #attach} produced, each mapped to the user text it framed: the chat
      * memory store strips the current turn's block on every update, and an exact match needs no
@@ -67,6 +68,7 @@ public final class MemoryFramer {
         this.tokenEstimator = b.tokenEstimator;
         this.random = b.random;
         this.key = b.key.clone();
+        this.instructionDetector = b.instructionDetector;
     }
 
     /** A builder with the defaults: 8,000 characters, 2,000 approximate tokens, random nonce and key. */
@@ -222,7 +224,7 @@ public final class MemoryFramer {
         all.append('\n').append(item.id()).append('\n').append(item.kind()).append('\n').append(item.source())
                 .append('\n').append(item.status());
         item.extra().forEach((k, v) -> all.append('\n').append(k).append(": ").append(v));
-        return InstructionDetector.standard().detect(all.toString()).stream()
+        return instructionDetector.detect(all.toString()).stream()
                 .map(InstructionDetector.Cue::label).toList();
     }
 
@@ -239,6 +241,7 @@ public final class MemoryFramer {
         private ToIntFunction<String> tokenEstimator = MemoryFramer::approxTokens;
         private RandomGenerator random = new SecureRandom();
         private byte[] key;
+        private InstructionDetector instructionDetector = InstructionDetector.standard();
 
         private Builder() {
             key = new byte[32];
@@ -285,6 +288,15 @@ public final class MemoryFramer {
                 throw new IllegalArgumentException("key must have at least 16 bytes: " + key.length);
             }
             this.key = key.clone();
+            return this;
+        }
+
+        /**
+         * Which untrusted items carry instruction-like flags in the block. Default:
+         * {@link InstructionDetector#standard()}.
+         */
+        public Builder instructionDetector(InstructionDetector detector) {
+            this.instructionDetector = requireNonNull(detector, "detector");
             return this;
         }
 

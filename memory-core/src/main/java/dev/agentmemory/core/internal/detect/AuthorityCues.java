@@ -1,12 +1,11 @@
-package dev.agentmemory.core.policy;
+package dev.agentmemory.core.internal.detect;
 
-import static dev.agentmemory.core.policy.CueRule.lead;
-import static dev.agentmemory.core.policy.CueRule.rule;
-import static dev.agentmemory.core.policy.CueRule.rules;
+import static dev.agentmemory.core.internal.detect.GuardedRule.lead;
+import static dev.agentmemory.core.internal.detect.GuardedRule.rule;
+import static dev.agentmemory.core.internal.detect.GuardedRule.rules;
 
 import dev.agentmemory.core.policy.InstructionDetector.Cue;
 import java.util.List;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -31,22 +30,23 @@ import java.util.stream.Stream;
  * tagged ({@code <|user|>}), since transcripts of the user's own words are ordinary data. A policy
  * counts only when its value grants, skips or disables something ("Our refund policy is 30 days"
  * is not flagged). These choices were made looking at the tuning half of the development data only
- * (see the benchmark's injection report).
+ * (see the benchmark's injection report). A role prefix at the start of a line of the raw text is
+ * checked by {@link RoleLines}.
  */
-final class AuthorityRules {
+final class AuthorityCues {
 
-    private AuthorityRules() {
+    private AuthorityCues() {
     }
 
     /** Role names that make a bare {@code name:} prefix a role prefix. */
-    private static final String ROLE = "(?:system|sys|assistant|developer|admin|administrator|operator"
+    static final String ROLE = "(?:system|sys|assistant|developer|admin|administrator|operator"
             + "|système|systeme|sistema|assistent|assistentin|entwickler|administrateur|développeur|asistente"
             + "|desarrollador|administrador|assistente|sviluppatore|amministratore|系统|助手|开发者|管理员)";
     private static final String ROLE_GUARDS = "sys|assistant|developer|admin|operator|sistema|systeme|assistent|entwickler"
             + "|développeur|asistente|desarrollador|assistente|sviluppatore|amministratore|系统|助手|开发者|管理员";
 
     /** What may follow a role name: "system message:", "system override:". */
-    private static final String ROLE_SUFFIX = "(?:\\s+(?:message|prompt|note|notice|override|update|instruction|alert|mode"
+    static final String ROLE_SUFFIX = "(?:\\s+(?:message|prompt|note|notice|override|update|instruction|alert|mode"
             + "|nachricht|hinweis|mensaje|messaggio|消息|提示|通知))?";
 
     /**
@@ -54,14 +54,14 @@ final class AuthorityRules {
      * least two words, so that a key and its value ("system: warehouse-2", "System: Windows 10")
      * do not count.
      */
-    private static final String ROLE_COLON = "\\s?(?:\\*\\*|__)?\\s?:(?:\\*\\*|__)?(?:\\s|(?=\\p{IsHan}))\\s?(?:\\*\\*|__)?\\s?"
+    static final String ROLE_COLON = "\\s?(?:\\*\\*|__)?\\s?:(?:\\*\\*|__)?(?:\\s|(?=\\p{IsHan}))\\s?(?:\\*\\*|__)?\\s?"
             + "(?:[\\p{L}\"'“„«\\[<(][^\\s]{0,40}\\s\\p{L}|\\p{IsHan})";
 
     /** Role-like headings of instruction-tuning templates ("### Instruction", "### System"). */
-    private static final String HEADING_ROLE = "(?:instruction|system|system prompt|assistant|human|anweisung|instruktion"
+    static final String HEADING_ROLE = "(?:instruction|system|system prompt|assistant|human|anweisung|instruktion"
             + "|consigne|instrucción|instruccion|istruzione|指令|系统|助手|系统提示)";
 
-    static final List<CueRule> FAKE_BOUNDARY = rules(Cue.FAKE_BOUNDARY_OR_OBFUSCATION,
+    static final List<GuardedRule> FAKE_BOUNDARY = rules(Cue.FAKE_BOUNDARY_OR_OBFUSCATION,
             // any <<<...>>> marker, ours or not; <<end ...>> with two brackets
             lead("<{3,}[^<>]{1,100}>{3,}", "<<<"),
             lead("<<\\s*/?\\s*(?:end|begin|ende|fin|fine)\\b[^<>]{0,100}>>", "<<"),
@@ -85,9 +85,9 @@ final class AuthorityRules {
                     + "|结束|开始|记忆)",
                     "===|---|###|***|___|~~~|>>>|[["));
 
-    static final List<CueRule> ROLE_PREFIX = rules(Cue.ROLE_PREFIX,
+    static final List<GuardedRule> ROLE_PREFIX = rules(Cue.ROLE_PREFIX,
             // "SYSTEM: ..." at the start, after a sentence or after a closing bracket or quote
-            rule("(?:" + InstructionDetector.START + "|[.!?;:)\\]}\"'>»…*|]\\s|[」』。！？：]\\s?)(?:\\*\\*|__)?" + ROLE + ROLE_SUFFIX + ROLE_COLON,
+            rule("(?:" + InstructionCues.START + "|[.!?;:)\\]}\"'>»…*|]\\s|[」』。！？：]\\s?)(?:\\*\\*|__)?" + ROLE + ROLE_SUFFIX + ROLE_COLON,
                     ROLE_GUARDS),
             // "[system]", "[system message]", "【系统】", "<assistant>"
             lead("[\\[【<]\\s?/?\\s?(?:" + ROLE + "|instructions?|inst|sys)" + ROLE_SUFFIX + "\\s?[\\]】>]", "[|【|<"),
@@ -142,7 +142,7 @@ final class AuthorityRules {
     private static final String APPROVED_THING = "(?:refunds?|requests?|orders?|payments?|transfers?|transactions?|claims?"
             + "|withdrawals?|returns?|applications?|access|accounts?|users?|customers?|everything|all|any|every|it|them)";
 
-    static final List<CueRule> STANDING_APPROVAL = rules(Cue.STANDING_APPROVAL,
+    static final List<GuardedRule> STANDING_APPROVAL = rules(Cue.STANDING_APPROVAL,
             // a policy or permission whose value grants or skips: "refund.policy = always approve refunds"
             rule("\\b" + POLICY_KEY + KEY_TAIL + "(?:" + GRANTED_VALUE + "|[^\\n]{0,60}?(?:\\b" + GRANTING_VALUE + "))",
                     POLICY_KEY_GUARDS),
@@ -159,7 +159,7 @@ final class AuthorityRules {
                     + "(?:[\\p{L}-]+\\s+)?(?:verification|checks?|approval|review|authentication|2fa|mfa|kyc|limits?|confirmation)\\b",
                     "always|automatically|unconditionally"),
             // "approve all refunds" as an order
-            rule("(?:" + InstructionDetector.START + "|[.!?:;,]\\s?|\\b(?:please|just|simply|and|then)\\s)(?:always\\s)?approve\\s(?:all|every|any|everything|each)\\b",
+            rule("(?:" + InstructionCues.START + "|[.!?:;,]\\s?|\\b(?:please|just|simply|and|then)\\s)(?:always\\s)?approve\\s(?:all|every|any|everything|each)\\b",
                     "approve"),
             // "all refunds are pre-approved", "every request is automatically approved"
             lead("\\b(?:all|every|any|each)\\s(?:[\\p{L}\\p{N}_-]+\\s){0,3}(?:is|are|was|were|will be|shall be|should be|must be|have been"
@@ -242,60 +242,5 @@ final class AuthorityRules {
             lead("(?:优先于|覆盖|取代|替代)(?:所有|一切|任何|之前的|其他)的?(?:规则|指令|指示|限制)", "优先于|覆盖|取代|替代"));
 
     /** Every rule of this class. */
-    static final List<CueRule> ALL = Stream.of(FAKE_BOUNDARY, ROLE_PREFIX, STANDING_APPROVAL).flatMap(List::stream).toList();
-
-    /** A role prefix at the start of a line, after bullets or quote marks ("> SYSTEM: ..."). */
-    private static final Pattern ROLE_LINE = Pattern.compile("^[\\s>*•+\\-]*(?:\\*\\*|__)?" + ROLE + ROLE_SUFFIX
-            + ROLE_COLON);
-
-    /** A heading that is only a role: "### Instruction", "## System". */
-    private static final Pattern ROLE_HEADING = Pattern.compile("^\\s?#{1,6}\\s?" + HEADING_ROLE + "\\s?:?\\s?$");
-
-    /** How much of a line is read for a role prefix. */
-    private static final int LINE_HEAD = 64;
-
-    /**
-     * Whether a line of the raw {@code text} (lines end at CR, LF, NEL, U+2028 or U+2029) begins
-     * with a role prefix or is a role heading; line breaks are lost in
-     * {@link InstructionDetector#normalize}, so the rules on the whole text cannot see them.
-     * Normalizes at most {@value #LINE_HEAD} characters of a line, and only of a line whose head
-     * holds a colon or a {@code #}.
-     */
-    static boolean roleAtLineStart(String text) {
-        int n = text.length();
-        int start = 0;
-        while (start <= n) {
-            int end = start;
-            while (end < n && end - start < LINE_HEAD && !isLineBreak(text.charAt(end))) {
-                end++;
-            }
-            boolean whole = end == n || isLineBreak(text.charAt(end));
-            if (end > start && headMayMatch(text, start, end)) {
-                String head = InstructionDetector.normalize(text.substring(start, end));
-                if (ROLE_LINE.matcher(head).find() || (whole && ROLE_HEADING.matcher(head).find())) {
-                    return true;
-                }
-            }
-            while (end < n && !isLineBreak(text.charAt(end))) {
-                end++;
-            }
-            start = end + 1;
-        }
-        return false;
-    }
-
-    private static boolean isLineBreak(char c) {
-        return c == '\n' || c == '\r' || c == '\u0085' || c == '\u2028' || c == '\u2029';
-    }
-
-    /** A cheap necessary condition: a colon (ASCII, full-width or compatible) or a {@code #} in the line's head. */
-    private static boolean headMayMatch(String text, int start, int end) {
-        for (int i = start; i < end; i++) {
-            char c = text.charAt(i);
-            if (c == ':' || c == '：' || c == '#' || c == '﹕' || c == '︓' || c == '＃' || c == '﹟') {
-                return true;
-            }
-        }
-        return false;
-    }
+    static final List<GuardedRule> ALL = Stream.of(FAKE_BOUNDARY, ROLE_PREFIX, STANDING_APPROVAL).flatMap(List::stream).toList();
 }
