@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.agentmemory.core.Trust;
 import dev.agentmemory.langchain4j.framing.FramedBlock;
 import dev.agentmemory.langchain4j.framing.FramedItem;
 import dev.agentmemory.langchain4j.framing.MemoryFramer;
@@ -180,8 +181,8 @@ class InjectionSuiteTest {
         MemoryFramer framer = MemoryFramer.builder().build();
         List<FramedItem> items = List.of(
                 new FramedItem("answer.language@v1", "answer.language = English", "preference", "user",
-                        FramedItem.Trust.TRUSTED, DATE, "current"),
-                new FramedItem("tool@v1", s, "observation", "tool:lookup", FramedItem.Trust.UNTRUSTED, DATE, "current",
+                        Trust.TRUSTED, DATE, "current"),
+                new FramedItem("tool@v1", s, "observation", "tool:lookup", Trust.UNTRUSTED, DATE, "current",
                         Map.of("layer", "episodic")));
         FramedBlock block = framer.frame(items);
         String prompt = framer.attach(InjectionProbe.NEXT_TURN, block);

@@ -2,6 +2,7 @@ package dev.agentmemory.demo;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.agentmemory.core.Trust;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.Kind;
 import dev.agentmemory.core.Layer;
@@ -234,7 +235,7 @@ final class Scenario {
         for (ParsedFrame f : frames) {
             for (int i = 0; i < f.items().size(); i++) {
                 FramedItem it = f.items().get(i);
-                if (it.text().contains("skip approval") && it.trust() == FramedItem.Trust.UNTRUSTED && !f.flags().get(i).isEmpty()) {
+                if (it.text().contains("skip approval") && it.trust() == Trust.UNTRUSTED && !f.flags().get(i).isEmpty()) {
                     framedUntrusted = true;
                 }
             }

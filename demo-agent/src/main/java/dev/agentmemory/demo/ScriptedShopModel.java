@@ -146,7 +146,7 @@ final class ScriptedShopModel implements ChatModel {
         int eq = it.text().indexOf(" = ");
         if (it.id().contains("@v") && eq > 0) {
             String key = it.text().substring(0, eq);
-            memory.put(key, new Item(key, it.text().substring(eq + 3), it.kind(), it.trust().label(),
+            memory.put(key, new Item(key, it.text().substring(eq + 3), it.kind(), it.trust().name().toLowerCase(java.util.Locale.ROOT),
                     it.extra().getOrDefault("layer", ""), it.status()));
         } else {
             episodic.add(it.text());

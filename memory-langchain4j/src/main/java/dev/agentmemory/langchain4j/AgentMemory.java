@@ -251,7 +251,13 @@ public final class AgentMemory implements AutoCloseable {
         return retriever;
     }
 
-    /** The injection-safe injector: one framed data block in front of the user's text. */
+    /**
+     * The injection-safe injector: one framed data block in front of the user's text.
+     *
+     * @deprecated unused on its own; {@link #retrievalAugmentor()} already injects with it (and
+     *             records what it used for {@link #lastRecall})
+     */
+    @Deprecated
     public ContentInjector contentInjector() {
         return injector;
     }

@@ -67,7 +67,7 @@ final class ChatMessageRedactor implements MessageRedactor {
             return Optional.of(message);
         }
         return Optional.of(new StoredMessage(message.index(), message.order(), message.type(),
-                ChatMessageSerializer.messageToJson(redacted), EngineChatMemoryStore.textOf(redacted)));
+                ChatMessageSerializer.messageToJson(redacted), MessageText.of(redacted)));
     }
 
     private static ChatMessage user(UserMessage u, Predicate<String> field) {

@@ -1,11 +1,11 @@
 package dev.agentmemory.langchain4j;
 
+import dev.agentmemory.langchain4j.internal.EnumText;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.MemoryEngine;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.Status;
 import dev.agentmemory.core.Verification;
-import dev.agentmemory.core.Trust;
 import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.event.LoggedEvent;
 import dev.agentmemory.core.event.StoredMessage;
@@ -276,9 +276,9 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
         attrs.put("key", r.key().path());
         attrs.put("version", Long.toString(r.version()));
         attrs.put("scope", r.scope().toString());
-        attrs.put("kind", MemoryContentRetriever.label(r.kind().name()));
-        attrs.put("source", MemoryContentRetriever.label(r.source().name()) + (r.sourceRef() != null ? ":" + r.sourceRef() : ""));
-        attrs.put("trust", r.trust() == Trust.TRUSTED ? "trusted" : "untrusted");
+        attrs.put("kind", EnumText.label(r.kind()));
+        attrs.put("source", EnumText.label(r.source()) + (r.sourceRef() != null ? ":" + r.sourceRef() : ""));
+        attrs.put("trust", EnumText.label(r.trust()));
         attrs.put("status", r.status() == Status.CONFLICT ? "conflict" : "current");
         attrs.put("recorded", r.recordedAt().toString());
         String text = r.key().path() + " = " + r.text();

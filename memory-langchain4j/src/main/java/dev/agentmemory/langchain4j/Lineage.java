@@ -1,5 +1,6 @@
 package dev.agentmemory.langchain4j;
 
+import dev.agentmemory.langchain4j.internal.EnumText;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.KeyState;
@@ -21,7 +22,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -121,10 +121,6 @@ final class Lineage {
         return new Tasks(caller);
     }
 
-    static String label(TaskStatus status) {
-        return status.name().toLowerCase(Locale.ROOT);
-    }
-
     /** The task attributes of a record's scope (empty outside the task layer). */
     static Map<String, String> taskAttributes(Scope scope, @Nullable TaskInfo task) {
         if (scope.layer() != Layer.TASK) {
@@ -132,7 +128,7 @@ final class Lineage {
         }
         Map<String, String> out = new LinkedHashMap<>();
         out.put(MemoryContent.TASK, Objects.requireNonNull(scope.task()));
-        out.put(MemoryContent.TASK_STATUS, task == null ? label(TaskStatus.ENDED) : label(task.status()));
+        out.put(MemoryContent.TASK_STATUS, task == null ? EnumText.label(TaskStatus.ENDED) : EnumText.label(task.status()));
         return out;
     }
 
@@ -149,7 +145,7 @@ final class Lineage {
         Map<String, String> attrs = taskAttributes(r.scope(), task);
         if (task == null || task.status() == TaskStatus.ENDED || r.archived()) {
             Map<String, String> ended = new LinkedHashMap<>(attrs);
-            ended.put(MemoryContent.TASK_STATUS, label(TaskStatus.ENDED));
+            ended.put(MemoryContent.TASK_STATUS, EnumText.label(TaskStatus.ENDED));
             return Optional.of(new Label(ARCHIVED, ended));
         }
         if (task.status() == TaskStatus.SUSPENDED) {

@@ -1,5 +1,6 @@
 package dev.agentmemory.langchain4j;
 
+import dev.agentmemory.core.Trust;
 import dev.agentmemory.langchain4j.framing.CutItem;
 import dev.agentmemory.langchain4j.framing.FramedBlock;
 import dev.agentmemory.langchain4j.framing.FramedItem;
@@ -82,7 +83,7 @@ final class MemoryContentInjector implements ContentInjector {
         Metadata md = c.textSegment().metadata();
         String text = c.textSegment().text();
         if (!md.containsKey(MemoryContent.LAYER)) {
-            return new FramedItem("document", text, "document", "retriever", FramedItem.Trust.UNTRUSTED,
+            return new FramedItem("document", text, "document", "retriever", Trust.UNTRUSTED,
                     Instant.EPOCH, "retrieved", Map.of(FramedItem.LAYER, "document"));
         }
         String id = md.containsKey(MemoryContent.KEY)
@@ -97,7 +98,7 @@ final class MemoryContentInjector implements ContentInjector {
             }
         }
         return new FramedItem(id, text, str(md, MemoryContent.KIND, "memory"), str(md, MemoryContent.SOURCE, "unknown"),
-                "trusted".equals(md.getString(MemoryContent.TRUST)) ? FramedItem.Trust.TRUSTED : FramedItem.Trust.UNTRUSTED,
+                "trusted".equals(md.getString(MemoryContent.TRUST)) ? Trust.TRUSTED : Trust.UNTRUSTED,
                 instant(md.getString(MemoryContent.OBSERVED_AT)), str(md, MemoryContent.STATUS, "current"), extra);
     }
 

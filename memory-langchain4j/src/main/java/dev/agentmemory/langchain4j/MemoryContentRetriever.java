@@ -1,5 +1,6 @@
 package dev.agentmemory.langchain4j;
 
+import dev.agentmemory.langchain4j.internal.EnumText;
 import dev.agentmemory.core.AccessDeniedException;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.KeyState;
@@ -7,7 +8,6 @@ import dev.agentmemory.core.MemoryEngine;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.ScopeView;
 import dev.agentmemory.core.TaskInfo;
-import dev.agentmemory.core.Trust;
 import dev.agentmemory.langchain4j.PersistentIndex.Ranked;
 import dev.agentmemory.langchain4j.tools.Summarizer;
 import dev.langchain4j.data.document.Metadata;
@@ -214,9 +214,9 @@ final class MemoryContentRetriever implements ContentRetriever {
         md.put(MemoryContent.KEY, r.key().path());
         md.put(MemoryContent.VERSION, r.version());
         md.put(MemoryContent.SCOPE, r.scope().toString());
-        md.put(MemoryContent.KIND, label(r.kind().name()));
-        md.put(MemoryContent.SOURCE, label(r.source().name()) + (r.sourceRef() != null ? ":" + r.sourceRef() : ""));
-        md.put(MemoryContent.TRUST, r.trust() == Trust.TRUSTED ? "trusted" : "untrusted");
+        md.put(MemoryContent.KIND, EnumText.label(r.kind()));
+        md.put(MemoryContent.SOURCE, EnumText.label(r.source()) + (r.sourceRef() != null ? ":" + r.sourceRef() : ""));
+        md.put(MemoryContent.TRUST, EnumText.label(r.trust()));
         md.put(MemoryContent.STATUS, label.status());
         label.attributes().forEach(md::put);
         md.put(MemoryContent.OBSERVED_AT, r.observedAt().toString());
@@ -251,10 +251,6 @@ final class MemoryContentRetriever implements ContentRetriever {
         Metadata md = c.textSegment().metadata().copy();
         md.put(MemoryContent.SCORE, score);
         return Content.from(TextSegment.from(c.textSegment().text(), md), Map.of(ContentMetadata.SCORE, score));
-    }
-
-    static String label(String enumName) {
-        return enumName.toLowerCase(Locale.ROOT).replace('_', '-');
     }
 
     /**

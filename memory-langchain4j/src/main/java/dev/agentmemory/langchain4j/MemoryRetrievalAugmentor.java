@@ -42,7 +42,7 @@ final class MemoryRetrievalAugmentor implements RetrievalAugmentor {
     public AugmentationResult augment(AugmentationRequest request) {
         Objects.requireNonNull(request, "request");
         ChatMessage message = request.chatMessage();
-        String text = message instanceof UserMessage u ? EngineChatMemoryStore.textOf(u) : "";
+        String text = message instanceof UserMessage u ? MessageText.of(u) : "";
         Query query = Query.from(text == null ? "" : text, request.metadata());
         List<Content> contents = retriever.retrieve(query);
         MemoryContentInjector.Injection injection = injector.injectAndReport(contents, message);

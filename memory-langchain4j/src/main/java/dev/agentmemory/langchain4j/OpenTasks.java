@@ -1,5 +1,6 @@
 package dev.agentmemory.langchain4j;
 
+import dev.agentmemory.langchain4j.internal.EnumText;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.KeyState;
 import dev.agentmemory.core.MemoryEngine;
@@ -15,7 +16,6 @@ import dev.langchain4j.rag.content.ContentMetadata;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -82,7 +82,7 @@ final class OpenTasks {
         md.put(MemoryContent.ID, "task:" + t.session() + "/" + t.task());
         md.put(MemoryContent.SCOPE, caller.task(t).toString());
         md.put(MemoryContent.TASK, t.task());
-        md.put(MemoryContent.TASK_STATUS, t.status().name().toLowerCase(Locale.ROOT));
+        md.put(MemoryContent.TASK_STATUS, EnumText.label(t.status()));
         md.put(MemoryContent.KIND, "task");
         md.put(MemoryContent.SOURCE, "system");
         md.put(MemoryContent.TRUST, trusted ? "trusted" : "untrusted");

@@ -52,7 +52,12 @@ public record Recall(SessionRef session, String query, List<Content> used, List<
         return out;
     }
 
-    /** The memory ids ({@link MemoryContent#ID}) of the contents used, in block order. */
+    /**
+     * The memory ids ({@link MemoryContent#ID}) of the contents used, in block order.
+     *
+     * @deprecated unused; read {@link MemoryContent#ID} from the metadata of each of {@link #used()}
+     */
+    @Deprecated
     public List<String> usedIds() {
         return used.stream().map(c -> c.textSegment().metadata().getString(MemoryContent.ID)).toList();
     }

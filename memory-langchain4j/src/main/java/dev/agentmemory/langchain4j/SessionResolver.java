@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.UUID;
 
@@ -162,7 +163,7 @@ final class Standard implements SessionResolver {
             if (c == '"' || c == '\\') {
                 b.append('\\').append(c);
             } else if (c < 0x20 || c >= 0x7f) {
-                b.append(String.format("\\u%04x", (int) c));
+                b.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
             } else {
                 b.append(c);
             }

@@ -1,5 +1,6 @@
 package dev.agentmemory.langchain4j;
 
+import dev.agentmemory.langchain4j.internal.EnumText;
 import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.Kind;
 import dev.agentmemory.core.MemoryEngine;
@@ -223,7 +224,7 @@ final class Settings {
             "block.max-tokens", "strict-conflicts", "delete-mode", "encryption-key", "agent", "max-message-chars");
 
     static String name(Kind kind) {
-        return kind.name().toLowerCase(Locale.ROOT).replace('_', '-');
+        return EnumText.label(kind);
     }
 
     /**

@@ -89,7 +89,7 @@ class ChatMemoryStoreDifferentialTest {
                     reference.add(m);
                 }
                 assertThat(ours.messages()).as("seed %d step %d", seed, step).isEqualTo(reference.messages());
-                assertThat(EngineChatMemoryStore.danglingToolMessages(ours.messages())).isEmpty();
+                assertThat(ToolCallPairing.danglingToolMessages(ours.messages())).isEmpty();
                 if (step % 25 == 24) {
                     // a restart, possibly in the middle of a tool loop whose results never come
                     memory.close();
@@ -117,7 +117,7 @@ class ChatMemoryStoreDifferentialTest {
         @Override
         public List<ChatMessage> getMessages(Object id) {
             List<ChatMessage> all = raw.getMessages(id);
-            List<Integer> dangling = EngineChatMemoryStore.danglingToolMessages(all);
+            List<Integer> dangling = ToolCallPairing.danglingToolMessages(all);
             List<ChatMessage> out = new ArrayList<>();
             for (int p = 0; p < all.size(); p++) {
                 if (!dangling.contains(p)) {
@@ -130,7 +130,7 @@ class ChatMemoryStoreDifferentialTest {
         @Override
         public void updateMessages(Object id, List<ChatMessage> incoming) {
             List<ChatMessage> all = raw.getMessages(id);
-            List<Integer> dangling = EngineChatMemoryStore.danglingToolMessages(all);
+            List<Integer> dangling = ToolCallPairing.danglingToolMessages(all);
             int call = dangling.isEmpty() || dangling.get(dangling.size() - 1) != all.size() - 1 ? -1
                     : dangling.stream().filter(p -> all.get(p) instanceof AiMessage).reduce((a, b) -> b).orElse(-1);
             List<ChatMessage> next = new ArrayList<>(incoming);

@@ -24,7 +24,7 @@ final class WindowRequests {
      */
     static void assertValid(ChatRequest request, MemoryFramer framer, String typed, java.util.Collection<String> typedBefore) {
         List<ChatMessage> messages = request.messages();
-        assertThat(EngineChatMemoryStore.danglingToolMessages(messages)).as("unpaired tool messages in %s", messages)
+        assertThat(ToolCallPairing.danglingToolMessages(messages)).as("unpaired tool messages in %s", messages)
                 .isEmpty();
         int last = -1;
         for (int i = 0; i < messages.size(); i++) {

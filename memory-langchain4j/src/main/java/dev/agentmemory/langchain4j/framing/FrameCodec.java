@@ -1,5 +1,7 @@
 package dev.agentmemory.langchain4j.framing;
 
+import dev.agentmemory.core.Trust;
+import dev.agentmemory.langchain4j.internal.EnumText;
 import java.nio.charset.StandardCharsets;
 import java.security.InvalidKeyException;
 import java.security.NoSuchAlgorithmException;
@@ -86,7 +88,7 @@ final class FrameCodec {
         field(sb, "date", item.date().toString());
         field(sb, "kind", item.kind());
         field(sb, "source", item.source());
-        field(sb, "trust", item.trust().label());
+        field(sb, "trust", EnumText.label(item.trust()));
         field(sb, "status", item.status());
         if (!flags.isEmpty()) {
             sb.append(",\"flags\":[");
@@ -220,7 +222,7 @@ final class FrameCodec {
             }
             String kind = field("kind");
             String source = field("source");
-            FramedItem.Trust trust = FramedItem.Trust.ofLabel(field("trust"));
+            Trust trust = EnumText.parse(Trust.class, field("trust"));
             String status = field("status");
             List<String> flags = new ArrayList<>();
             if (s.startsWith(",\"flags\":[", pos)) {

@@ -2,6 +2,7 @@ package dev.agentmemory.langchain4j.framing;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.agentmemory.core.Trust;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -15,7 +16,8 @@ import java.util.Map;
  * @param text   the remembered content, verbatim
  * @param kind   e.g. {@code preference}, {@code task-fact}, {@code observation}
  * @param source e.g. {@code user-message}, {@code tool:orders}, {@code document}
- * @param trust  whether the source is trusted (user-stated, system) or not (tools, documents)
+ * @param trust  whether the source is trusted (user-stated, system) or not (tools, documents, model
+ *               inferences); rendered as {@code trusted} or {@code untrusted}
  * @param date   when the item was observed
  * @param status {@code current}, {@code conflict}, {@code needs-reverification}, {@code past},
  *               {@code superseded} or {@code archived} for memory items (see the README)
@@ -40,34 +42,6 @@ public record FramedItem(String id, String text, String kind, String source, Tru
     public static final String TASK_STATUS = "task-status";
     /** Attribute naming what replaced a superseded item: {@code key@vN}, comma-separated. */
     public static final String SUPERSEDED_BY = "superseded-by";
-
-    /** How far the source of an item is trusted. */
-    public enum Trust {
-        /** Stated by the user or by the system. */
-        TRUSTED("trusted"),
-        /** Came from a tool, a document, a web page or a model inference. */
-        UNTRUSTED("untrusted");
-
-        private final String label;
-
-        Trust(String label) {
-            this.label = label;
-        }
-
-        /** The label rendered in the block: {@code trusted} or {@code untrusted}. */
-        public String label() {
-            return label;
-        }
-
-        static Trust ofLabel(String label) {
-            for (Trust t : values()) {
-                if (t.label.equals(label)) {
-                    return t;
-                }
-            }
-            throw new IllegalArgumentException("unknown trust label: " + label);
-        }
-    }
 
     public FramedItem {
         requireNonNull(id, "id");

@@ -1,5 +1,6 @@
 package dev.agentmemory.langchain4j.framing;
 
+import dev.agentmemory.core.Trust;
 import static java.util.Objects.requireNonNull;
 
 import dev.agentmemory.core.policy.InstructionDetector;
@@ -217,7 +218,7 @@ public final class MemoryFramer {
     }
 
     private List<String> flagsFor(FramedItem item) {
-        if (item.trust() == FramedItem.Trust.TRUSTED) {
+        if (item.trust() == Trust.TRUSTED) {
             return List.of();
         }
         StringBuilder all = new StringBuilder(item.text());

@@ -50,11 +50,6 @@ public record RecallQuery(String partition, String text, float @Nullable [] vect
         return new RecallQuery(partition, text, vector, maxResults, now, include, minScore);
     }
 
-    /** The same query with another result count. */
-    public RecallQuery withMaxResults(int max) {
-        return new RecallQuery(partition, text, vector, max, now, includeSuperseded, minScore);
-    }
-
     /** The same query with a minimum score. */
     public RecallQuery withMinScore(double min) {
         return new RecallQuery(partition, text, vector, maxResults, now, includeSuperseded, min);

@@ -1,5 +1,6 @@
 package dev.agentmemory.langchain4j.tools;
 
+import dev.agentmemory.langchain4j.internal.EnumText;
 import dev.agentmemory.core.Kind;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryValue;
@@ -40,7 +41,7 @@ public record ExtractedOperation(Op op, Target layer, MemoryKey key, @Nullable M
         Objects.requireNonNull(kind, "kind");
         if ((op == Op.INVALIDATE) != (value == null)) {
             throw new IllegalArgumentException(op == Op.INVALIDATE
-                    ? "invalidate takes no value" : op.name().toLowerCase(java.util.Locale.ROOT) + " needs a value");
+                    ? "invalidate takes no value" : EnumText.label(op) + " needs a value");
         }
         if (!(confidence >= 0.0 && confidence <= 1.0)) {
             throw new IllegalArgumentException("confidence must be within 0..1: " + confidence);

@@ -1,5 +1,6 @@
 package dev.agentmemory.langchain4j.tools;
 
+import dev.agentmemory.langchain4j.internal.EnumText;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.ForgetReceipt;
@@ -25,7 +26,6 @@ import dev.langchain4j.agent.tool.ToolMemoryId;
 import org.jspecify.annotations.Nullable;
 
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -380,7 +380,7 @@ public final class MemoryTools {
                 ? Kind.INFERENCE : asked;
         Proposal.Builder b = Proposal.set(scope, k, v).kind(kept).source(Source.MODEL);
         if (asked == Kind.PREFERENCE || asked == Kind.DECISION) {
-            b.tag("unconfirmed-" + asked.name().toLowerCase(Locale.ROOT));
+            b.tag("unconfirmed-" + EnumText.label(asked));
         }
         return b;
     }
@@ -397,7 +397,7 @@ public final class MemoryTools {
                 MemoryRecord r = Objects.requireNonNull(o.record());
                 String as = cited
                         ? "as a " + kindName + " stated by the user"
-                        : "as your unconfirmed " + r.kind().name().toLowerCase(Locale.ROOT).replace('_', ' ')
+                        : "as your unconfirmed " + EnumText.words(r.kind())
                         + " (a candidate until the user confirms it"
                         + note + ")";
                 yield "Saved " + what + " in " + place + " " + as + ", version " + r.version() + ".";

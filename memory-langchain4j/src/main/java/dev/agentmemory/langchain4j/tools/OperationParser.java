@@ -1,5 +1,6 @@
 package dev.agentmemory.langchain4j.tools;
 
+import dev.agentmemory.langchain4j.internal.EnumText;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -177,7 +178,7 @@ public final class OperationParser {
             }
             return null;
         }
-        String opName = op.name().toLowerCase(Locale.ROOT);
+        String opName = EnumText.label(op);
         if (v == null) {
             throw new OperationParseException(at + ".value is required for " + opName);
         }
@@ -258,7 +259,7 @@ public final class OperationParser {
             case NUMBER -> "a number";
             case BOOLEAN -> "a boolean";
             case NULL -> "null";
-            default -> node.getNodeType().name().toLowerCase(Locale.ROOT);
+            default -> EnumText.label(node.getNodeType());
         };
     }
 
@@ -269,7 +270,7 @@ public final class OperationParser {
         for (int i = 0; i < shown.length(); i++) {
             char c = shown.charAt(i);
             if (c < 0x20 || c == 0x7f || c == '"' || c == '\\' || Character.isSurrogate(c)) {
-                b.append(String.format("\\u%04x", (int) c));
+                b.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
             } else {
                 b.append(c);
             }

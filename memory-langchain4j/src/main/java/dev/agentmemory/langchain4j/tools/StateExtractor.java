@@ -1,5 +1,6 @@
 package dev.agentmemory.langchain4j.tools;
 
+import dev.agentmemory.langchain4j.internal.EnumText;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -33,7 +34,6 @@ import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -221,7 +221,7 @@ public final class StateExtractor {
         };
         Kind kind = op.kind();
         if (kind == Kind.PREFERENCE || kind == Kind.DECISION) {
-            b.tag("unconfirmed-" + kind.name().toLowerCase(Locale.ROOT));
+            b.tag("unconfirmed-" + EnumText.label(kind));
             kind = Kind.INFERENCE;
         }
         b.kind(kind).confidence(op.confidence()).extractedBy(name, PROMPT_VERSION).tag(EXTRACTED_TAG);

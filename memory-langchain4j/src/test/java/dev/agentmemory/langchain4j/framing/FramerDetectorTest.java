@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.agentmemory.core.policy.CueRule;
 import dev.agentmemory.core.policy.InstructionDetector;
 import dev.agentmemory.core.policy.InstructionDetector.Cue;
-import dev.agentmemory.langchain4j.framing.FramedItem.Trust;
+import dev.agentmemory.core.Trust;
 import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;

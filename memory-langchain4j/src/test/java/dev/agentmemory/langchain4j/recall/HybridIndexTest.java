@@ -406,9 +406,9 @@ class HybridIndexTest {
                                                                       String supersededBy) {
         var d = new org.apache.lucene.document.Document();
         var store = org.apache.lucene.document.Field.Store.YES;
-        d.add(new org.apache.lucene.document.StringField(HybridIndex.F_ID, id, store));
-        d.add(new org.apache.lucene.document.StringField(HybridIndex.F_PARTITION, ALICE, store));
-        d.add(new org.apache.lucene.document.TextField(HybridIndex.F_TEXT, text, store));
+        d.add(new org.apache.lucene.document.StringField(IndexSchema.F_ID, id, store));
+        d.add(new org.apache.lucene.document.StringField(IndexSchema.F_PARTITION, ALICE, store));
+        d.add(new org.apache.lucene.document.TextField(IndexSchema.F_TEXT, text, store));
         float[] unit = v.clone();
         double norm = 0;
         for (float x : unit) {
@@ -417,16 +417,16 @@ class HybridIndexTest {
         for (int i = 0; i < unit.length; i++) {
             unit[i] /= (float) Math.sqrt(norm);
         }
-        d.add(new org.apache.lucene.document.KnnFloatVectorField(HybridIndex.F_VECTOR, unit,
+        d.add(new org.apache.lucene.document.KnnFloatVectorField(IndexSchema.F_VECTOR, unit,
                 org.apache.lucene.index.VectorSimilarityFunction.DOT_PRODUCT));
-        d.add(new org.apache.lucene.document.StoredField(HybridIndex.F_TIME, time.getEpochSecond()));
-        d.add(new org.apache.lucene.document.StoredField(HybridIndex.F_TIME, time.getNano()));
-        d.add(new org.apache.lucene.document.StoredField(HybridIndex.F_ATTR_KEY, "source"));
-        d.add(new org.apache.lucene.document.StoredField(HybridIndex.F_ATTR_VALUE, "test"));
-        d.add(new org.apache.lucene.document.StringField(HybridIndex.F_STATUS,
-                supersededBy == null ? HybridIndex.CURRENT : HybridIndex.SUPERSEDED, org.apache.lucene.document.Field.Store.NO));
+        d.add(new org.apache.lucene.document.StoredField(IndexSchema.F_TIME, time.getEpochSecond()));
+        d.add(new org.apache.lucene.document.StoredField(IndexSchema.F_TIME, time.getNano()));
+        d.add(new org.apache.lucene.document.StoredField(IndexSchema.F_ATTR_KEY, "source"));
+        d.add(new org.apache.lucene.document.StoredField(IndexSchema.F_ATTR_VALUE, "test"));
+        d.add(new org.apache.lucene.document.StringField(IndexSchema.F_STATUS,
+                supersededBy == null ? IndexSchema.CURRENT : IndexSchema.SUPERSEDED, org.apache.lucene.document.Field.Store.NO));
         if (supersededBy != null) {
-            d.add(new org.apache.lucene.document.StringField(HybridIndex.F_SUPERSEDED_BY, supersededBy, store));
+            d.add(new org.apache.lucene.document.StringField(IndexSchema.F_SUPERSEDED_BY, supersededBy, store));
         }
         return d;
     }

@@ -124,7 +124,7 @@ class PluginInjectionTest {
                         if (item.text().contains(s)) {
                             shown = true;
                             assertThat(item.trust()).as("item %s for string %d", item.id(), i)
-                                    .isEqualTo(FramedItem.Trust.UNTRUSTED);
+                                    .isEqualTo(Trust.UNTRUSTED);
                         }
                     }
                 }
@@ -198,7 +198,7 @@ class PluginInjectionTest {
                     blocks++;
                     for (FramedItem item : f.items()) {
                         if (item.text().contains(s)) {
-                            assertThat(item.trust()).as("item %s", item.id()).isEqualTo(FramedItem.Trust.UNTRUSTED);
+                            assertThat(item.trust()).as("item %s", item.id()).isEqualTo(Trust.UNTRUSTED);
                         }
                     }
                 }

@@ -1,0 +1,129 @@
+package dev.agentmemory.langchain4j.recall;
+
+import java.io.IOException;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.document.Field;
+import org.apache.lucene.document.KnnFloatVectorField;
+import org.apache.lucene.document.NumericDocValuesField;
+import org.apache.lucene.document.StoredField;
+import org.apache.lucene.document.StringField;
+import org.apache.lucene.document.TextField;
+import org.apache.lucene.index.FloatVectorValues;
+import org.apache.lucene.index.IndexableField;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.ReaderUtil;
+import org.apache.lucene.index.StoredFields;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.index.VectorSimilarityFunction;
+import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.search.TopDocs;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The Lucene schema of the recall index: the fields of an item's document, how an item becomes a
+ * document and is read back, and the partition filter every query carries.
+ */
+final class IndexSchema {
+
+    static final String F_ID = "id";
+    static final String F_PARTITION = "partition";
+    static final String F_TEXT = "text";
+    static final String F_VECTOR = "vector";
+    static final String F_TIME = "time";
+    /** Doc values for ranking without loading stored fields: time (seconds, nanos) and a superseded flag. */
+    static final String F_TIME_SECONDS = "time_s";
+    static final String F_TIME_NANOS = "time_n";
+    static final String F_SUPERSEDED_FLAG = "superseded_flag";
+    static final String F_ATTR_KEY = "attr_k";
+    static final String F_ATTR_VALUE = "attr_v";
+    static final String F_STATUS = "status";
+    static final String F_SUPERSEDED_BY = "superseded_by";
+    static final String CURRENT = "current";
+    static final String SUPERSEDED = "superseded";
+
+    private IndexSchema() {
+    }
+
+    /** An item as stored, without its vector. */
+    record Stored(String id, String partition, String text, Instant time, Map<String, String> attributes,
+                          @Nullable String supersededBy) {
+        Stored withSupersededBy(@Nullable String by) {
+            return new Stored(id, partition, text, time, attributes, by);
+        }
+    }
+
+    /** Whether two items were asserted by the same party ({@link HybridIndex#SPEAKER_ATTRIBUTE}). */
+    static boolean sameSpeaker(Map<String, String> a, Map<String, String> b) {
+        return java.util.Objects.equals(a.get(HybridIndex.SPEAKER_ATTRIBUTE), b.get(HybridIndex.SPEAKER_ATTRIBUTE));
+    }
+
+    /** Restricts a query to one partition, and to current items when {@code currentOnly}. */
+    static Query scopeFilter(String partition, boolean currentOnly) {
+        BooleanQuery.Builder b = new BooleanQuery.Builder()
+                .add(new TermQuery(new Term(F_PARTITION, partition)), BooleanClause.Occur.FILTER);
+        if (currentOnly) {
+            b.add(new TermQuery(new Term(F_STATUS, CURRENT)), BooleanClause.Occur.FILTER);
+        }
+        return b.build();
+    }
+
+    static Document toDocument(Stored s, float[] unit) {
+        Document d = new Document();
+        d.add(new StringField(F_ID, s.id(), Field.Store.YES));
+        d.add(new StringField(F_PARTITION, s.partition(), Field.Store.YES));
+        d.add(new TextField(F_TEXT, s.text(), Field.Store.YES));
+        d.add(new KnnFloatVectorField(F_VECTOR, unit, VectorSimilarityFunction.DOT_PRODUCT));
+        d.add(new StoredField(F_TIME, s.time().getEpochSecond()));
+        d.add(new StoredField(F_TIME, s.time().getNano()));
+        d.add(new NumericDocValuesField(F_TIME_SECONDS, s.time().getEpochSecond()));
+        d.add(new NumericDocValuesField(F_TIME_NANOS, s.time().getNano()));
+        for (Map.Entry<String, String> e : s.attributes().entrySet()) {
+            d.add(new StoredField(F_ATTR_KEY, e.getKey()));
+            d.add(new StoredField(F_ATTR_VALUE, e.getValue()));
+        }
+        d.add(new StringField(F_STATUS, s.supersededBy() == null ? CURRENT : SUPERSEDED, Field.Store.NO));
+        if (s.supersededBy() != null) {
+            d.add(new StringField(F_SUPERSEDED_BY, s.supersededBy(), Field.Store.YES));
+            d.add(new NumericDocValuesField(F_SUPERSEDED_FLAG, 1));
+        }
+        return d;
+    }
+
+    /** The document of the item with this id, or -1. */
+    static int docOf(IndexSearcher searcher, String id) throws IOException {
+        TopDocs td = searcher.search(new TermQuery(new Term(F_ID, id)), 1);
+        return td.scoreDocs.length == 0 ? -1 : td.scoreDocs[0].doc;
+    }
+
+    static Stored load(StoredFields stored, int doc) throws IOException {
+        Document d = stored.document(doc);
+        IndexableField[] time = d.getFields(F_TIME);
+        Instant t = Instant.ofEpochSecond(time[0].numericValue().longValue(), time[1].numericValue().longValue());
+        String[] keys = d.getValues(F_ATTR_KEY);
+        String[] values = d.getValues(F_ATTR_VALUE);
+        Map<String, String> attrs = new HashMap<>();
+        for (int i = 0; i < keys.length; i++) {
+            attrs.put(keys[i], values[i]);
+        }
+        return new Stored(d.get(F_ID), d.get(F_PARTITION), d.get(F_TEXT), t, attrs, d.get(F_SUPERSEDED_BY));
+    }
+
+    static float[] vectorOf(IndexSearcher searcher, int doc) throws IOException {
+        List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
+        LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(doc, leaves));
+        FloatVectorValues values = leaf.reader().getFloatVectorValues(F_VECTOR);
+        int target = doc - leaf.docBase;
+        if (values == null || values.advance(target) != target) {
+            throw new IllegalStateException("recall index document " + doc + " has no vector");
+        }
+        return values.vectorValue().clone();
+    }
+}

@@ -1,0 +1,254 @@
+package dev.agentmemory.langchain4j.recall;
+
+import static dev.agentmemory.langchain4j.recall.IndexSchema.F_SUPERSEDED_FLAG;
+import static dev.agentmemory.langchain4j.recall.IndexSchema.F_TEXT;
+import static dev.agentmemory.langchain4j.recall.IndexSchema.F_TIME_NANOS;
+import static dev.agentmemory.langchain4j.recall.IndexSchema.F_TIME_SECONDS;
+import static dev.agentmemory.langchain4j.recall.IndexSchema.F_VECTOR;
+
+import dev.agentmemory.langchain4j.recall.IndexSchema.Stored;
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Function;
+import org.apache.lucene.index.FloatVectorValues;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.NumericDocValues;
+import org.apache.lucene.index.ReaderUtil;
+import org.apache.lucene.index.StoredFields;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.BoostQuery;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.KnnFloatVectorQuery;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.search.TopDocs;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The read side of the recall index: gathers dense and lexical candidates inside one partition,
+ * fuses their scores (cosine, max-normalised BM25, a recency prior, a demotion of superseded
+ * items), explains each returned hit's score, and hands the ranking to {@link ReadTimeResolver}
+ * when read-time resolution is on.
+ */
+final class RecallScorer {
+
+    private final IndexSettings settings;
+    private final RecallAnalyzer analyzer;
+    private final ReadTimeResolver resolver;
+
+    RecallScorer(RecallAnalyzer analyzer, IndexSettings settings) {
+        this.settings = settings;
+        this.analyzer = analyzer;
+        this.resolver = new ReadTimeResolver(analyzer, settings);
+    }
+
+    /** Hits of {@code query} (with its unit vector, if any) on this searcher, best first. */
+    List<RecallHit> search(IndexSearcher searcher, RecallQuery query, float @Nullable [] vector)
+            throws IOException {
+        Query filter = IndexSchema.scopeFilter(query.partition(), !query.includeSuperseded());
+        int fetch = Math.max(settings.minCandidates(), query.maxResults() * settings.candidateFactor());
+        Map<Integer, Candidate> candidates = new LinkedHashMap<>();
+        if (vector != null) {
+            // The vector search is most of a query's cost and grows with k; it needs fewer
+            // candidates than BM25, since lexical-only candidates get their cosine read anyway.
+            int k = Math.max(settings.minDenseCandidates(), query.maxResults() * settings.denseCandidateFactor());
+            TopDocs dense = searcher.search(new KnnFloatVectorQuery(F_VECTOR, vector, k, filter), k);
+            for (ScoreDoc sd : dense.scoreDocs) {
+                candidates.computeIfAbsent(sd.doc, Candidate::new).dense = Vectors.dotScoreToCosine(sd.score);
+            }
+        }
+        Query lexical = lexicalQuery(query.text());
+        double maxLexical = 0;
+        if (lexical != null) {
+            Query scoped = new BooleanQuery.Builder()
+                    .add(lexical, BooleanClause.Occur.MUST)
+                    .add(filter, BooleanClause.Occur.FILTER)
+                    .build();
+            TopDocs lex = searcher.search(scoped, fetch);
+            for (ScoreDoc sd : lex.scoreDocs) {
+                candidates.computeIfAbsent(sd.doc, Candidate::new).lexical = sd.score;
+                maxLexical = Math.max(maxLexical, sd.score);
+            }
+        }
+        StoredFields stored = searcher.storedFields();
+        List<Candidate> pool = new ArrayList<>(candidates.values());
+        readRankingFields(searcher, stored, pool, vector);
+        List<Scored> scored = new ArrayList<>(pool.size());
+        for (Candidate c : pool) {
+            double dense = Double.isNaN(c.dense) ? 0 : settings.denseWeight() * Math.max(0, c.dense);
+            double lex = maxLexical > 0 && !Double.isNaN(c.lexical) ? settings.lexicalWeight() * (c.lexical / maxLexical) : 0;
+            double recency = settings.recencyWeight() * recencyPrior(c.time, query.now());
+            double score = dense + lex + recency;
+            if (c.superseded) {
+                score *= settings.supersededDemotion();
+            }
+            if (score >= query.minScore()) {
+                boolean hasVector = vector != null;
+                // explained only for the hits returned: formatting every candidate's reason costs more than scoring it
+                scored.add(new Scored(c.doc, c.time, c.stored, score,
+                        s -> why(hasVector, c, dense, lex, recency, s.supersededBy())));
+            }
+        }
+        scored.sort(BEST_FIRST);
+        if (settings.readTimeSupersession() && lexical != null) {
+            scored = resolver.resolve(searcher, stored, query, scored);
+        }
+        // Stored fields (text, attributes) are read only for the hits returned.
+        List<RecallHit> hits = new ArrayList<>(Math.min(query.maxResults(), scored.size()));
+        for (Scored sc : scored) {
+            if (hits.size() == query.maxResults()) {
+                break;
+            }
+            Stored s = sc.stored(stored);
+            hits.add(new RecallHit(s.id(), sc.score, s.text(), s.time(), s.attributes(), sc.why.apply(s), s.supersededBy() != null,
+                    s.supersededBy()));
+        }
+        return hits;
+    }
+
+    /**
+     * Reads each candidate's time and superseded flag from doc values, visiting documents in
+     * order; a document indexed before those doc values existed has its stored fields loaded.
+     * A candidate found only lexically gets its cosine to {@code vector} here, with one vector
+     * reader per segment.
+     */
+    private static void readRankingFields(IndexSearcher searcher, StoredFields stored, List<Candidate> candidates,
+                                          float @Nullable [] vector) throws IOException {
+        List<Candidate> byDoc = new ArrayList<>(candidates);
+        byDoc.sort(Comparator.comparingInt(c -> c.doc));
+        List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
+        int leafIndex = -1;
+        LeafReaderContext leaf = null;
+        NumericDocValues seconds = null;
+        NumericDocValues nanos = null;
+        NumericDocValues superseded = null;
+        FloatVectorValues vectors = null;
+        for (Candidate c : byDoc) {
+            int li = ReaderUtil.subIndex(c.doc, leaves);
+            if (li != leafIndex) {
+                leafIndex = li;
+                leaf = leaves.get(li);
+                seconds = leaf.reader().getNumericDocValues(F_TIME_SECONDS);
+                nanos = leaf.reader().getNumericDocValues(F_TIME_NANOS);
+                superseded = leaf.reader().getNumericDocValues(F_SUPERSEDED_FLAG);
+                vectors = vector == null ? null : leaf.reader().getFloatVectorValues(F_VECTOR);
+            }
+            int target = c.doc - leaf.docBase;
+            if (vector != null && Double.isNaN(c.dense)) {
+                if (vectors == null || vectors.advance(target) != target) {
+                    throw new IllegalStateException("recall index document " + c.doc + " has no vector");
+                }
+                c.dense = Vectors.cosine(vector, vectors.vectorValue());
+            }
+            if (seconds != null && nanos != null && seconds.advanceExact(target) && nanos.advanceExact(target)) {
+                c.time = Instant.ofEpochSecond(seconds.longValue(), nanos.longValue());
+                c.superseded = superseded != null && superseded.advanceExact(target) && superseded.longValue() != 0;
+            } else {
+                c.stored = IndexSchema.load(stored, c.doc);
+                c.time = c.stored.time();
+                c.superseded = c.stored.supersededBy() != null;
+            }
+        }
+    }
+
+    private static String why(boolean hasVector, Candidate c, double dense, double lex, double recency,
+                              @Nullable String supersededBy) {
+        StringBuilder sb = new StringBuilder();
+        if (hasVector) {
+            sb.append(String.format(Locale.ROOT, "dense %.2f (cosine %.2f)", dense, c.dense));
+        }
+        if (!Double.isNaN(c.lexical)) {
+            if (sb.length() > 0) {
+                sb.append(" + ");
+            }
+            sb.append(String.format(Locale.ROOT, "lexical %.2f (bm25 %.2f)", lex, c.lexical));
+        }
+        if (sb.length() > 0) {
+            sb.append(" + ");
+        }
+        sb.append(String.format(Locale.ROOT, "recency %.2f", recency));
+        if (supersededBy != null) {
+            sb.append("; superseded by ").append(supersededBy).append(", demoted");
+        }
+        return sb.toString();
+    }
+
+    private double recencyPrior(Instant time, Instant now) {
+        double ageSeconds = Math.max(0, Duration.between(time, now).toSeconds());
+        return Math.pow(0.5, ageSeconds / settings.recencyHalfLife().toSeconds());
+    }
+
+    private @Nullable Query lexicalQuery(String text) {
+        if (text.isBlank()) {
+            return null;
+        }
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        for (String t : analyzer.terms(F_TEXT, text)) {
+            counts.merge(t, 1, Integer::sum);
+        }
+        if (counts.isEmpty()) {
+            return null;
+        }
+        BooleanQuery.Builder b = new BooleanQuery.Builder();
+        int clauses = 0;
+        for (Map.Entry<String, Integer> e : counts.entrySet()) {
+            if (clauses++ == IndexSearcher.getMaxClauseCount()) {
+                break;
+            }
+            Query tq = new TermQuery(new Term(F_TEXT, e.getKey()));
+            b.add(e.getValue() > 1 ? new BoostQuery(tq, e.getValue()) : tq, BooleanClause.Occur.SHOULD);
+        }
+        return b.build();
+    }
+
+    static final class Candidate {
+        final int doc;
+        double dense = Double.NaN;
+        double lexical = Double.NaN;
+        Instant time;
+        boolean superseded;
+        @Nullable Stored stored;
+
+        Candidate(int doc) {
+            this.doc = doc;
+        }
+    }
+
+    /** A scored candidate; its stored fields are loaded on first use. */
+    static final class Scored {
+        final int doc;
+        final Instant time;
+        final double score;
+        final Function<Stored, String> why;
+        private @Nullable Stored stored;
+
+        Scored(int doc, Instant time, @Nullable Stored stored, double score, Function<Stored, String> why) {
+            this.doc = doc;
+            this.time = time;
+            this.stored = stored;
+            this.score = score;
+            this.why = why;
+        }
+
+        Stored stored(StoredFields fields) throws IOException {
+            if (stored == null) {
+                stored = IndexSchema.load(fields, doc);
+            }
+            return stored;
+        }
+    }
+
+    static final Comparator<Scored> BEST_FIRST = Comparator.comparingDouble((Scored sc) -> sc.score).reversed()
+            .thenComparing(sc -> sc.time, Comparator.reverseOrder());
+
+}

@@ -1,0 +1,22 @@
+/**
+ * Agent memory for LangChain4j: {@link dev.agentmemory.langchain4j.AgentMemory} (the chat memory
+ * store, the retriever, the injector and the retrieval augmentor over a memory engine) and the
+ * memory tools a model calls ({@code dev.agentmemory.langchain4j.tools}). Those two packages are
+ * all a program names; the recall index ({@code recall}), the framing of memory blocks
+ * ({@code framing}) and the shared helpers ({@code internal}) are this module's own and are not
+ * exported (no public signature of an exported package mentions them).
+ */
+module dev.agentmemory.langchain4j {
+    // public signatures name the engine, LangChain4j's chat memory, RAG and model types
+    requires transitive dev.agentmemory.core;
+    requires transitive langchain4j.core;
+    requires transitive langchain4j;
+    requires com.fasterxml.jackson.databind;
+    requires com.fasterxml.jackson.dataformat.yaml;
+    requires org.apache.lucene.core;
+    requires org.apache.lucene.analysis.common;
+    requires static org.jspecify;
+
+    exports dev.agentmemory.langchain4j;
+    exports dev.agentmemory.langchain4j.tools;
+}
