@@ -3,6 +3,8 @@ package dev.agentmemory.langchain4j;
 import dev.agentmemory.core.Kind;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.Source;
+import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
+import dev.agentmemory.testing.langchain4j.SharedEmbeddingModel;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.memory.ChatMemory;
@@ -34,7 +36,7 @@ class ReadmeExamplesTest {
     @Test
     void use_1_register_it_in_an_ai_services_builder() {
         Path dataDir = dir;
-        EmbeddingModel embeddingModel = Embeddings.MODEL; // README: new AllMiniLmL6V2EmbeddingModel()
+        EmbeddingModel embeddingModel = SharedEmbeddingModel.get(); // README: new AllMiniLmL6V2EmbeddingModel()
         ScriptedChatModel scripted = new ScriptedChatModel(r -> AiMessage.from("echo: "
                 + dev.agentmemory.langchain4j.framing.MemoryFrameParser.stripFrames(ScriptedChatModel.lastUserText(r))));
         ChatModel chatModel = scripted; // README: any ChatModel, e.g. OpenAiChatModel
@@ -115,7 +117,7 @@ class ReadmeExamplesTest {
             var caller = memory.caller(session);
             memory.engine().write(caller, Proposal.set(caller.persistent(), "reply.language", "Chinese")
                     .kind(Kind.PREFERENCE).source(Source.USER).build());
-            ScriptedChatModel model = ScriptedChatModel.echo(memory);
+            ScriptedChatModel model = ScriptedChatModel.echo(text -> memory.framer().stripFrames(text));
             Assistant assistant = AiServices.builder(Assistant.class).chatModel(model)
                     .chatMemoryProvider(memory.chatMemoryProvider())
                     .retrievalAugmentor(memory.retrievalAugmentor()).build();

@@ -17,6 +17,7 @@ import dev.agentmemory.core.Source;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.core.ledger.OperationId;
 import dev.agentmemory.core.store.jdbc.JdbcEventStore;
+import dev.agentmemory.core.testing.HostileCalls;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -63,7 +64,7 @@ class BadInputFuzzTest {
 
     private static final Instant NOW = Instant.parse("2024-10-15T10:00:00Z");
 
-    private final Outcomes outcomes = new Outcomes();
+    private final HostileCalls outcomes = new HostileCalls();
     private final Caller victim = Caller.of("shop", "alice");
     private final Caller other = new Caller("shop", "bob", "helper");
 

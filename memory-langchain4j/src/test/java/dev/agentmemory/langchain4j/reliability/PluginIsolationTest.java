@@ -8,13 +8,13 @@ import dev.agentmemory.core.MemoryEngine;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.Source;
 import dev.agentmemory.langchain4j.AgentMemory;
-import dev.agentmemory.langchain4j.Embeddings;
 import dev.agentmemory.langchain4j.MemoryContent;
-import dev.agentmemory.langchain4j.ScriptedChatModel;
 import dev.agentmemory.langchain4j.SessionRef;
 import dev.agentmemory.langchain4j.framing.FramedItem;
 import dev.agentmemory.langchain4j.framing.MemoryFramer;
 import dev.agentmemory.langchain4j.framing.ParsedFrame;
+import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
+import dev.agentmemory.testing.langchain4j.SharedEmbeddingModel;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.invocation.InvocationContext;
@@ -90,7 +90,7 @@ class PluginIsolationTest {
         try (MemoryEngine engine = MemoryEngine.builder().build()) {
             List<AgentMemory> memories = new ArrayList<>();
             for (String agent : AGENTS) {
-                memories.add(AgentMemory.builder().engine(engine).agent(agent).embeddingModel(Embeddings.MODEL)
+                memories.add(AgentMemory.builder().engine(engine).agent(agent).embeddingModel(SharedEmbeddingModel.get())
                         .framingKey(KEY).build());
             }
             try {
@@ -192,7 +192,7 @@ class PluginIsolationTest {
 
     @Test
     void should_refuse_a_turn_through_ai_services_when_invocation_parameters_name_another_user() {
-        try (AgentMemory memory = AgentMemory.builder().embeddingModel(Embeddings.MODEL).framingKey(KEY).build()) {
+        try (AgentMemory memory = AgentMemory.builder().embeddingModel(SharedEmbeddingModel.get()).framingKey(KEY).build()) {
             // given
             Caller bob = new Caller("iso1", "u0", "assistant");
             memory.engine().write(bob, Proposal.set(bob.persistent(), "note", "code ISO100B0K").kind(Kind.DECISION)
@@ -217,7 +217,7 @@ class PluginIsolationTest {
     @Test
     void should_never_show_an_agent_another_agents_private_record_through_the_episodic_layer() {
         try (MemoryEngine engine = MemoryEngine.builder().build();
-             AgentMemory reader = AgentMemory.builder().engine(engine).agent("a1").embeddingModel(Embeddings.MODEL)
+             AgentMemory reader = AgentMemory.builder().engine(engine).agent("a1").embeddingModel(SharedEmbeddingModel.get())
                      .framingKey(KEY).build()) {
             // given
             Caller writer = new Caller("iso0", "u0", "a0");
