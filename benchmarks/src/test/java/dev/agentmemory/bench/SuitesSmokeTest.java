@@ -10,10 +10,12 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Runs every suite on a small slice of the development data so that the suites cannot rot. */
+@Tag("slow")
 class SuitesSmokeTest {
 
     private static final EmbeddingModel MODEL = SharedEmbeddingModel.get();

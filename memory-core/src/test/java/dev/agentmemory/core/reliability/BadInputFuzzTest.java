@@ -18,6 +18,7 @@ import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.core.ledger.OperationId;
 import dev.agentmemory.core.store.jdbc.JdbcEventStore;
 import dev.agentmemory.core.testing.HostileCalls;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -49,6 +50,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * replay of the log as stored in H2) and a sentinel record written beforehand must be intact.
  * Values that are accepted must read back exactly, also after a reload from the database.
  */
+@Tag("slow")
 class BadInputFuzzTest {
 
     /** Strings that have broken systems before. */

@@ -22,6 +22,7 @@ import dev.langchain4j.rag.AugmentationRequest;
 import dev.langchain4j.rag.query.Metadata;
 import dev.langchain4j.rag.query.Query;
 import dev.langchain4j.store.memory.chat.ChatMemoryStore;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -49,6 +50,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * for a valid memory id: they answer in text); what was stored reads back exactly; the audit's
  * replay matches after every batch; the H2 file reloads to the same state and windows.
  */
+@Tag("slow")
 class PluginBadInputFuzzTest {
 
     private static final byte[] KEY = "fuzz-framing-key-0123456789abcdef".getBytes();

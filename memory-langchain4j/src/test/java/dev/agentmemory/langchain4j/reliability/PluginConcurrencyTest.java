@@ -21,6 +21,7 @@ import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.MemoryId;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -54,6 +55,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
  * same session), versions per key contiguous and every reported version distinct, audit replay
  * matches, the H2 file reloads to the same state; all within a preemptive timeout (no deadlock).
  */
+@Tag("slow")
 class PluginConcurrencyTest {
 
     interface Assistant {

@@ -26,6 +26,7 @@ import dev.langchain4j.rag.query.Metadata;
 import dev.langchain4j.rag.query.Query;
 import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.MemoryId;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -46,6 +47,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * still found by the same scan (the control). After a soft forget, no later recall, framed block
  * or summary holds them.
  */
+@Tag("slow")
 class PluginForgettingTest {
 
     interface Assistant {

@@ -36,6 +36,7 @@ import dev.langchain4j.rag.content.Content;
 import dev.langchain4j.rag.query.Metadata;
 import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.MemoryId;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -57,6 +58,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * its item there says untrusted. All strings go through the objects directly; a sample goes
  * through real AiServices with the episodic layer on.
  */
+@Tag("slow")
 class PluginInjectionTest {
 
     private static final byte[] KEY = "injection-framing-key-0123456789".getBytes();

@@ -23,6 +23,7 @@ import dev.langchain4j.rag.AugmentationRequest;
 import dev.langchain4j.rag.content.Content;
 import dev.langchain4j.rag.query.Metadata;
 import dev.langchain4j.rag.query.Query;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -45,6 +46,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * record of another owner (state and persistent layers). A query whose invocation parameters
  * name another tenant or user than its memory id is refused.
  */
+@Tag("slow")
 class PluginIsolationTest {
 
     private static final byte[] KEY = "isolation-framing-key-0123456789".getBytes();
