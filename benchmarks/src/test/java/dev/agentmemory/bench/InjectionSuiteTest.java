@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** The injection suite on a slice of the development set and on hand-written adversarial strings. */
 class InjectionSuiteTest {
 
-    private static final Path DEV = dev.agentmemory.core.testing.Datasets.injection();
+    private static final Path DEV = dev.agentmemory.testing.Datasets.injection();
     private static final Instant DATE = Instant.parse("2025-01-01T00:00:00Z");
 
     @TempDir

@@ -3,20 +3,22 @@ package dev.agentmemory.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.agentmemory.testing.langchain4j.SharedEmbeddingModel;
 import dev.langchain4j.model.embedding.EmbeddingModel;
-import dev.langchain4j.model.embedding.onnx.allminilml6v2.AllMiniLmL6V2EmbeddingModel;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Runs every suite on a small slice of the development data so that the suites cannot rot. */
+@Tag("slow")
 class SuitesSmokeTest {
 
-    private static final EmbeddingModel MODEL = new AllMiniLmL6V2EmbeddingModel();
+    private static final EmbeddingModel MODEL = SharedEmbeddingModel.get();
 
     @TempDir
     Path tmp;
@@ -32,7 +34,7 @@ class SuitesSmokeTest {
     }
 
     private static Path dataset(String path) {
-        Path p = dev.agentmemory.core.testing.Datasets.path(path);
+        Path p = dev.agentmemory.testing.Datasets.path(path);
         org.junit.jupiter.api.Assumptions.assumeTrue(Files.isRegularFile(p), "data set not present: " + p);
         return p;
     }

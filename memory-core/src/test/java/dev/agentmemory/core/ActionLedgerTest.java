@@ -3,6 +3,7 @@ package dev.agentmemory.core;
 import dev.agentmemory.core.ledger.ActionRecord;
 import dev.agentmemory.core.ledger.ActionStart;
 import dev.agentmemory.core.ledger.OperationId;
+import dev.agentmemory.testing.TestClock;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -12,7 +13,7 @@ class ActionLedgerTest {
 
     static final Caller ALICE = Caller.of("shop", "alice");
 
-    final MutableClock clock = MutableClock.start();
+    final TestClock clock = TestClock.start();
     final MemoryEngine engine = MemoryEngine.builder().clock(clock).build();
 
     @Test

@@ -2,6 +2,7 @@ package dev.agentmemory.core;
 
 import dev.agentmemory.core.audit.AuditReport;
 import dev.agentmemory.core.audit.ScopeDiff;
+import dev.agentmemory.testing.TestClock;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -15,7 +16,7 @@ class AnalysisTest {
 
     static final Caller ALICE = Caller.of("shop", "alice");
 
-    final MutableClock clock = MutableClock.start();
+    final TestClock clock = TestClock.start();
     final MemoryEngine engine = MemoryEngine.builder().clock(clock).ttl(Kind.OBSERVATION, Duration.ofHours(1)).build();
 
     @Test

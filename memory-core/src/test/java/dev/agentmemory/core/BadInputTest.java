@@ -2,6 +2,7 @@ package dev.agentmemory.core;
 
 import dev.agentmemory.core.event.MemoryState;
 import dev.agentmemory.core.event.StoredMessage;
+import dev.agentmemory.testing.TestClock;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
@@ -17,7 +18,7 @@ class BadInputTest {
     static final Caller ALICE = Caller.of("shop", "alice");
     static final Caller BOB = Caller.of("shop", "bob");
 
-    final MemoryEngine engine = MemoryEngine.builder().clock(MutableClock.start()).maxValueBytes(64).build();
+    final MemoryEngine engine = MemoryEngine.builder().clock(TestClock.start()).maxValueBytes(64).build();
     final Scope session = ALICE.session("s1");
     MemoryState before;
 

@@ -1,5 +1,6 @@
 package dev.agentmemory.core;
 
+import dev.agentmemory.testing.TestClock;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -11,7 +12,7 @@ class EntityAliasTest {
 
     static final Caller ALICE = Caller.of("shop", "alice");
 
-    final MemoryEngine engine = MemoryEngine.builder().clock(MutableClock.start()).build();
+    final MemoryEngine engine = MemoryEngine.builder().clock(TestClock.start()).build();
     final Scope session = ALICE.session("s1");
 
     @Test

@@ -2,6 +2,7 @@ package dev.agentmemory.core;
 
 import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.event.LoggedEvent;
+import dev.agentmemory.testing.TestClock;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -13,7 +14,7 @@ class EventLogTest {
 
     static final Caller ALICE = Caller.of("shop", "alice");
 
-    final MutableClock clock = MutableClock.start();
+    final TestClock clock = TestClock.start();
 
     @Test
     void should_log_every_change_with_sequence_time_actor_and_trace() {

@@ -5,6 +5,7 @@ import dev.agentmemory.core.event.TaskStatus;
 import dev.agentmemory.core.spi.DerivedData;
 import dev.agentmemory.core.spi.ForgetRequest;
 import dev.agentmemory.core.spi.Partition;
+import dev.agentmemory.testing.TestClock;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -20,7 +21,7 @@ class ForgetTest {
 
     static final Caller ALICE = Caller.of("shop", "alice");
 
-    final MutableClock clock = MutableClock.start();
+    final TestClock clock = TestClock.start();
     final List<ForgetRequest> told = new ArrayList<>();
     final MemoryEngine engine = MemoryEngine.builder().clock(clock).derived(new DerivedData() {
         @Override

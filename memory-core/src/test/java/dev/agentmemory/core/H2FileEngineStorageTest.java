@@ -3,6 +3,7 @@ package dev.agentmemory.core;
 import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.core.store.jdbc.JdbcEventStore;
+import dev.agentmemory.core.testing.MemoryEngineStorageContract;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -27,18 +28,18 @@ class H2FileEngineStorageTest extends MemoryEngineStorageContract {
     }
 
     @Override
-    EventStore openStore() {
+    protected EventStore newStore() {
         return JdbcEventStore.h2File(file());
     }
 
     @Override
-    EventStore reopenStore() {
+    protected EventStore reopen() {
         return JdbcEventStore.h2File(file());
     }
 
     /** Reads the payload column with plain JDBC, past the store's own code. */
     @Override
-    List<String> rawPayloads(Partition partition) {
+    protected List<String> rawPayloads(Partition partition) {
         String url = "jdbc:h2:file:" + file().toAbsolutePath() + ";WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE";
         try (Connection c = DriverManager.getConnection(url, "sa", "");
              PreparedStatement ps = c.prepareStatement(

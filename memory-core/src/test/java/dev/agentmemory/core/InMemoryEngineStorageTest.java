@@ -5,6 +5,7 @@ import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.core.spi.StoredEvent;
 import dev.agentmemory.core.store.InMemoryEventStore;
 
+import dev.agentmemory.core.testing.MemoryEngineStorageContract;
 import java.util.List;
 
 class InMemoryEngineStorageTest extends MemoryEngineStorageContract {
@@ -12,18 +13,18 @@ class InMemoryEngineStorageTest extends MemoryEngineStorageContract {
     private InMemoryEventStore memory;
 
     @Override
-    EventStore openStore() {
+    protected EventStore newStore() {
         memory = new InMemoryEventStore();
         return memory;
     }
 
     @Override
-    EventStore reopenStore() {
+    protected EventStore reopen() {
         return memory;
     }
 
     @Override
-    List<String> rawPayloads(Partition partition) {
+    protected List<String> rawPayloads(Partition partition) {
         return memory.read(partition, 0).stream().map(StoredEvent::payload).toList();
     }
 }

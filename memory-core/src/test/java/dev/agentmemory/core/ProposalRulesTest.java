@@ -1,6 +1,7 @@
 package dev.agentmemory.core;
 
 import dev.agentmemory.core.event.MemoryState;
+import dev.agentmemory.testing.TestClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -20,7 +21,7 @@ class ProposalRulesTest {
     static final Caller ALICE = Caller.of("shop", "alice");
     static final MemoryKey COLOR = MemoryKey.of("exchange.color");
 
-    final MutableClock clock = MutableClock.start();
+    final TestClock clock = TestClock.start();
     final MemoryEngine engine = MemoryEngine.builder().clock(clock).build();
     final Scope session = ALICE.session("s1");
 

@@ -3,6 +3,7 @@ package dev.agentmemory.core;
 import dev.agentmemory.core.event.LoggedEvent;
 import dev.agentmemory.core.event.MemoryState;
 import dev.agentmemory.core.event.StoredMessage;
+import dev.agentmemory.testing.TestClock;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -36,31 +37,31 @@ class ReplayPropertyTest {
 
     /** One random operation. */
     sealed interface Op {
-        void apply(MemoryEngine engine, MutableClock clock);
+        void apply(MemoryEngine engine, TestClock clock);
     }
 
     record Set(int scope, int key, String value, Kind kind, Source source) implements Op {
-        public void apply(MemoryEngine engine, MutableClock clock) {
+        public void apply(MemoryEngine engine, TestClock clock) {
             engine.propose(ALICE, Proposal.set(SCOPES.get(scope), KEYS.get(key), MemoryValue.of(value)).kind(kind)
                     .source(source).build());
         }
     }
 
     record Append(int scope, int key, String value) implements Op {
-        public void apply(MemoryEngine engine, MutableClock clock) {
+        public void apply(MemoryEngine engine, TestClock clock) {
             engine.propose(ALICE, Proposal.append(SCOPES.get(scope), KEYS.get(key), MemoryValue.of(value))
                     .kind(Kind.OBSERVATION).build());
         }
     }
 
     record Invalidate(int scope, int key) implements Op {
-        public void apply(MemoryEngine engine, MutableClock clock) {
+        public void apply(MemoryEngine engine, TestClock clock) {
             engine.propose(ALICE, Proposal.invalidate(SCOPES.get(scope), KEYS.get(key)).build());
         }
     }
 
     record TaskStep(int step, int task) implements Op {
-        public void apply(MemoryEngine engine, MutableClock clock) {
+        public void apply(MemoryEngine engine, TestClock clock) {
             String t = TASKS.get(task);
             try {
                 switch (step) {
@@ -76,7 +77,7 @@ class ReplayPropertyTest {
     }
 
     record ForgetSoft(int what, int scope, int key) implements Op {
-        public void apply(MemoryEngine engine, MutableClock clock) {
+        public void apply(MemoryEngine engine, TestClock clock) {
             ForgetTarget target = switch (what) {
                 case 0 -> ForgetTarget.key(SCOPES.get(scope), KEYS.get(key));
                 case 1 -> ForgetTarget.scope(SCOPES.get(scope));
@@ -87,13 +88,13 @@ class ReplayPropertyTest {
     }
 
     record Alias(int entity, String alias) implements Op {
-        public void apply(MemoryEngine engine, MutableClock clock) {
+        public void apply(MemoryEngine engine, TestClock clock) {
             engine.registerAlias(ALICE, "order:" + entity, alias);
         }
     }
 
     record Action(boolean complete, int id) implements Op {
-        public void apply(MemoryEngine engine, MutableClock clock) {
+        public void apply(MemoryEngine engine, TestClock clock) {
             String op = "op-" + id;
             if (complete) {
                 if (engine.action(ALICE, op).isPresent()) {
@@ -106,7 +107,7 @@ class ReplayPropertyTest {
     }
 
     record Message(String text, boolean evictOldest) implements Op {
-        public void apply(MemoryEngine engine, MutableClock clock) {
+        public void apply(MemoryEngine engine, TestClock clock) {
             engine.changeWindow(ALICE, "s1", window -> {
                 long next = engine.replay(ALICE).history("s1").isEmpty() ? 0
                         : engine.replay(ALICE).history("s1").lastKey() + 1;
@@ -118,14 +119,14 @@ class ReplayPropertyTest {
     }
 
     record Advance(int hours) implements Op {
-        public void apply(MemoryEngine engine, MutableClock clock) {
+        public void apply(MemoryEngine engine, TestClock clock) {
             clock.advance(Duration.ofHours(hours));
             engine.expireDue(ALICE);
         }
     }
 
     record ConfirmLatest() implements Op {
-        public void apply(MemoryEngine engine, MutableClock clock) {
+        public void apply(MemoryEngine engine, TestClock clock) {
             List<MemoryRecord> live = engine.replay(ALICE).records().stream()
                     .filter(r -> r.status() != Status.FORGOTTEN).toList();
             if (!live.isEmpty()) {
@@ -135,7 +136,7 @@ class ReplayPropertyTest {
     }
 
     record Collect() implements Op {
-        public void apply(MemoryEngine engine, MutableClock clock) {
+        public void apply(MemoryEngine engine, TestClock clock) {
             engine.collect(ALICE);
         }
     }
@@ -169,7 +170,7 @@ class ReplayPropertyTest {
 
     @Property(tries = 120)
     void live_state_equals_replay_of_the_log_at_every_sequence(@ForAll("operations") List<Op> ops) {
-        MutableClock clock = MutableClock.start();
+        TestClock clock = TestClock.start();
         MemoryEngine engine = MemoryEngine.builder().clock(clock).ttl(Kind.OBSERVATION, Duration.ofHours(2)).build();
         Map<Long, MemoryState> stateAt = new LinkedHashMap<>();
         Map<Long, List<ScopeView>> viewsAt = new LinkedHashMap<>();

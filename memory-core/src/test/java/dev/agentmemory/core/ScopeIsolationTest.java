@@ -2,6 +2,7 @@ package dev.agentmemory.core;
 
 import dev.agentmemory.core.event.MemoryState;
 import dev.agentmemory.core.ledger.OperationId;
+import dev.agentmemory.testing.TestClock;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -18,7 +19,7 @@ class ScopeIsolationTest {
     static final Caller ALICE_AT_BANK = Caller.of("bank", "alice");
     static final MemoryKey LANG = MemoryKey.of("lang");
 
-    final MutableClock clock = MutableClock.start();
+    final TestClock clock = TestClock.start();
     final MemoryEngine engine = MemoryEngine.builder().clock(clock).build();
 
     @Test

@@ -1,6 +1,7 @@
 package dev.agentmemory.core;
 
 import dev.agentmemory.core.event.TaskStatus;
+import dev.agentmemory.testing.TestClock;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -14,7 +15,7 @@ class TaskLifecycleTest {
 
     static final Caller ALICE = Caller.of("shop", "alice");
 
-    final MutableClock clock = MutableClock.start();
+    final TestClock clock = TestClock.start();
     final MemoryEngine engine = MemoryEngine.builder().clock(clock).build();
     final Scope refund = ALICE.task("s1", "refund");
     final Scope trip = ALICE.task("s1", "trip");

@@ -2,6 +2,7 @@ package dev.agentmemory.core;
 
 import dev.agentmemory.core.event.TaskStatus;
 import dev.agentmemory.core.store.jdbc.JdbcEventStore;
+import dev.agentmemory.testing.TestClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,7 +19,7 @@ class TasksAcrossSessionsTest {
     static final Caller LIN = Caller.of("acme", "lin");
     static final Caller MALLORY = Caller.of("acme", "mallory");
 
-    final MutableClock clock = MutableClock.start();
+    final TestClock clock = TestClock.start();
     final MemoryEngine engine = MemoryEngine.builder().clock(clock).build();
 
     @Test

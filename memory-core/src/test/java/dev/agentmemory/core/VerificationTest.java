@@ -1,6 +1,7 @@
 package dev.agentmemory.core;
 
 import dev.agentmemory.core.spi.Verifier;
+import dev.agentmemory.testing.TestClock;
 import org.junit.jupiter.api.Test;
 
 import java.util.Optional;
@@ -22,7 +23,7 @@ class VerificationTest {
         return Optional.of(new Verifier.Verdict(holds, "order system: order 20241015 is white earbuds"));
     };
 
-    final MemoryEngine engine = MemoryEngine.builder().clock(MutableClock.start()).verifier(ORDERS).build();
+    final MemoryEngine engine = MemoryEngine.builder().clock(TestClock.start()).verifier(ORDERS).build();
     final Scope session = ALICE.session("s1");
 
     /** A model-extracted value that meets a user-stated one: held as a conflict. */

@@ -1,5 +1,6 @@
 package dev.agentmemory.core;
 
+import dev.agentmemory.testing.TestClock;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -15,7 +16,7 @@ class VersionedReadTest {
     static final MemoryKey COLOR = MemoryKey.of("exchange.color");
     static final MemoryKey LIMIT = MemoryKey.of("policy:P17.hotel_limit");
 
-    final MutableClock clock = MutableClock.start();
+    final TestClock clock = TestClock.start();
     final MemoryEngine engine = MemoryEngine.builder().clock(clock).ttl(Kind.OBSERVATION, Duration.ofDays(1)).build();
     final Scope session = ALICE.session("s1");
 

@@ -5,6 +5,7 @@ import dev.agentmemory.core.Kind;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.Source;
 import dev.agentmemory.core.event.StoredMessage;
+import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
 import dev.langchain4j.agent.tool.Tool;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.data.message.AiMessage;
@@ -63,7 +64,7 @@ class AiServicesMemoryTest {
         try (AgentMemory memory = AgentMemory.builder().h2File(dir.resolve("m")).build()) {
             // given
             prefer(memory, ALICE, "reply.language", "Chinese");
-            ScriptedChatModel model = ScriptedChatModel.echo(memory);
+            ScriptedChatModel model = ScriptedChatModel.echo(text -> memory.framer().stripFrames(text));
             Assistant assistant = assistant(memory, model);
 
             // when
@@ -98,10 +99,10 @@ class AiServicesMemoryTest {
     void should_continue_the_conversation_when_restarted_on_the_same_file() {
         Path db = dir.resolve("m");
         try (AgentMemory memory = AgentMemory.builder().h2File(db).build()) {
-            assistant(memory, ScriptedChatModel.echo(memory)).chat(ALICE, "my name is Alice");
+            assistant(memory, ScriptedChatModel.echo(text -> memory.framer().stripFrames(text))).chat(ALICE, "my name is Alice");
         }
         try (AgentMemory memory = AgentMemory.builder().h2File(db).build()) {
-            ScriptedChatModel model = ScriptedChatModel.echo(memory);
+            ScriptedChatModel model = ScriptedChatModel.echo(text -> memory.framer().stripFrames(text));
             assistant(memory, model).chat(ALICE, "what is my name?");
 
             List<ChatMessage> seen = model.lastRequest().messages();
@@ -116,7 +117,7 @@ class AiServicesMemoryTest {
         try (AgentMemory memory = AgentMemory.builder().h2File(dir.resolve("m")).build()) {
             prefer(memory, ALICE, "reply.language", "Chinese");
             prefer(memory, BOB, "reply.language", "French");
-            ScriptedChatModel model = ScriptedChatModel.echo(memory);
+            ScriptedChatModel model = ScriptedChatModel.echo(text -> memory.framer().stripFrames(text));
             Assistant assistant = assistant(memory, model);
 
             assistant.chat(ALICE, "my secret is 1234, reply language?");
@@ -178,7 +179,7 @@ class AiServicesMemoryTest {
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void should_keep_every_message_when_turns_on_one_memory_id_run_concurrently() throws Exception {
         try (AgentMemory memory = AgentMemory.builder().h2File(dir.resolve("m")).windowSize(6).build()) {
-            Assistant assistant = assistant(memory, ScriptedChatModel.echo(memory));
+            Assistant assistant = assistant(memory, ScriptedChatModel.echo(text -> memory.framer().stripFrames(text)));
             ExecutorService pool = Executors.newFixedThreadPool(4);
             try {
                 List<Future<String>> answers = new ArrayList<>();

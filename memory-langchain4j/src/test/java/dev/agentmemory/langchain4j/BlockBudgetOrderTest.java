@@ -5,6 +5,7 @@ import dev.agentmemory.core.Kind;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.Source;
 import dev.agentmemory.langchain4j.framing.FramedItem;
+import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.MemoryId;

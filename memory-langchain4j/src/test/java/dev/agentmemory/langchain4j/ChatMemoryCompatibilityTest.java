@@ -1,5 +1,6 @@
 package dev.agentmemory.langchain4j;
 
+import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
@@ -395,7 +396,7 @@ class ChatMemoryCompatibilityTest {
     @org.junit.jupiter.api.Test
     void agent_memory_front_door_serves_ai_services_without_memory_id_and_with_int_and_uuid_ids() {
         try (AgentMemory memory = AgentMemory.builder().build()) {
-            ScriptedChatModel model = ScriptedChatModel.echo(memory);
+            ScriptedChatModel model = ScriptedChatModel.echo(text -> memory.framer().stripFrames(text));
             NoId noId = AiServices.builder(NoId.class).chatModel(model)
                     .chatMemoryProvider(memory.chatMemoryProvider()).retrievalAugmentor(memory.retrievalAugmentor())
                     .tools(memory.tools()).build();

@@ -3,12 +3,13 @@ package dev.agentmemory.langchain4j;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.Kind;
 import dev.agentmemory.core.MemoryKey;
-import dev.agentmemory.core.MutableClock;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.Source;
 import dev.agentmemory.core.TaskInfo;
 import dev.agentmemory.core.event.TaskStatus;
 import dev.agentmemory.langchain4j.framing.FramedItem;
+import dev.agentmemory.testing.TestClock;
+import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
@@ -93,7 +94,7 @@ class ContinueAsLastTimeTest {
 
     @Test
     void should_resume_the_trip_in_a_new_chat_from_the_framed_list_of_open_tasks() {
-        MutableClock clock = new MutableClock(Instant.parse("2025-11-03T09:00:00Z"));
+        TestClock clock = new TestClock(Instant.parse("2025-11-03T09:00:00Z"));
         try (AgentMemory memory = AgentMemory.builder().clock(clock).build()) {
             ScriptedChatModel model = new ScriptedChatModel(r -> agent(memory, r));
             Assistant assistant = AiServices.builder(Assistant.class).chatModel(model)

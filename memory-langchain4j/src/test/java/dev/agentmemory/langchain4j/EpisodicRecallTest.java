@@ -3,6 +3,7 @@ package dev.agentmemory.langchain4j;
 import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.ForgetReceipt;
 import dev.agentmemory.core.ForgetTarget;
+import dev.agentmemory.testing.langchain4j.SharedEmbeddingModel;
 import dev.langchain4j.data.embedding.Embedding;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.UserMessage;
@@ -39,13 +40,13 @@ class EpisodicRecallTest {
         @Override
         public Response<List<Embedding>> embedAll(List<TextSegment> segments) {
             texts.addAndGet(segments.size());
-            return Embeddings.MODEL.embedAll(segments);
+            return SharedEmbeddingModel.get().embedAll(segments);
         }
 
         @Override
         public Response<Embedding> embed(String text) {
             texts.incrementAndGet();
-            return Embeddings.MODEL.embed(text);
+            return SharedEmbeddingModel.get().embed(text);
         }
 
         @Override
@@ -103,7 +104,7 @@ class EpisodicRecallTest {
 
     @Test
     void should_not_recall_a_record_the_user_refuted() {
-        try (AgentMemory memory = AgentMemory.builder().embeddingModel(Embeddings.MODEL).build()) {
+        try (AgentMemory memory = AgentMemory.builder().embeddingModel(SharedEmbeddingModel.get()).build()) {
             // given: a model-extracted fact, recalled
             dev.agentmemory.core.Caller caller = memory.caller(ALICE_1);
             dev.agentmemory.core.MemoryRecord rex = memory.engine().write(caller, dev.agentmemory.core.Proposal
@@ -124,7 +125,7 @@ class EpisodicRecallTest {
 
     @Test
     void should_never_recall_another_users_messages() {
-        try (AgentMemory memory = AgentMemory.builder().embeddingModel(Embeddings.MODEL).build()) {
+        try (AgentMemory memory = AgentMemory.builder().embeddingModel(SharedEmbeddingModel.get()).build()) {
             say(memory, ALICE_1, "My dog is called Biscuit.", "What a lovely name!");
             say(memory, BOB_1, "I like trains.", "Trains are great.");
 
@@ -138,7 +139,7 @@ class EpisodicRecallTest {
 
     @Test
     void should_drop_the_embeddings_when_the_session_is_forgotten() {
-        try (AgentMemory memory = AgentMemory.builder().embeddingModel(Embeddings.MODEL).build()) {
+        try (AgentMemory memory = AgentMemory.builder().embeddingModel(SharedEmbeddingModel.get()).build()) {
             say(memory, ALICE_1, "My dog is called Biscuit.", "What a lovely name!");
             assertThat(episodicTexts(ask(memory, ALICE_2, "What is my dog called?"))).contains("My dog is called Biscuit.");
 
@@ -154,7 +155,7 @@ class EpisodicRecallTest {
     @Test
     void should_recall_after_a_restart_without_embedding_again() {
         Path db = dir.resolve("memory");
-        try (AgentMemory memory = AgentMemory.builder().h2File(db).embeddingModel(Embeddings.MODEL).build()) {
+        try (AgentMemory memory = AgentMemory.builder().h2File(db).embeddingModel(SharedEmbeddingModel.get()).build()) {
             say(memory, ALICE_1, "My dog is called Biscuit.", "What a lovely name!");
         }
         CountingModel model = new CountingModel();
@@ -169,13 +170,13 @@ class EpisodicRecallTest {
     @Test
     void should_forget_embeddings_even_when_the_forget_happened_while_the_index_was_closed() {
         Path db = dir.resolve("memory");
-        try (AgentMemory memory = AgentMemory.builder().h2File(db).embeddingModel(Embeddings.MODEL).build()) {
+        try (AgentMemory memory = AgentMemory.builder().h2File(db).embeddingModel(SharedEmbeddingModel.get()).build()) {
             say(memory, ALICE_1, "My dog is called Biscuit.", "What a lovely name!");
         }
         try (AgentMemory memory = AgentMemory.builder().h2File(db).build()) {
             memory.chatMemoryStore().deleteMessages(ALICE_1);
         }
-        try (AgentMemory memory = AgentMemory.builder().h2File(db).embeddingModel(Embeddings.MODEL).build()) {
+        try (AgentMemory memory = AgentMemory.builder().h2File(db).embeddingModel(SharedEmbeddingModel.get()).build()) {
             assertThat(ask(memory, ALICE_2, "What is my dog called?"))
                     .allSatisfy(c -> assertThat(c.textSegment().text()).doesNotContain("Biscuit"));
         }

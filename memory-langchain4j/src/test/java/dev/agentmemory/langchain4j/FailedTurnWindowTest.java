@@ -4,6 +4,7 @@ import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.Kind;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.Source;
+import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
 import dev.langchain4j.agent.tool.P;
 import dev.langchain4j.agent.tool.Tool;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;

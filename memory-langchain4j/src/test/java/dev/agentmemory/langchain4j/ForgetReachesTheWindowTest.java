@@ -4,6 +4,8 @@ import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.langchain4j.tools.Summarizer;
+import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
+import dev.agentmemory.testing.langchain4j.SharedEmbeddingModel;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
@@ -78,7 +80,7 @@ class ForgetReachesTheWindowTest {
     }
 
     private static AgentMemory open(Path db, ForgetMode mode) {
-        return AgentMemory.builder().h2File(db).embeddingModel(Embeddings.MODEL).windowSize(8).deleteMode(mode)
+        return AgentMemory.builder().h2File(db).embeddingModel(SharedEmbeddingModel.get()).windowSize(8).deleteMode(mode)
                 .summarizer(summaryModel(), 2).build();
     }
 

@@ -4,6 +4,7 @@ import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.ForgetTarget;
 import dev.agentmemory.core.MemoryKey;
+import dev.agentmemory.testing.langchain4j.SharedEmbeddingModel;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.rag.content.Content;
@@ -19,7 +20,7 @@ class ForgetStatedMessageTest {
 
     @Test
     void should_stop_recalling_the_stating_message_and_the_assistants_restatement_when_the_fact_is_forgotten() {
-        try (AgentMemory memory = AgentMemory.builder().embeddingModel(Embeddings.MODEL).build()) {
+        try (AgentMemory memory = AgentMemory.builder().embeddingModel(SharedEmbeddingModel.get()).build()) {
             // given: the user states a preference in session s1, and the model records it citing the user
             SessionRef day1 = new SessionRef("shop", "dora", "s1");
             memory.chatMemoryStore().updateMessages(day1, List.of(

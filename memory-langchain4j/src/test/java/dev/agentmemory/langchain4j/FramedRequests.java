@@ -2,6 +2,7 @@ package dev.agentmemory.langchain4j;
 
 import dev.agentmemory.langchain4j.framing.FramedItem;
 import dev.agentmemory.langchain4j.framing.ParsedFrame;
+import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.SystemMessage;

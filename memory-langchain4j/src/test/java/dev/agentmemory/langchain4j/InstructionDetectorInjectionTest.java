@@ -9,6 +9,7 @@ import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.Source;
 import dev.agentmemory.core.policy.CueRule;
 import dev.agentmemory.core.policy.InstructionDetector;
+import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
 import dev.agentmemory.core.policy.InstructionDetector.Cue;
 import dev.agentmemory.langchain4j.framing.ParsedFrame;
 import dev.langchain4j.data.message.AiMessage;

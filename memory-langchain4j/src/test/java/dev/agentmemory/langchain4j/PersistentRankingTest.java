@@ -13,6 +13,7 @@ import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.Source;
+import dev.agentmemory.testing.TestClock;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.invocation.InvocationContext;
 import dev.langchain4j.rag.content.Content;
@@ -28,7 +29,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
-import dev.agentmemory.core.MutableClock;
 import java.time.Duration;
 
 /** The persistent layer's bounded ranking gives what sorting every servable key would give. */
@@ -138,7 +138,7 @@ class PersistentRankingTest {
     @Test
     void should_mark_a_memory_to_reverify_when_its_ttl_passes_between_two_queries() {
         // given: a decision that lives one hour, already ranked once
-        MutableClock clock = new MutableClock(Instant.parse("2026-03-01T10:00:00Z"));
+        TestClock clock = new TestClock(Instant.parse("2026-03-01T10:00:00Z"));
         try (AgentMemory memory = AgentMemory.builder().clock(clock).ttl(Kind.DECISION, Duration.ofHours(1)).build()) {
             Caller caller = memory.caller(ALICE);
             memory.engine().write(caller, Proposal.set(caller.persistent(), "delivery.day", "tuesday")

@@ -6,6 +6,7 @@ import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.Source;
 import dev.agentmemory.langchain4j.tools.MemoryTools;
+import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.service.AiServices;
@@ -97,7 +98,7 @@ class SessionResolverTest {
             assertThat(caller).isEqualTo(ref.caller("assistant"));
             memory.engine().write(caller, Proposal.set(caller.persistent(), "drink", "tea").kind(Kind.PREFERENCE)
                     .source(Source.USER, "m").build());
-            ScriptedChatModel model = ScriptedChatModel.echo(memory);
+            ScriptedChatModel model = ScriptedChatModel.echo(text -> memory.framer().stripFrames(text));
             ByCustomer assistant = AiServices.builder(ByCustomer.class).chatModel(model)
                     .chatMemoryProvider(memory.chatMemoryProvider()).retrievalAugmentor(memory.retrievalAugmentor())
                     .build();

@@ -8,6 +8,8 @@ import dev.agentmemory.core.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.Source;
+import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
+import dev.agentmemory.testing.langchain4j.SharedEmbeddingModel;
 import dev.langchain4j.agent.tool.Tool;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.agent.tool.ToolMemoryId;
@@ -98,7 +100,7 @@ class SharedEngineMemoriesTest {
         SessionRef alice = new SessionRef("acme", "alice", "s1");
         SessionRef bob = new SessionRef("acme", "bob", "t1");
         try (AgentMemory m1 = AgentMemory.builder().engine(engine).build();
-             AgentMemory m2 = AgentMemory.builder().engine(engine).embeddingModel(Embeddings.MODEL).build();
+             AgentMemory m2 = AgentMemory.builder().engine(engine).embeddingModel(SharedEmbeddingModel.get()).build();
              AgentMemory m3 = AgentMemory.builder().engine(engine).build()) {
             assertThat(count(engine.derivedDataNames(), "chat-cache")).isEqualTo(3);
             assertThat(count(engine.derivedDataNames(), "embeddings")).isEqualTo(1);

@@ -1,6 +1,8 @@
 package dev.agentmemory.langchain4j;
 
 import dev.agentmemory.langchain4j.framing.FramedItem;
+import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
+import dev.agentmemory.testing.langchain4j.SharedEmbeddingModel;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
@@ -63,7 +65,7 @@ class SupersededValueServedAsCurrentTest {
 
     @Test
     void should_frame_the_summary_and_the_past_message_as_superseded_by_german_when_french_was_replaced() {
-        try (AgentMemory memory = AgentMemory.builder().embeddingModel(Embeddings.MODEL).windowSize(4)
+        try (AgentMemory memory = AgentMemory.builder().embeddingModel(SharedEmbeddingModel.get()).windowSize(4)
                 .summarizer(SUMMARIES, 2).resultsPerLayer(20, 10, 10).build()) {
             ScriptedChatModel model = new ScriptedChatModel(r -> agent(memory, r));
             Assistant assistant = AiServices.builder(Assistant.class).chatModel(model)
@@ -123,7 +125,7 @@ class SupersededValueServedAsCurrentTest {
 
     @Test
     void should_keep_a_past_message_that_states_the_current_value_past_when_it_also_names_the_old_one() {
-        try (AgentMemory memory = AgentMemory.builder().embeddingModel(Embeddings.MODEL).windowSize(2)
+        try (AgentMemory memory = AgentMemory.builder().embeddingModel(SharedEmbeddingModel.get()).windowSize(2)
                 .resultsPerLayer(20, 10, 10).build()) {
             ScriptedChatModel model = new ScriptedChatModel(r -> agent(memory, r));
             Assistant assistant = AiServices.builder(Assistant.class).chatModel(model)

@@ -1,6 +1,8 @@
 package dev.agentmemory.langchain4j;
 
 import dev.agentmemory.langchain4j.framing.FramedItem;
+import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
+import dev.agentmemory.testing.langchain4j.SharedEmbeddingModel;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
@@ -64,7 +66,7 @@ class TaskStateLeaksTest {
 
     @Test
     void should_not_frame_a_suspended_or_ended_tasks_state_as_current_in_any_session() {
-        try (AgentMemory memory = AgentMemory.builder().embeddingModel(Embeddings.MODEL).windowSize(6)
+        try (AgentMemory memory = AgentMemory.builder().embeddingModel(SharedEmbeddingModel.get()).windowSize(6)
                 .resultsPerLayer(20, 10, 20).build()) {
             ScriptedChatModel model = new ScriptedChatModel(r -> agent(memory, r));
             Assistant assistant = AiServices.builder(Assistant.class).chatModel(model)

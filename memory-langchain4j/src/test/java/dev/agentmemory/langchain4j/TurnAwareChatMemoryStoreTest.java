@@ -5,6 +5,7 @@ import dev.agentmemory.core.Kind;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.Source;
 import dev.agentmemory.core.event.StoredMessage;
+import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
 import dev.langchain4j.agent.tool.Tool;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.data.message.AiMessage;
@@ -83,7 +84,7 @@ class TurnAwareChatMemoryStoreTest {
         ScriptedChatModel summaryModel = new ScriptedChatModel(r -> AiMessage.from("Alice asked about earbuds."));
         try (AgentMemory memory = AgentMemory.builder().h2File(dir.resolve("m")).windowSize(2)
                 .summarizer(summaryModel, 2).build()) {
-            ScriptedChatModel model = ScriptedChatModel.echo(memory);
+            ScriptedChatModel model = ScriptedChatModel.echo(text -> memory.framer().stripFrames(text));
             Assistant assistant = AiServices.builder(Assistant.class).chatModel(model)
                     .chatMemoryProvider(memory.chatMemoryProvider()).build();
 

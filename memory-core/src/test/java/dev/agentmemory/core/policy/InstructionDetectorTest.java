@@ -4,12 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentmemory.core.internal.detect.BuiltInCues;
 import dev.agentmemory.core.internal.detect.RuleMatcher;
 import dev.agentmemory.core.internal.detect.TextNormalizer;
 import dev.agentmemory.core.policy.InstructionDetector.Cue;
+import dev.agentmemory.testing.InjectionDataset;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -27,7 +26,7 @@ import org.junit.jupiter.api.Test;
 class InstructionDetectorTest {
 
     /** Shared evaluation set; read in place, never copied into the repository. */
-    static final Path DATASET = dev.agentmemory.core.testing.Datasets.injection();
+    static final Path DATASET = InjectionDataset.path();
 
     private final InstructionDetector detector = InstructionDetector.standard();
 
@@ -312,12 +311,9 @@ class InstructionDetectorTest {
                 "vérification : désactivée", "payment failed without confirmation", "paid without any checks"));
         if (Files.isReadable(DATASET)) {
             // every third row: the plain search is the slow path this class avoids
-            ObjectMapper json = new ObjectMapper();
-            List<String> lines = Files.readAllLines(DATASET);
-            for (int i = 0; i < lines.size(); i += 3) {
-                if (!lines.get(i).isBlank()) {
-                    texts.add(json.readTree(lines.get(i)).get("text").asText());
-                }
+            List<InjectionDataset.Row> rows = InjectionDataset.read(DATASET);
+            for (int i = 0; i < rows.size(); i += 3) {
+                texts.add(rows.get(i).text());
             }
         }
         for (String text : texts) {
@@ -343,13 +339,7 @@ class InstructionDetectorTest {
     void bench_detection_time_per_dataset_text() throws IOException {
         assumeTrue(Boolean.getBoolean("bench"), "run with -Dbench=true");
         assumeTrue(Files.isReadable(DATASET), "dataset absent: " + DATASET);
-        ObjectMapper json = new ObjectMapper();
-        List<String> texts = new ArrayList<>();
-        for (String line : Files.readAllLines(DATASET)) {
-            if (!line.isBlank()) {
-                texts.add(json.readTree(line).get("text").asText());
-            }
-        }
+        List<String> texts = InjectionDataset.texts();
         long chars = texts.stream().mapToLong(String::length).sum();
         int sink = 0;
         long best = Long.MAX_VALUE;
@@ -416,19 +406,14 @@ class InstructionDetectorTest {
     @Test
     void should_flag_most_attacks_and_few_benign_texts_in_the_held_out_half_of_the_dev_set() throws IOException {
         assumeTrue(Files.isReadable(DATASET), "dataset absent: " + DATASET);
-        ObjectMapper json = new ObjectMapper();
         Map<String, int[]> bySource = new TreeMap<>();
-        for (String line : Files.readAllLines(DATASET)) {
-            if (line.isBlank()) {
-                continue;
-            }
-            JsonNode row = json.readTree(line);
-            String source = row.get("source").asText();
+        for (InjectionDataset.Row row : InjectionDataset.rows()) {
+            String source = row.source();
             String group = source.startsWith("bipia-text") ? "bipia-text"
                     : source.startsWith("bipia-code") ? "bipia-code" : source;
-            String half = heldOut(row.get("id").asText()) ? "held-out" : "tune";
-            boolean flagged = detector.isInstructionLike(row.get("text").asText());
-            String label = row.get("label").asText();
+            String half = heldOut(row.id()) ? "held-out" : "tune";
+            boolean flagged = detector.isInstructionLike(row.text());
+            String label = row.label();
             for (String key : List.of(half + " ALL " + label, half + " " + label + " " + group)) {
                 int[] c = bySource.computeIfAbsent(key, k -> new int[2]);
                 c[0]++;

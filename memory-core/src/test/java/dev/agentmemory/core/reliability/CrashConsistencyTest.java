@@ -11,6 +11,7 @@ import dev.agentmemory.core.audit.AuditReport;
 import dev.agentmemory.core.event.LoggedEvent;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.core.store.jdbc.JdbcEventStore;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -42,6 +43,7 @@ import static org.assertj.core.api.Assertions.fail;
  * batch is there in part, message appends acknowledged are there, versions are contiguous,
  * the audit passes and the state equals a replay of the log.
  */
+@Tag("slow")
 class CrashConsistencyTest {
 
     /** Kills per run; {@code -Dcrash.kills=N} for a longer stress run. */

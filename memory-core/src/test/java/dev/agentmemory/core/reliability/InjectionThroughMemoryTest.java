@@ -1,6 +1,5 @@
 package dev.agentmemory.core.reliability;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.KeyState;
 import dev.agentmemory.core.Kind;
@@ -14,6 +13,7 @@ import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.Scope;
 import dev.agentmemory.core.Source;
 import dev.agentmemory.core.Trust;
+import dev.agentmemory.testing.InjectionDataset;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -34,20 +34,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 class InjectionThroughMemoryTest {
 
-    static final Path DATASET = dev.agentmemory.core.testing.Datasets.injection();
-
     /** The dataset's texts, or an assumption failure (skip) when it is absent. */
-    static List<String> texts() throws IOException {
-        Path file = DATASET;
-        assumeTrue(Files.exists(file), "injection dataset not found at " + DATASET.toAbsolutePath());
-        ObjectMapper json = new ObjectMapper();
-        List<String> out = new ArrayList<>();
-        for (String line : Files.readAllLines(file)) {
-            if (!line.isBlank()) {
-                out.add(json.readTree(line).get("text").asText());
-            }
-        }
-        return out;
+    static List<String> texts() {
+        return InjectionDataset.texts();
     }
 
     @Test

@@ -9,6 +9,7 @@ import dev.agentmemory.core.Outcome;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.Source;
 import dev.agentmemory.core.store.jdbc.JdbcEventStore;
+import dev.agentmemory.testing.DiskScan;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -3,10 +3,9 @@ package dev.agentmemory.langchain4j.framing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentmemory.core.Trust;
-import java.io.IOException;
+import dev.agentmemory.testing.InjectionDataset;
+import dev.agentmemory.testing.InjectionDataset.Row;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -20,27 +19,22 @@ import org.junit.jupiter.api.Test;
 class InjectionDatasetFramingTest {
 
     /** Read in place, never copied into the repository. */
-    static final Path DATASET = dev.agentmemory.core.testing.Datasets.injection();
+    static final Path DATASET = InjectionDataset.path();
 
-    private static final List<JsonNode> ROWS = new ArrayList<>();
+    private static final List<Row> ROWS = new ArrayList<>();
 
     @BeforeAll
-    static void load() throws IOException {
+    static void load() {
         if (!Files.isReadable(DATASET)) {
             return;
         }
-        ObjectMapper json = new ObjectMapper();
-        for (String line : Files.readAllLines(DATASET)) {
-            if (!line.isBlank()) {
-                ROWS.add(json.readTree(line));
-            }
-        }
+        ROWS.addAll(InjectionDataset.read(DATASET));
     }
 
-    private static FramedItem item(JsonNode row) {
-        return new FramedItem(row.get("id").asText(), row.get("text").asText(), "observation",
-                "tool:" + row.get("source").asText(), Trust.UNTRUSTED, Instant.parse("2024-10-15T00:00:00Z"), "current",
-                Map.of("label", row.get("label").asText()));
+    private static FramedItem item(Row row) {
+        return new FramedItem(row.id(), row.text(), "observation",
+                "tool:" + row.source(), Trust.UNTRUSTED, Instant.parse("2024-10-15T00:00:00Z"), "current",
+                Map.of("label", row.label()));
     }
 
     @Test
@@ -50,16 +44,16 @@ class InjectionDatasetFramingTest {
         int flaggedAttacks = 0;
         int attacks = 0;
         for (int i = 0; i < ROWS.size(); i++) {
-            JsonNode row = ROWS.get(i);
+            Row row = ROWS.get(i);
             FramedItem trusted = new FramedItem("pref", "answer in Chinese", "preference", "user-message",
                     Trust.TRUSTED, Instant.EPOCH, "current");
             // the next row's text plays the user's message, so attack strings sit on both sides
-            String userText = ROWS.get((i + 1) % ROWS.size()).get("text").asText();
+            String userText = ROWS.get((i + 1) % ROWS.size()).text();
 
             FramedBlock block = FrameInvariants.frameAndCheck(framer, List.of(item(row), trusted), userText);
 
             assertThat(block.included()).hasSize(2);
-            if (row.get("label").asText().equals("attack")) {
+            if (row.label().equals("attack")) {
                 attacks++;
                 ParsedFrame frame = framer.parse(framer.attach(userText, block)).get(0);
                 flaggedAttacks += frame.flags().get(0).isEmpty() ? 0 : 1;

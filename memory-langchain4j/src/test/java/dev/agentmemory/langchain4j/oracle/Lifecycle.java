@@ -7,11 +7,13 @@ import dev.agentmemory.core.Kind;
 import dev.agentmemory.core.TaskInfo;
 import dev.agentmemory.core.event.TaskStatus;
 import dev.agentmemory.langchain4j.AgentMemory;
-import dev.agentmemory.langchain4j.Embeddings;
 import dev.agentmemory.langchain4j.SessionRef;
 import dev.agentmemory.langchain4j.framing.FramedItem;
 import dev.agentmemory.langchain4j.framing.MemoryFrameParser;
 import dev.agentmemory.langchain4j.framing.ParsedFrame;
+import dev.agentmemory.testing.TestClock;
+import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
+import dev.agentmemory.testing.langchain4j.SharedEmbeddingModel;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
@@ -104,8 +106,8 @@ final class Lifecycle implements AutoCloseable {
 
     private final Config config;
     private final Path dir;
-    private final MutableClock clock = new MutableClock(Instant.parse("2026-03-01T09:00:00Z"));
-    private final CheckingChatModel model;
+    private final TestClock clock = TestClock.ticking(Instant.parse("2026-03-01T09:00:00Z"), Duration.ofMillis(1));
+    private final ScriptedChatModel model;
     private final RequestChecker checker = new RequestChecker();
     private final EngineView[] views = {new EngineView(), new EngineView()};
     private final List<Violation> violations = new ArrayList<>();
@@ -135,7 +137,7 @@ final class Lifecycle implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        this.model = new CheckingChatModel(this::check, this::respond);
+        this.model = ScriptedChatModel.checking(this::check, this::respond);
         open();
     }
 
@@ -439,7 +441,7 @@ final class Lifecycle implements AutoCloseable {
 
     private void open() {
         AgentMemory.Builder b = AgentMemory.builder()
-                .embeddingModel(Embeddings.MODEL)
+                .embeddingModel(SharedEmbeddingModel.get())
                 .clock(clock)
                 .windowSize(WINDOW)
                 .ttl(Kind.OBSERVATION, Duration.ofDays(1));

@@ -7,6 +7,7 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.ShrinkingMode;
+import net.jqwik.api.Tag;
 import net.jqwik.api.Tuple;
 import net.jqwik.api.lifecycle.AddLifecycleHook;
 import net.jqwik.api.lifecycle.AfterContainer;
@@ -34,6 +35,7 @@ import java.util.Map;
  * {@code oracle.minimize=true} (with report: shrink the earliest example of each broken invariant
  * to a short step sequence and print it).
  */
+@Tag("slow")
 class PromptOraclePropertyTest {
 
     static final boolean REPORT = Boolean.getBoolean("oracle.report");

@@ -3,6 +3,7 @@ package dev.agentmemory.langchain4j.recall;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.agentmemory.testing.langchain4j.SharedEmbeddingModel;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

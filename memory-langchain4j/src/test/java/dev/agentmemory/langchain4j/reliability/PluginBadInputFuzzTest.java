@@ -3,13 +3,14 @@ package dev.agentmemory.langchain4j.reliability;
 import dev.agentmemory.core.Trust;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.event.MemoryState;
+import dev.agentmemory.core.testing.HostileCalls;
 import dev.agentmemory.langchain4j.AgentMemory;
-import dev.agentmemory.langchain4j.Embeddings;
 import dev.agentmemory.langchain4j.SessionRef;
 import dev.agentmemory.langchain4j.SessionResolver;
 import dev.agentmemory.langchain4j.framing.FramedItem;
 import dev.agentmemory.langchain4j.framing.MemoryFramer;
 import dev.agentmemory.langchain4j.tools.MemoryTools;
+import dev.agentmemory.testing.langchain4j.SharedEmbeddingModel;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
@@ -22,6 +23,7 @@ import dev.langchain4j.rag.AugmentationRequest;
 import dev.langchain4j.rag.query.Metadata;
 import dev.langchain4j.rag.query.Query;
 import dev.langchain4j.store.memory.chat.ChatMemoryStore;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -49,6 +51,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * for a valid memory id: they answer in text); what was stored reads back exactly; the audit's
  * replay matches after every batch; the H2 file reloads to the same state and windows.
  */
+@Tag("slow")
 class PluginBadInputFuzzTest {
 
     private static final byte[] KEY = "fuzz-framing-key-0123456789abcdef".getBytes();
@@ -93,7 +96,7 @@ class PluginBadInputFuzzTest {
         MemoryFramer foreign = MemoryFramer.builder().build();
         List<Object> ids = hostileIds();
         List<String> texts = hostileTexts(foreign, ours);
-        Checks checks = new Checks();
+        HostileCalls checks = new HostileCalls();
         Set<SessionRef> touched = new LinkedHashSet<>();
         Map<String, List<ChatMessage>> expectedWindows = new LinkedHashMap<>();
         Path db = dir.resolve("mem");
@@ -102,12 +105,12 @@ class PluginBadInputFuzzTest {
         long toolCases;
         long retrieverCases;
         Map<String, MemoryState> states = new HashMap<>();
-        try (AgentMemory memory = AgentMemory.builder().h2File(db).embeddingModel(Embeddings.MODEL).framingKey(KEY).build()) {
+        try (AgentMemory memory = AgentMemory.builder().h2File(db).embeddingModel(SharedEmbeddingModel.get()).framingKey(KEY).build()) {
             ChatMemoryStore store = memory.chatMemoryStore();
 
             // 1. the chat memory store with hostile memory ids
             for (Object id : ids) {
-                String label = "id " + Checks.shorten(String.valueOf(id));
+                String label = "id " + HostileCalls.shorten(String.valueOf(id));
                 SessionRef ref = validRef(id);
                 checks.call("getMessages " + label, () -> store.getMessages(id));
                 List<ChatMessage> msgs = List.of(UserMessage.from("hello"), AiMessage.from("hi"));
@@ -166,7 +169,7 @@ class PluginBadInputFuzzTest {
                 for (List<ChatMessage> shape : shapes) {
                     String id = "fz/contents/c" + c++;
                     SessionRef ref = SessionRef.of(id);
-                    if (checks.call("updateMessages contents " + Checks.shorten(shape.toString()), () -> {
+                    if (checks.call("updateMessages contents " + HostileCalls.shorten(shape.toString()), () -> {
                         store.updateMessages(id, shape);
                         return true;
                     }) != null) {
@@ -183,8 +186,8 @@ class PluginBadInputFuzzTest {
                         }
                         List<ChatMessage> back = store.getMessages(id);
                         if (!back.equals(expected)) {
-                            checks.violation("round trip of " + Checks.shorten(shape.toString()) + " came back as "
-                                    + Checks.shorten(back.toString()));
+                            checks.violation("round trip of " + HostileCalls.shorten(shape.toString()) + " came back as "
+                                    + HostileCalls.shorten(back.toString()));
                         }
                         expectedWindows.put(id, expected);
                         roundTrips++;
@@ -212,7 +215,7 @@ class PluginBadInputFuzzTest {
                     a[j] = args.get(random.nextInt(args.size()));
                 }
                 int which = i % 7;
-                Object out = checks.call("tool " + which + " " + Checks.shorten(Arrays.toString(a)), () -> switch (which) {
+                Object out = checks.call("tool " + which + " " + HostileCalls.shorten(Arrays.toString(a)), () -> switch (which) {
                     case 0 -> tools.remember(toolId, a[0], a[1], a[2], a[3]);
                     case 1 -> tools.updateState(toolId, a[0], a[1], a[2], a[3], a[4]);
                     case 2 -> tools.forget(toolId, a[0], a[1], a[2]);
@@ -222,16 +225,16 @@ class PluginBadInputFuzzTest {
                     default -> tools.endTask(toolId, a[0]);
                 });
                 if (out == null) {
-                    checks.violation("tool " + which + " threw for " + Checks.shorten(Arrays.toString(a))
+                    checks.violation("tool " + which + " threw for " + HostileCalls.shorten(Arrays.toString(a))
                             + " (tools answer in text)");
                 } else if (((String) out).isBlank()) {
-                    checks.violation("tool " + which + " answered blank for " + Checks.shorten(Arrays.toString(a)));
+                    checks.violation("tool " + which + " answered blank for " + HostileCalls.shorten(Arrays.toString(a)));
                 }
             }
             for (Object id : ids) {
-                checks.call("remember with id " + Checks.shorten(String.valueOf(id)),
+                checks.call("remember with id " + HostileCalls.shorten(String.valueOf(id)),
                         () -> tools.remember(id, "profile.x", "y", "fact", null));
-                checks.call("startTask with id " + Checks.shorten(String.valueOf(id)), () -> tools.startTask(id, "t1", null));
+                checks.call("startTask with id " + HostileCalls.shorten(String.valueOf(id)), () -> tools.startTask(id, "t1", null));
             }
             toolCases = checks.cases() - storeCases;
             checks.checkConsistent("hostile tool calls", memory.engine(), callers(touched));
@@ -253,7 +256,7 @@ class PluginBadInputFuzzTest {
                 String text = texts.get(random.nextInt(texts.size()));
                 Object id = i % 3 == 0 ? toolId : queryIds.get(random.nextInt(queryIds.size()));
                 Map<String, Object> p = params.get(random.nextInt(params.size()));
-                String label = "query " + Checks.shorten(text) + " id " + Checks.shorten(String.valueOf(id)) + " params " + p;
+                String label = "query " + HostileCalls.shorten(text) + " id " + HostileCalls.shorten(String.valueOf(id)) + " params " + p;
                 Metadata md = metadata(nb(text), id, p);
                 if (i % 2 == 0) {
                     checks.call("retrieve " + label, () -> memory.contentRetriever().retrieve(Query.from(text, md)));
@@ -286,8 +289,8 @@ class PluginBadInputFuzzTest {
             for (Map.Entry<String, List<ChatMessage>> e : expectedWindows.entrySet()) {
                 List<ChatMessage> back = reopened.chatMemoryStore().getMessages(e.getKey());
                 if (!back.equals(e.getValue())) {
-                    checks.violation("after reload " + e.getKey() + " reads " + Checks.shorten(back.toString())
-                            + " instead of " + Checks.shorten(e.getValue().toString()));
+                    checks.violation("after reload " + e.getKey() + " reads " + HostileCalls.shorten(back.toString())
+                            + " instead of " + HostileCalls.shorten(e.getValue().toString()));
                 }
                 reloadChecks++;
             }
@@ -308,12 +311,12 @@ class PluginBadInputFuzzTest {
         // given: a turn whose user text is only control characters, then a restart
         Path db = dir.resolve("ctl");
         SessionRef ref = new SessionRef("fz", "ctl", "s1");
-        try (AgentMemory memory = AgentMemory.builder().h2File(db).embeddingModel(Embeddings.MODEL).build()) {
+        try (AgentMemory memory = AgentMemory.builder().h2File(db).embeddingModel(SharedEmbeddingModel.get()).build()) {
             memory.chatMemoryStore().updateMessages(ref, List.of(UserMessage.from("\u0000\u0001"),
                     AiMessage.from("my parcel goes to Lisbon")));
             memory.chatMemoryStore().updateMessages(ref, List.of(UserMessage.from("next")));
         }
-        try (AgentMemory memory = AgentMemory.builder().h2File(db).embeddingModel(Embeddings.MODEL).build()) {
+        try (AgentMemory memory = AgentMemory.builder().h2File(db).embeddingModel(SharedEmbeddingModel.get()).build()) {
             // when
             List<dev.langchain4j.rag.content.Content> found = memory.contentRetriever().retrieve(Query.from(
                     "where does my parcel go?", metadata("where does my parcel go?", ref, Map.of())));

@@ -6,13 +6,13 @@ import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.event.MemoryState;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.langchain4j.AgentMemory;
-import dev.agentmemory.langchain4j.Embeddings;
-import dev.agentmemory.langchain4j.ScriptedChatModel;
 import dev.agentmemory.langchain4j.SessionRef;
 import dev.agentmemory.langchain4j.framing.FramedItem;
 import dev.agentmemory.langchain4j.framing.MemoryFrameParser;
 import dev.agentmemory.langchain4j.framing.MemoryFramer;
 import dev.agentmemory.langchain4j.framing.ParsedFrame;
+import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
+import dev.agentmemory.testing.langchain4j.SharedEmbeddingModel;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
@@ -21,6 +21,7 @@ import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.MemoryId;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -54,6 +55,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
  * same session), versions per key contiguous and every reported version distinct, audit replay
  * matches, the H2 file reloads to the same state; all within a preemptive timeout (no deadlock).
  */
+@Tag("slow")
 class PluginConcurrencyTest {
 
     interface Assistant {
@@ -133,7 +135,7 @@ class PluginConcurrencyTest {
         Map<String, MemoryState> statesBefore = new HashMap<>();
         Map<String, List<ChatMessage>> windowsBefore = new HashMap<>();
         long started = System.nanoTime();
-        try (AgentMemory memory = AgentMemory.builder().h2File(db).embeddingModel(Embeddings.MODEL)
+        try (AgentMemory memory = AgentMemory.builder().h2File(db).embeddingModel(SharedEmbeddingModel.get())
                 .framingKey(KEY).windowSize(8).build()) {
             ChatRequestScript script = script();
             ScriptedChatModel model = new ScriptedChatModel(script::answer);

@@ -7,11 +7,12 @@ import dev.agentmemory.core.ForgetTarget;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.langchain4j.AgentMemory;
-import dev.agentmemory.langchain4j.Embeddings;
-import dev.agentmemory.langchain4j.ScriptedChatModel;
 import dev.agentmemory.langchain4j.SessionRef;
 import dev.agentmemory.langchain4j.framing.MemoryFramer;
 import dev.agentmemory.langchain4j.tools.Summarizer;
+import dev.agentmemory.testing.DiskScan;
+import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
+import dev.agentmemory.testing.langchain4j.SharedEmbeddingModel;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
@@ -25,6 +26,7 @@ import dev.langchain4j.rag.query.Metadata;
 import dev.langchain4j.rag.query.Query;
 import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.MemoryId;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -45,6 +47,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * still found by the same scan (the control). After a soft forget, no later recall, framed block
  * or summary holds them.
  */
+@Tag("slow")
 class PluginForgettingTest {
 
     interface Assistant {
@@ -141,9 +144,9 @@ class PluginForgettingTest {
             assertThat(Summarizer.summaryText(summary)).contains("PINVALUE4471", "STREETVALUE9902", "NOTEVALUE5513");
         }
         for (String v : FORGOTTEN) {
-            assertThat(Checks.filesContaining(data.resolve("mem.recall"), v)).as("control: %s in the index files", v)
+            assertThat(DiskScan.filesContaining(data.resolve("mem.recall"), v)).as("control: %s in the index files", v)
                     .isNotEmpty();
-            assertThat(Checks.filesContaining(data, v)).as("control: %s in the database file", v)
+            assertThat(DiskScan.filesContaining(data, v)).as("control: %s in the database file", v)
                     .anyMatch(f -> f.getFileName().toString().endsWith(".mv.db"));
         }
         try (AgentMemory memory = hardMemory(data)) {
@@ -173,10 +176,10 @@ class PluginForgettingTest {
             List<String> leftOpen = new ArrayList<>();
             for (String v : FORGOTTEN) {
                 assertThat(reads).as("%s in a later read", v).doesNotContain(v);
-                Checks.filesContaining(data, v).forEach(f -> leftOpen.add(v + " in " + data.relativize(f)));
+                DiskScan.filesContaining(data, v).forEach(f -> leftOpen.add(v + " in " + data.relativize(f)));
             }
             for (String v : KEPT) {
-                assertThat(Checks.filesContaining(data, v)).as("control: %s still on disk", v).isNotEmpty();
+                assertThat(DiskScan.filesContaining(data, v)).as("control: %s still on disk", v).isNotEmpty();
             }
             System.out.printf("FORGETTING (plugin, hard, index open): values=%d, files scanned=%s, leftovers=%s%n",
                     FORGOTTEN.size(), files(data), leftOpen);
@@ -186,10 +189,10 @@ class PluginForgettingTest {
         // and after close (the index commits) nothing came back
         List<String> leftClosed = new ArrayList<>();
         for (String v : FORGOTTEN) {
-            Checks.filesContaining(data, v).forEach(f -> leftClosed.add(v + " in " + data.relativize(f)));
+            DiskScan.filesContaining(data, v).forEach(f -> leftClosed.add(v + " in " + data.relativize(f)));
         }
         for (String v : KEPT) {
-            assertThat(Checks.filesContaining(data.resolve("mem.recall"), v)).as("control: %s in the index", v).isNotEmpty();
+            assertThat(DiskScan.filesContaining(data.resolve("mem.recall"), v)).as("control: %s in the index", v).isNotEmpty();
         }
         System.out.printf("FORGETTING (plugin, hard, closed): values=%d, controls found=%d, leftovers=%s%n",
                 FORGOTTEN.size(), KEPT.size(), leftClosed);
@@ -198,7 +201,7 @@ class PluginForgettingTest {
 
     @Test
     void should_never_show_a_soft_forgotten_value_again() {
-        try (AgentMemory memory = AgentMemory.builder().h2File(dir.resolve("soft")).embeddingModel(Embeddings.MODEL)
+        try (AgentMemory memory = AgentMemory.builder().h2File(dir.resolve("soft")).embeddingModel(SharedEmbeddingModel.get())
                 .framingKey(KEY).windowSize(4).build()) {
             // given
             Assistant assistant = assistant(memory);
@@ -226,7 +229,7 @@ class PluginForgettingTest {
     }
 
     private static AgentMemory hardMemory(Path data) {
-        return AgentMemory.builder().h2File(data.resolve("mem")).embeddingModel(Embeddings.MODEL)
+        return AgentMemory.builder().h2File(data.resolve("mem")).embeddingModel(SharedEmbeddingModel.get())
                 .framingKey(KEY).windowSize(4).deleteMode(ForgetMode.HARD).build();
     }
 

@@ -12,9 +12,7 @@ import dev.agentmemory.core.Scope;
 import dev.agentmemory.core.Source;
 import dev.agentmemory.core.Trust;
 import dev.agentmemory.langchain4j.AgentMemory;
-import dev.agentmemory.langchain4j.Embeddings;
 import dev.agentmemory.langchain4j.MemoryContent;
-import dev.agentmemory.langchain4j.ScriptedChatModel;
 import dev.agentmemory.langchain4j.SessionRef;
 import dev.agentmemory.langchain4j.framing.FramedItem;
 import dev.agentmemory.langchain4j.framing.MemoryFramer;
@@ -22,6 +20,9 @@ import dev.agentmemory.langchain4j.framing.ParsedFrame;
 import dev.agentmemory.langchain4j.tools.ExtractionResult;
 import dev.agentmemory.langchain4j.tools.MemoryTools;
 import dev.agentmemory.langchain4j.tools.StateExtractor;
+import dev.agentmemory.testing.InjectionDataset;
+import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
+import dev.agentmemory.testing.langchain4j.SharedEmbeddingModel;
 import dev.langchain4j.agent.tool.Tool;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.data.message.AiMessage;
@@ -35,6 +36,7 @@ import dev.langchain4j.rag.content.Content;
 import dev.langchain4j.rag.query.Metadata;
 import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.MemoryId;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -56,6 +58,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * its item there says untrusted. All strings go through the objects directly; a sample goes
  * through real AiServices with the episodic layer on.
  */
+@Tag("slow")
 class PluginInjectionTest {
 
     private static final byte[] KEY = "injection-framing-key-0123456789".getBytes();
@@ -68,7 +71,7 @@ class PluginInjectionTest {
     @Test
     void should_never_promote_or_unframe_an_injected_string_offered_through_the_tools_and_the_extractor() throws IOException {
         // given
-        List<String> texts = Checks.injectionTexts();
+        List<String> texts = InjectionDataset.texts();
         AtomicReference<String> current = new AtomicReference<>();
         ScriptedChatModel extractorModel = new ScriptedChatModel(r -> AiMessage.from(extraction(current.get())));
         long records = 0;
@@ -164,7 +167,7 @@ class PluginInjectionTest {
     @Test
     void should_never_promote_or_unframe_an_injected_string_through_real_ai_services() throws IOException {
         // given: a sample of the dataset, a model that believes the tool and cites it as the user's words
-        List<String> all = Checks.injectionTexts();
+        List<String> all = InjectionDataset.texts();
         List<String> sample = new ArrayList<>();
         for (int i = 0; i < all.size(); i += Math.max(1, all.size() / 12)) {
             sample.add(all.get(i));
@@ -173,7 +176,7 @@ class PluginInjectionTest {
         OrderTool lookup = new OrderTool();
         long records = 0;
         long blocks = 0;
-        try (AgentMemory memory = AgentMemory.builder().framingKey(KEY).embeddingModel(Embeddings.MODEL).build()) {
+        try (AgentMemory memory = AgentMemory.builder().framingKey(KEY).embeddingModel(SharedEmbeddingModel.get()).build()) {
             Assistant assistant = AiServices.builder(Assistant.class).chatModel(model)
                     .chatMemoryProvider(memory.chatMemoryProvider())
                     .retrievalAugmentor(memory.retrievalAugmentor())

@@ -8,13 +8,13 @@ import dev.agentmemory.core.MemoryEngine;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.Source;
 import dev.agentmemory.langchain4j.AgentMemory;
-import dev.agentmemory.langchain4j.Embeddings;
 import dev.agentmemory.langchain4j.MemoryContent;
-import dev.agentmemory.langchain4j.ScriptedChatModel;
 import dev.agentmemory.langchain4j.SessionRef;
 import dev.agentmemory.langchain4j.framing.FramedItem;
 import dev.agentmemory.langchain4j.framing.MemoryFramer;
 import dev.agentmemory.langchain4j.framing.ParsedFrame;
+import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
+import dev.agentmemory.testing.langchain4j.SharedEmbeddingModel;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.invocation.InvocationContext;
@@ -23,6 +23,7 @@ import dev.langchain4j.rag.AugmentationRequest;
 import dev.langchain4j.rag.content.Content;
 import dev.langchain4j.rag.query.Metadata;
 import dev.langchain4j.rag.query.Query;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -45,6 +46,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * record of another owner (state and persistent layers). A query whose invocation parameters
  * name another tenant or user than its memory id is refused.
  */
+@Tag("slow")
 class PluginIsolationTest {
 
     private static final byte[] KEY = "isolation-framing-key-0123456789".getBytes();
@@ -90,7 +92,7 @@ class PluginIsolationTest {
         try (MemoryEngine engine = MemoryEngine.builder().build()) {
             List<AgentMemory> memories = new ArrayList<>();
             for (String agent : AGENTS) {
-                memories.add(AgentMemory.builder().engine(engine).agent(agent).embeddingModel(Embeddings.MODEL)
+                memories.add(AgentMemory.builder().engine(engine).agent(agent).embeddingModel(SharedEmbeddingModel.get())
                         .framingKey(KEY).build());
             }
             try {
@@ -192,7 +194,7 @@ class PluginIsolationTest {
 
     @Test
     void should_refuse_a_turn_through_ai_services_when_invocation_parameters_name_another_user() {
-        try (AgentMemory memory = AgentMemory.builder().embeddingModel(Embeddings.MODEL).framingKey(KEY).build()) {
+        try (AgentMemory memory = AgentMemory.builder().embeddingModel(SharedEmbeddingModel.get()).framingKey(KEY).build()) {
             // given
             Caller bob = new Caller("iso1", "u0", "assistant");
             memory.engine().write(bob, Proposal.set(bob.persistent(), "note", "code ISO100B0K").kind(Kind.DECISION)
@@ -217,7 +219,7 @@ class PluginIsolationTest {
     @Test
     void should_never_show_an_agent_another_agents_private_record_through_the_episodic_layer() {
         try (MemoryEngine engine = MemoryEngine.builder().build();
-             AgentMemory reader = AgentMemory.builder().engine(engine).agent("a1").embeddingModel(Embeddings.MODEL)
+             AgentMemory reader = AgentMemory.builder().engine(engine).agent("a1").embeddingModel(SharedEmbeddingModel.get())
                      .framingKey(KEY).build()) {
             // given
             Caller writer = new Caller("iso0", "u0", "a0");

@@ -13,6 +13,8 @@ import dev.agentmemory.core.event.MemoryState;
 import dev.agentmemory.core.store.InMemoryEventStore;
 import dev.agentmemory.core.store.jdbc.JdbcEventStore;
 import dev.agentmemory.langchain4j.SessionRef;
+import dev.agentmemory.testing.TestClock;
+import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
 import dev.langchain4j.memory.chat.MessageWindowChatMemory;
 import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.MemoryId;
@@ -24,8 +26,8 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Set;
 
-import static dev.agentmemory.langchain4j.tools.ScriptedChatModel.call;
-import static dev.agentmemory.langchain4j.tools.ScriptedChatModel.echoToolResults;
+import static dev.agentmemory.testing.langchain4j.ScriptedChatModel.call;
+import static dev.agentmemory.testing.langchain4j.ScriptedChatModel.echoToolResults;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class MemoryToolsTest {

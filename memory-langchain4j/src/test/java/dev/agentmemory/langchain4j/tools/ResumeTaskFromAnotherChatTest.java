@@ -6,12 +6,13 @@ import dev.agentmemory.core.TaskInfo;
 import dev.agentmemory.core.event.TaskStatus;
 import dev.agentmemory.langchain4j.AgentMemory;
 import dev.agentmemory.langchain4j.SessionRef;
+import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
 import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.MemoryId;
 import org.junit.jupiter.api.Test;
 
-import static dev.agentmemory.langchain4j.tools.ScriptedChatModel.call;
-import static dev.agentmemory.langchain4j.tools.ScriptedChatModel.echoToolResults;
+import static dev.agentmemory.testing.langchain4j.ScriptedChatModel.call;
+import static dev.agentmemory.testing.langchain4j.ScriptedChatModel.echoToolResults;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Seed 004's "continue as last time": a task suspended in one chat is resumed from the next day's chat. */

@@ -15,6 +15,8 @@ import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.core.store.InMemoryEventStore;
 import dev.agentmemory.core.store.jdbc.JdbcEventStore;
 import dev.agentmemory.langchain4j.SessionRef;
+import dev.agentmemory.testing.TestClock;
+import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.model.chat.request.ResponseFormatType;
 import org.junit.jupiter.api.Test;
@@ -25,7 +27,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 
-import static dev.agentmemory.langchain4j.tools.ScriptedChatModel.text;
+import static dev.agentmemory.testing.langchain4j.ScriptedChatModel.text;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
@@ -81,10 +83,10 @@ class StateExtractorTest {
         assertThat(language.verification()).isEqualTo(Verification.CANDIDATE);
         assertThat(language.tags()).containsExactlyInAnyOrder("extracted", "unconfirmed-preference");
         // the request asked for the schema and showed the state and the turn as data
-        assertThat(model.requests).hasSize(1);
-        assertThat(model.requests.get(0).responseFormat().type()).isEqualTo(ResponseFormatType.JSON);
-        assertThat(model.requests.get(0).responseFormat().jsonSchema().name()).isEqualTo("memory_operations");
-        assertThat(((UserMessage) model.requests.get(0).messages().get(1)).singleText()).isEqualTo("""
+        assertThat(model.requests()).hasSize(1);
+        assertThat(model.requests().get(0).responseFormat().type()).isEqualTo(ResponseFormatType.JSON);
+        assertThat(model.requests().get(0).responseFormat().jsonSchema().name()).isEqualTo("memory_operations");
+        assertThat(((UserMessage) model.requests().get(0).messages().get(1)).singleText()).isEqualTo("""
                 Current state (data):
                 {"session":{"exchange.color":"white"},"activeTask":null,"persistentKeys":[]}
 
@@ -111,9 +113,9 @@ class StateExtractorTest {
         assertThat(result.errors().get(0)).startsWith("output is not valid JSON: Unrecognized token 'Sure'");
         assertThat(result.errors().get(1))
                 .isEqualTo("operations[0].op must be one of set, append, invalidate: \"delete\"");
-        assertThat(model.requests.get(0).responseFormat()).isNull();
-        assertThat(model.requests.get(2).messages()).hasSize(6);
-        assertThat(((UserMessage) model.requests.get(2).messages().get(5)).singleText()).isEqualTo(
+        assertThat(model.requests().get(0).responseFormat()).isNull();
+        assertThat(model.requests().get(2).messages()).hasSize(6);
+        assertThat(((UserMessage) model.requests().get(2).messages().get(5)).singleText()).isEqualTo(
                 "Your answer was refused: operations[0].op must be one of set, append, invalidate: \"delete\"\n"
                         + "Answer again with only the corrected JSON object.");
         assertThat(engine.current(CALLER, CALLER.session("s"), MemoryKey.of("order.current")).orElseThrow().text())
@@ -230,7 +232,7 @@ class StateExtractorTest {
         assertThat(given.outcomes()).extracting(Outcome::result).containsExactly(Outcome.Result.APPLIED);
         assertThat(engine.current(CALLER, CALLER.session("s"), MemoryKey.of("cart.items")).orElseThrow().value().json())
                 .isEqualTo("[\"A1\"]");
-        assertThat(model.requests).hasSize(1);
+        assertThat(model.requests()).hasSize(1);
     }
 
     @Test

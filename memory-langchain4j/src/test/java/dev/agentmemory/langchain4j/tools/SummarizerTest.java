@@ -19,6 +19,8 @@ import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.core.store.InMemoryEventStore;
 import dev.agentmemory.core.store.jdbc.JdbcEventStore;
 import dev.agentmemory.langchain4j.SessionRef;
+import dev.agentmemory.testing.TestClock;
+import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.model.chat.request.ChatRequest;
@@ -94,7 +96,7 @@ class SummarizerTest {
         assertThat(summarizer.summaries(REF)).containsExactly(summary);
         // nothing new to summarize: no second model call
         assertThat(summarizer.summarize(REF)).isEmpty();
-        assertThat(model.requests).hasSize(1);
+        assertThat(model.requests()).hasSize(1);
     }
 
     @Test
@@ -103,7 +105,7 @@ class SummarizerTest {
         conversation(engine);
         ScriptedChatModel model = new ScriptedChatModel("m", false);
         assertThat(Summarizer.builder(engine, model).minMessages(5).build().summarize(REF)).isEmpty();
-        assertThat(model.requests).isEmpty();
+        assertThat(model.requests()).isEmpty();
     }
 
     @ParameterizedTest

@@ -6,6 +6,7 @@ import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.Trust;
 import dev.agentmemory.langchain4j.AgentMemory;
 import dev.agentmemory.langchain4j.SessionRef;
+import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.model.chat.request.ChatRequest;
@@ -15,9 +16,9 @@ import org.junit.jupiter.api.Test;
 
 import java.util.List;
 
-import static dev.agentmemory.langchain4j.tools.ScriptedChatModel.call;
-import static dev.agentmemory.langchain4j.tools.ScriptedChatModel.echoToolResults;
-import static dev.agentmemory.langchain4j.tools.ScriptedChatModel.text;
+import static dev.agentmemory.testing.langchain4j.ScriptedChatModel.call;
+import static dev.agentmemory.testing.langchain4j.ScriptedChatModel.echoToolResults;
+import static dev.agentmemory.testing.langchain4j.ScriptedChatModel.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -59,7 +60,7 @@ class TripNeverBecomesHomeTest {
             assertThat(r.tags()).contains(MemoryTools.UNSUPPORTED_QUOTE_TAG);
 
             // and day 2's request frames it as untrusted, never as a trusted fact
-            ChatRequest dayTwo = model.requests.get(model.requests.size() - 1);
+            ChatRequest dayTwo = model.requests().get(model.requests().size() - 1);
             String framed = lastUserText(dayTwo.messages());
             List<String> residenceLines = framed.lines().filter(l -> l.contains("user.residence")).toList();
             assertThat(residenceLines).isNotEmpty().allSatisfy(l -> assertThat(l).contains("\"trust\":\"untrusted\""));

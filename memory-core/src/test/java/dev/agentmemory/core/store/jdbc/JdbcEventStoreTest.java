@@ -2,7 +2,7 @@ package dev.agentmemory.core.store.jdbc;
 
 import dev.agentmemory.core.MemoryException;
 import dev.agentmemory.core.spi.EventStore;
-import dev.agentmemory.core.spi.EventStoreContract;
+import dev.agentmemory.core.testing.EventStoreContract;
 import dev.agentmemory.core.spi.StoredEvent;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Nested;
@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class JdbcEventStoreTest extends EventStoreContract {
 
     @Override
-    protected EventStore openEmptyStore() {
+    protected EventStore newStore() {
         return JdbcEventStore.h2InMemory("contract-" + UUID.randomUUID());
     }
 
@@ -34,7 +34,7 @@ class JdbcEventStoreTest extends EventStoreContract {
         Path dir;
 
         @Override
-        protected EventStore openEmptyStore() {
+        protected EventStore newStore() {
             return JdbcEventStore.h2File(dir.resolve("events"));
         }
 

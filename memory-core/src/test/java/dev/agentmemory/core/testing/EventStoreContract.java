@@ -1,6 +1,9 @@
-package dev.agentmemory.core.spi;
+package dev.agentmemory.core.testing;
 
 import dev.agentmemory.core.StaleVersionException;
+import dev.agentmemory.core.spi.EventStore;
+import dev.agentmemory.core.spi.Partition;
+import dev.agentmemory.core.spi.StoredEvent;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -21,8 +24,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * What every {@link EventStore} must do. A store's test extends this class and says how to
- * open a fresh, empty store; every test here then runs against it.
+ * What every {@link EventStore} must do: the store contract for implementors. A store's test
+ * extends this class and implements {@link #newStore()}; every test here then runs against it
+ * (JUnit 5). For example:
+ *
+ * <pre>{@code
+ * class MyStoreTest extends EventStoreContract {
+ *     @Override protected EventStore newStore() { return new MyStore(freshDatabase()); }
+ * }
+ * }</pre>
+ *
+ * <p>Tests append and read events in a few partitions, check optimistic versioning
+ * ({@code StaleVersionException}), bad arguments, concurrent appenders and partition listing.
  */
 public abstract class EventStoreContract {
 
@@ -34,11 +47,11 @@ public abstract class EventStoreContract {
     protected EventStore store;
 
     /** A fresh store with no events. Called before each test; closed after it. */
-    protected abstract EventStore openEmptyStore();
+    protected abstract EventStore newStore();
 
     @BeforeEach
     void openStore() {
-        store = openEmptyStore();
+        store = newStore();
     }
 
     @AfterEach

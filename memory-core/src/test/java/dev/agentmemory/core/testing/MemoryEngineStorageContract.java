@@ -1,5 +1,23 @@
-package dev.agentmemory.core;
+package dev.agentmemory.core.testing;
 
+import dev.agentmemory.core.Caller;
+import dev.agentmemory.core.ForgetMode;
+import dev.agentmemory.core.ForgetReceipt;
+import dev.agentmemory.core.ForgetTarget;
+import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.Layer;
+import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.MemoryException;
+import dev.agentmemory.core.MemoryKey;
+import dev.agentmemory.core.MemoryRecord;
+import dev.agentmemory.core.MemoryValue;
+import dev.agentmemory.core.Proposal;
+import dev.agentmemory.core.Scope;
+import dev.agentmemory.core.Source;
+import dev.agentmemory.core.StaleVersionException;
+import dev.agentmemory.core.Status;
+import dev.agentmemory.core.TaskInfo;
+import dev.agentmemory.core.Verification;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.core.ledger.ActionStart;
 import dev.agentmemory.core.ledger.OperationId;
@@ -8,6 +26,7 @@ import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.core.spi.ForgetRequest;
 import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.core.spi.StoredEvent;
+import dev.agentmemory.testing.TestClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -32,31 +51,40 @@ import static org.assertj.core.groups.Tuple.tuple;
 /**
  * Everything the engine does that storage touches, run against every store: what is written
  * is read back, survives a restart, is forgotten from the stored bytes, sealed at rest, and
- * not lost under concurrency.
+ * not lost under concurrency. A store's test extends this class (JUnit 5) and implements
+ * {@link #newStore()}, {@link #reopen()} and {@link #rawPayloads}:
+ *
+ * <pre>{@code
+ * class MyStoreEngineTest extends MemoryEngineStorageContract {
+ *     @Override protected EventStore newStore() { return MyStore.open(url); }
+ *     @Override protected EventStore reopen() { return MyStore.open(url); }
+ *     @Override protected List<String> rawPayloads(Partition p) { return selectPayloads(url, p); }
+ * }
+ * }</pre>
  */
-abstract class MemoryEngineStorageContract {
+public abstract class MemoryEngineStorageContract {
 
-    static final Caller ALICE = Caller.of("shop", "alice");
-    static final Caller BOB = Caller.of("shop", "bob");
-    static final MemoryKey COLOR = MemoryKey.of("exchange.color");
-    static final byte[] KEY = "0123456789abcdef0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    protected static final Caller ALICE = Caller.of("shop", "alice");
+    protected static final Caller BOB = Caller.of("shop", "bob");
+    protected static final MemoryKey COLOR = MemoryKey.of("exchange.color");
+    protected static final byte[] KEY = "0123456789abcdef0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.UTF_8);
 
-    final MutableClock clock = MutableClock.start();
-    EventStore store;
-    MemoryEngine engine;
+    protected final TestClock clock = TestClock.start();
+    protected EventStore store;
+    protected MemoryEngine engine;
 
-    /** A fresh, empty store. */
-    abstract EventStore openStore();
+    /** A fresh, empty store. Called before each test. */
+    protected abstract EventStore newStore();
 
     /** A store on the same data as {@link #store} after it was closed (a process restart). */
-    abstract EventStore reopenStore();
+    protected abstract EventStore reopen();
 
-    /** The payloads exactly as the storage medium holds them. */
-    abstract List<String> rawPayloads(Partition partition);
+    /** The payloads of {@code partition} exactly as the storage medium holds them, in sequence order (read past the store's own code). */
+    protected abstract List<String> rawPayloads(Partition partition);
 
     @BeforeEach
     void open() {
-        store = openStore();
+        store = newStore();
         engine = MemoryEngine.builder().store(store).clock(clock).build();
     }
 
@@ -65,14 +93,16 @@ abstract class MemoryEngineStorageContract {
         engine.close();
     }
 
-    MemoryEngine restart(UnaryOperator<MemoryEngine.Builder> config) {
+    /** Closes the engine, reopens the store and builds a new engine on it with {@code config}. */
+    protected MemoryEngine restart(UnaryOperator<MemoryEngine.Builder> config) {
         engine.close();
-        store = reopenStore();
+        store = reopen();
         engine = config.apply(MemoryEngine.builder().store(store).clock(clock)).build();
         return engine;
     }
 
-    static Partition partition(Caller c) {
+    /** The storage partition of {@code c}. */
+    protected static Partition partition(Caller c) {
         return new Partition(c.tenant(), c.user());
     }
 

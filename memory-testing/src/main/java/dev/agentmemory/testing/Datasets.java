@@ -1,4 +1,4 @@
-package dev.agentmemory.core.testing;
+package dev.agentmemory.testing;
 
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package dev.agentmemory.core.reliability;
+package dev.agentmemory.core.testing;
 
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.MemoryEngine;
@@ -12,14 +12,17 @@ import java.util.List;
 
 /**
  * Runs hostile calls and classifies how each ended: success, or one of the project's documented
- * failures with a message naming the problem. Anything else (an undocumented exception, a JVM
- * "helpful" NullPointerException from a missing check, a database error leaking out, a blank
- * message) is a violation. Collects violations so one run reports them all.
+ * failures with a message naming the problem ({@link IllegalArgumentException},
+ * {@link IllegalStateException}, a {@link MemoryException} that hides no database error, or a
+ * {@link NullPointerException} from {@code requireNonNull(x, "x")}). Anything else (an undocumented
+ * exception, a JVM "helpful" NullPointerException from a missing check, a database error leaking
+ * out, a blank message) is a violation. Collects violations so one run reports them all.
  */
-final class Outcomes {
+public final class HostileCalls {
 
+    /** A call that may throw anything. */
     @FunctionalInterface
-    interface Call {
+    public interface Call {
         Object run() throws Exception;
     }
 
@@ -29,7 +32,7 @@ final class Outcomes {
     private long failedCleanly;
 
     /** Runs a call; returns its result, or null when it failed (cleanly or not). */
-    Object call(String label, Call call) {
+    public Object call(String label, Call call) {
         cases++;
         try {
             Object result = call.run();
@@ -40,14 +43,14 @@ final class Outcomes {
             if (problem == null) {
                 failedCleanly++;
             } else {
-                violations.add(label + ": " + problem + " -> " + t);
+                violations.add(shorten(label) + ": " + problem + " -> " + shorten(String.valueOf(t)));
             }
             return null;
         }
     }
 
     /** Why a failure is not one of the documented ones, or null when it is. */
-    static String problem(Throwable t) {
+    public static String problem(Throwable t) {
         String message = t.getMessage();
         boolean named = message != null && !message.isBlank();
         if (t instanceof NullPointerException) {
@@ -70,37 +73,48 @@ final class Outcomes {
         return "undocumented exception type " + t.getClass().getName();
     }
 
-    /** Records a violation found by a check other than the call's outcome. */
-    void violation(String what) {
-        violations.add(what);
+    /** Records a violation found by a check other than a call's outcome. */
+    public void violation(String what) {
+        violations.add(shorten(what));
     }
 
     /**
-     * Checks that the live state of every caller equals a fresh replay of the stored log (the
-     * audit's replay check; its other findings, such as open conflicts, are not corruption).
+     * Records a violation when the live state of a caller differs from a fresh replay of its stored
+     * log (the audit's replay check; its other findings, such as open conflicts, are not corruption).
      */
-    void checkConsistent(String after, MemoryEngine engine, Caller... callers) {
+    public void checkConsistent(String after, MemoryEngine engine, Caller... callers) {
         for (Caller c : callers) {
             AuditReport report = engine.audit(c, Duration.ofDays(3650));
             if (!report.replayMatches()) {
-                violations.add("after " + after + ": audit of " + c.tenant() + "/" + c.user() + " failed: " + report.lines());
+                violations.add("after " + after + ": audit of " + c.tenant() + "/" + c.user() + " failed: "
+                        + report.lines());
             }
         }
     }
 
-    List<String> violations() {
+    /** The violations so far. */
+    public List<String> violations() {
         return List.copyOf(violations);
     }
 
-    long cases() {
+    /** How many calls ran. */
+    public long cases() {
         return cases;
     }
 
-    long succeeded() {
+    /** How many calls returned. */
+    public long succeeded() {
         return succeeded;
     }
 
-    long failedCleanly() {
+    /** How many calls failed in a documented way. */
+    public long failedCleanly() {
         return failedCleanly;
+    }
+
+    /** {@code s} on one line, cut at 300 characters (for labels of huge hostile inputs). */
+    public static String shorten(String s) {
+        String oneLine = s.replace('\n', ' ');
+        return oneLine.length() > 300 ? oneLine.substring(0, 300) + "...(" + oneLine.length() + " chars)" : oneLine;
     }
 }

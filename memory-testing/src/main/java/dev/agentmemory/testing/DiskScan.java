@@ -1,4 +1,4 @@
-package dev.agentmemory.core.reliability;
+package dev.agentmemory.testing;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -9,14 +9,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
-/** Scans the raw bytes of every file under a directory for a string's UTF-8 bytes. */
-final class DiskScan {
+/** Scans the raw bytes of every file under a directory (to prove that a forgotten value is gone from disk). */
+public final class DiskScan {
 
     private DiskScan() {
     }
 
     /** The files under {@code dir} whose bytes contain {@code text} in UTF-8. */
-    static List<Path> filesContaining(Path dir, String text) {
+    public static List<Path> filesContaining(Path dir, String text) {
         byte[] needle = text.getBytes(StandardCharsets.UTF_8);
         List<Path> hits = new ArrayList<>();
         try (Stream<Path> files = Files.walk(dir)) {
@@ -32,7 +32,7 @@ final class DiskScan {
     }
 
     /** Total bytes of the files under {@code dir}. */
-    static long bytes(Path dir) {
+    public static long bytes(Path dir) {
         try (Stream<Path> files = Files.walk(dir)) {
             long total = 0;
             for (Path f : files.filter(Files::isRegularFile).toList()) {
@@ -44,7 +44,8 @@ final class DiskScan {
         }
     }
 
-    static int indexOf(byte[] hay, byte[] needle) {
+    /** The first index of {@code needle} in {@code hay}, or -1. */
+    public static int indexOf(byte[] hay, byte[] needle) {
         outer:
         for (int i = 0; i + needle.length <= hay.length; i++) {
             for (int j = 0; j < needle.length; j++) {
