@@ -10,15 +10,17 @@ import dev.agentmemory.core.Scope;
 import dev.agentmemory.core.TaskInfo;
 import dev.agentmemory.core.audit.AuditReport;
 import dev.agentmemory.core.ledger.ActionRecord;
-import dev.agentmemory.core.store.jdbc.JdbcEventStore;
 import dev.agentmemory.langchain4j.SessionRef;
 import java.io.BufferedReader;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -31,8 +33,10 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The demo's command line: {@code chat} (default), {@code scenario}, {@code inspect}, {@code audit}.
- * Options: {@code --db PATH} (default {@code ./demo-data/agent-memory}), {@code --user}, {@code --session}.
+ * The demo's command line: {@code chat} (default), {@code scenario}, {@code inspect}, {@code audit};
+ * {@code --help}, {@code COMMAND --help} and {@code --version}. A user's mistake (a wrong argument,
+ * a missing, unusable or locked store, a failing model server) prints one {@code error: ...} line
+ * and exits with its own code (see {@link DemoError}); {@code --debug} adds the stack trace.
  */
 public final class DemoMain {
 
@@ -40,122 +44,317 @@ public final class DemoMain {
     static final int CRASH_EXIT = 3;
 
     static final Path DEFAULT_DB = Path.of("demo-data", "agent-memory");
-    static final Instant CHAT_START = Instant.parse("2024-10-19T09:00:00Z");
+
+    private static final String USAGE = "usage: java -jar demo-agent.jar [chat|scenario|inspect|audit] [options]"
+            + "  (COMMAND --help for its options, --version)";
 
     private DemoMain() {
     }
 
     /** Runs the demo; exits with the command's status. */
     public static void main(String[] args) {
-        PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
-        int code = run(args, System.in, out, System.getenv());
+        boolean debug = List.of(args).contains("--debug");
+        // the libraries' logging (H2, ONNX, LangChain4j) goes to stderr, warnings only unless --debug
+        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", debug ? "debug" : "warn");
+        System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
+        if (!debug) {
+            // DJL's "failed to detect GPU count" on a machine without CUDA is not the user's concern
+            System.setProperty("org.slf4j.simpleLogger.log.ai.djl", "error");
+        }
+        PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
+        PrintStream err = new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8);
+        int code = run(args, System.in, out, err, System.getenv(), Clock.systemUTC());
         out.flush();
+        err.flush();
         System.exit(code);
     }
 
     /** Parsed options. */
-    record Options(String command, Path db, String user, String session, Instant at, String say, boolean dbGiven) {
+    record Options(String command, Path db, String user, String session, Instant at, String say, boolean dbGiven,
+                   boolean debug, boolean keep, boolean help) {
     }
 
     static Options parse(String[] args) {
-        String command = "chat";
+        String command = null;
         Path db = DEFAULT_DB;
         boolean dbGiven = false;
         String user = "alice";
         String session = null;
         Instant at = null;
         String say = null;
+        boolean debug = false;
+        boolean keep = false;
+        boolean help = false;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
                 case "--db" -> {
-                    db = Path.of(value(args, ++i, a));
+                    String v = value(args, ++i, a);
+                    try {
+                        db = Path.of(v);
+                    } catch (InvalidPathException e) {
+                        throw DemoError.usage("--db is not a valid path: \"" + v + "\"");
+                    }
                     dbGiven = true;
                 }
-                case "--user" -> user = value(args, ++i, a);
-                case "--session" -> session = value(args, ++i, a);
-                case "--at" -> at = Instant.parse(value(args, ++i, a));
+                case "--user" -> user = name(value(args, ++i, a), a);
+                case "--session" -> session = name(value(args, ++i, a), a);
+                case "--at" -> {
+                    String v = value(args, ++i, a);
+                    try {
+                        at = Instant.parse(v);
+                    } catch (java.time.format.DateTimeParseException e) {
+                        throw DemoError.usage("--at needs an instant such as 2024-10-19T09:00:00Z: \"" + v + "\"");
+                    }
+                }
                 case "--say" -> say = value(args, ++i, a);
-                case "chat", "scenario", "inspect", "audit", "crash-drill" -> command = a;
-                case "-h", "--help", "help" -> command = "help";
-                default -> throw new IllegalArgumentException("unknown argument: \"" + a + "\" (try --help)");
+                case "--debug" -> debug = true;
+                case "--keep" -> keep = true;
+                case "--version", "-V" -> command = command == null ? "version" : command;
+                case "chat", "scenario", "inspect", "audit", "crash-drill" -> {
+                    if (command != null && !command.equals("version")) {
+                        throw DemoError.usage("two commands given: " + command + " and " + a + " (try --help)");
+                    }
+                    command = a;
+                }
+                case "-h", "--help", "help" -> help = true;
+                default -> throw DemoError.usage(a.startsWith("-") ? "unknown option \"" + a + "\" (try --help)"
+                        : "unknown command \"" + a + "\" (try --help)");
             }
         }
-        return new Options(command, db, user, session, at, say, dbGiven);
+        return new Options(command == null ? (help ? "help" : "chat") : command, db, user, session, at, say, dbGiven,
+                debug, keep, help);
     }
 
     private static String value(String[] args, int i, String option) {
-        if (i >= args.length) {
-            throw new IllegalArgumentException(option + " needs a value");
+        if (i >= args.length || args[i].startsWith("--")) {
+            throw DemoError.usage(option + " needs a value (try --help)");
         }
         return args[i];
     }
 
-    static int run(String[] args, InputStream in, PrintStream out, Map<String, String> env) {
-        Options o;
-        try {
-            o = parse(args);
-        } catch (IllegalArgumentException e) {
-            out.println(e.getMessage());
-            return 2;
+    private static String name(String v, String option) {
+        if (!v.matches("[A-Za-z0-9._@-]{1,64}")) {
+            throw DemoError.usage(option + " must be 1-64 letters, digits or . _ @ -: \"" + v + "\"");
         }
-        return switch (o.command()) {
-            case "help" -> {
-                out.println("usage: java -jar demo-agent.jar [chat|scenario|inspect|audit] [--db PATH] [--user U] [--session S]");
-                out.println("chat uses an OpenAI-compatible model when OPENAI_API_KEY is set (also OPENAI_MODEL,"
-                        + " OPENAI_BASE_URL, OPENAI_TIMEOUT e.g. PT30S, OPENAI_MAX_RETRIES)");
-                yield 0;
-            }
-            case "scenario" -> scenario(o, out);
-            case "inspect" -> withEngine(o, engine -> {
-                out.print(inspect(engine, Caller.of(ShopAgent.TENANT, o.user()), o.session()));
+        return v;
+    }
+
+    static int run(String[] args, InputStream in, PrintStream out, Map<String, String> env) {
+        return run(args, in, out, out, env, Clock.systemUTC());
+    }
+
+    /**
+     * Runs one command with {@code out} for its output and {@code err} for errors and progress of the
+     * model; {@code clock} is the chat's clock (the real one in {@link #main}).
+     */
+    static int run(String[] args, InputStream in, PrintStream out, PrintStream err, Map<String, String> env, Clock clock) {
+        boolean debug = List.of(args).contains("--debug");
+        try {
+            Options o = parse(args);
+            if (o.help()) {
+                out.println(help(o.command()));
                 return 0;
-            });
-            case "audit" -> withEngine(o, engine -> {
-                AuditReport r = engine.admin().audit(Caller.of(ShopAgent.TENANT, o.user()), Duration.ofDays(30));
-                r.lines().forEach(out::println);
-                out.println(r.consistent() ? "consistent: yes" : "consistent: NO");
-                return r.consistent() ? 0 : 1;
-            });
-            case "crash-drill" -> crashDrill(o, out);
-            default -> chat(o, in, out, env);
+            }
+            return switch (o.command()) {
+                case "help" -> {
+                    out.println(help("help"));
+                    yield 0;
+                }
+                case "version" -> {
+                    out.println("demo-agent " + version() + " (agent memory for LangChain4j), Java "
+                            + System.getProperty("java.version"));
+                    yield 0;
+                }
+                case "scenario" -> scenario(o, out);
+                case "inspect" -> withEngine(o, out, engine -> {
+                    out.print(inspect(engine, Caller.of(ShopAgent.TENANT, o.user()), o.session()));
+                    return 0;
+                });
+                case "audit" -> withEngine(o, out, engine -> {
+                    AuditReport r = engine.admin().audit(Caller.of(ShopAgent.TENANT, o.user()), Duration.ofDays(30));
+                    r.lines().forEach(out::println);
+                    out.println(r.consistent() ? "consistent: yes" : "consistent: NO");
+                    return r.consistent() ? 0 : 1;
+                });
+                case "crash-drill" -> crashDrill(o, out);
+                default -> chat(o, in, out, err, env, clock);
+            };
+        } catch (DemoError e) {
+            err.println("error: " + e.getMessage());
+            if (debug && e.getCause() != null) {
+                e.getCause().printStackTrace(err);
+            }
+            return e.exitCode();
+        } catch (RuntimeException e) {
+            err.println("error: internal error: " + e + (debug ? "" : " (run with --debug for the stack trace)"));
+            if (debug) {
+                e.printStackTrace(err);
+            }
+            return DemoError.INTERNAL;
+        }
+    }
+
+    static String help(String command) {
+        String common = """
+                  --db PATH       the memory store: a file name prefix; H2 writes PATH.mv.db (PATH.mv.db is accepted
+                                  too) and the shop's orders to PATH-shop.mv.db (default ./demo-data/agent-memory)
+                  --user NAME     whose memory (default alice; tenant "shop")
+                  --debug         print the stack trace of an error""";
+        return switch (command) {
+            case "chat" -> """
+                    chat: talk to the shop assistant; every line goes to it, /help lists the in-chat commands
+                    (/memory /why /history KEY /forget KEY /tasks /audit /quit). Runs on the real clock.
+                      --session ID    the session to use or continue (default: a new one, chat-<time>)
+                    """ + common + """
+
+                    model: the offline scripted model, unless OPENAI_API_KEY is set; then
+                      OPENAI_BASE_URL     an OpenAI-compatible endpoint (default https://api.openai.com/v1)
+                      OPENAI_MODEL        the model name (default gpt-4o-mini)
+                      OPENAI_TIMEOUT      seconds, or ISO-8601 such as PT30S, per attempt (default 30)
+                      OPENAI_MAX_RETRIES  retries after a timeout, refused connection or HTTP 5xx/429 (default 2)""";
+            case "scenario" -> """
+                    scenario: the scripted nine-step memory lifecycle with a PASS/FAIL checklist (offline model,
+                    fixed clock from 2024-10-19 so that every run is the same). It uses a new temporary store and
+                    deletes it at the end, unless --keep or --db is given.
+                      --keep          keep the temporary store and print the inspect/audit commands for it
+                      --db PATH       use this (new) store instead of a temporary one; kept
+                      --user NAME     whose memory (default alice)
+                      --debug         print the stack trace of an error""";
+            case "inspect" -> """
+                    inspect: state, version history, action ledger and event log of a user (and their sessions).
+                    Needs the store not to be open in a running chat (use /memory, /history, /tasks there).
+                      --session ID    only this session (with persistent memory)
+                    """ + common;
+            case "audit" -> """
+                    audit: check the user's memory: state == replay(log), conflicts, pending actions, expired
+                    values. Exit code 0 when consistent, 1 when not.
+                    """ + common;
+            default -> USAGE + "\n\n" + """
+                    commands:
+                      chat        talk to the shop assistant (default)
+                      scenario    run the scripted memory lifecycle and print a checklist
+                      inspect     print a user's state, history and event log
+                      audit       check a user's memory for consistency
+                    options: --db PATH, --user NAME, --session ID, --keep, --debug, --help, --version
+
+                    exit codes: 0 ok, 1 a check failed, 2 wrong arguments or environment variable, 4 no store at
+                    --db, 5 store path unusable (a file in the way, read-only), 6 store in use by another
+                    process, 7 the model failed on the chat's last line, 70 internal error""";
         };
+    }
+
+    static String version() {
+        try (InputStream in = DemoMain.class.getResourceAsStream("demo-agent.properties")) {
+            if (in != null) {
+                java.util.Properties p = new java.util.Properties();
+                p.load(in);
+                return p.getProperty("version", "unknown");
+            }
+        } catch (IOException e) {
+            // fall through
+        }
+        return "unknown";
+    }
+
+    /** How to run this program again: the jar's path when it runs from one. */
+    static String launcher() {
+        try {
+            Path p = Path.of(DemoMain.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            if (p.toString().endsWith(".jar")) {
+                Path here = Path.of("").toAbsolutePath();
+                Path shown = p.startsWith(here) ? here.relativize(p) : p;
+                return "java -jar " + shown;
+            }
+        } catch (java.net.URISyntaxException | RuntimeException e) {
+            // fall through
+        }
+        return "java -jar demo-agent/target/demo-agent.jar";
     }
 
     private interface EngineWork {
         int run(MemoryEngine engine);
     }
 
-    private static int withEngine(Options o, EngineWork work) {
-        if (!Files.exists(o.db().resolveSibling(o.db().getFileName() + ".mv.db"))) {
-            throw new IllegalArgumentException("no memory store at " + o.db() + " (run chat or scenario first, or pass --db)");
-        }
-        try (MemoryEngine engine = MemoryEngine.builder().store(JdbcEventStore.h2File(o.db())).build()) {
+    private static int withEngine(Options o, PrintStream out, EngineWork work) {
+        StoreLocation store = StoreLocation.of(o.db());
+        store.requireExisting();
+        try (MemoryEngine engine = store.openEngine()) {
             return work.run(engine);
         }
     }
 
     private static int scenario(Options o, PrintStream out) {
-        Path db;
+        Path tempDir = null;
+        StoreLocation store;
+        if (o.dbGiven()) {
+            store = StoreLocation.of(o.db());
+            if (store.exists()) {
+                throw DemoError.usage("the scenario needs a new store, and " + store.file() + " exists; pass another --db");
+            }
+            store.prepareForWriting();
+        } else {
+            try {
+                tempDir = Files.createTempDirectory("agent-memory-scenario");
+            } catch (IOException e) {
+                throw new DemoError(DemoError.STORE_UNUSABLE, "cannot create a temporary folder in "
+                        + System.getProperty("java.io.tmpdir") + " (" + e.getMessage() + "); pass --db PATH", e);
+            }
+            store = StoreLocation.of(tempDir.resolve("agent-memory"));
+        }
+        boolean keep = o.keep() || o.dbGiven();
+        out.println("Scenario: the whole memory lifecycle of the shop assistant (offline scripted model, fixed clock"
+                + " from 2024-10-19)");
+        out.println("memory store: " + store.file() + (keep ? "" : " (temporary, deleted at the end; --keep keeps it)"));
+        out.println("shop orders:  " + store.shopFile());
+        loadEmbeddings(out);
+        boolean ok;
         try {
-            db = o.dbGiven() ? o.db() : Files.createTempDirectory("agent-memory-scenario").resolve("agent-memory");
-            if (Files.exists(db.resolveSibling(db.getFileName() + ".mv.db"))) {
-                out.println("the scenario needs a fresh store, and " + db + " exists; pass another --db");
-                return 2;
+            ok = new Scenario(store.prefix(), o.user(), out, true).run();
+        } finally {
+            if (!keep) {
+                deleteTree(tempDir);
+            }
+        }
+        out.println();
+        if (keep) {
+            String db = " --db " + store.prefix() + (o.user().equals("alice") ? "" : " --user " + o.user());
+            out.println("store kept at " + store.file() + "; look at it with:");
+            out.println("  " + launcher() + " inspect" + db);
+            out.println("  " + launcher() + " inspect" + db + " --session day2");
+            out.println("  " + launcher() + " audit" + db);
+            out.println("  " + launcher() + " chat" + db + "   (continue as the same user)");
+        } else {
+            out.println("temporary store deleted; run scenario --keep to keep it and get the inspect/audit commands");
+        }
+        return ok ? 0 : 1;
+    }
+
+    static void loadEmbeddings(PrintStream out) {
+        out.print("loading the embedding model (all-MiniLM-L6-v2, runs locally; a few seconds)...");
+        out.flush();
+        long t0 = System.nanoTime();
+        Embeddings.shared();
+        out.printf(" ready in %.1f s%n", (System.nanoTime() - t0) / 1e9);
+    }
+
+    private static void deleteTree(Path dir) {
+        if (dir == null) {
+            return;
+        }
+        try (var paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
             }
         } catch (IOException e) {
-            throw new IllegalStateException("cannot create a temporary directory: " + e.getMessage(), e);
+            // best effort: a leftover temp folder is not worth failing the run
         }
-        out.println("Scenario: the whole memory lifecycle of the shop assistant (offline scripted model)");
-        out.println("memory store: " + db + ".mv.db, shop: " + ShopAgent.shopFile(db) + ".mv.db");
-        boolean ok = new Scenario(db, o.user(), out, true).run();
-        return ok ? 0 : 1;
     }
 
     /** The child JVM of the crash drill: one turn whose exchange reaches the shop, then a halt before the checkpoint. */
     private static int crashDrill(Options o, PrintStream out) {
         if (o.session() == null || o.say() == null || o.at() == null) {
-            throw new IllegalArgumentException("crash-drill needs --session, --at and --say");
+            throw DemoError.usage("crash-drill needs --session, --at and --say");
         }
         ShopAgent agent = ShopAgent.open(o.db(), new DemoClock(o.at()), new ScriptedShopModel());
         agent.shopTools().afterRemoteCall(() -> {
@@ -171,52 +370,31 @@ public final class DemoMain {
         return 1;
     }
 
-    private static int chat(Options o, InputStream in, PrintStream out, Map<String, String> env) {
-        Clock clock = Clock.offset(Clock.systemUTC(), Duration.between(Instant.now(), CHAT_START));
-        String session = o.session() != null ? o.session() : "chat-" + Long.toString(System.currentTimeMillis(), 36);
+    private static int chat(Options o, InputStream in, PrintStream out, PrintStream err, Map<String, String> env,
+                            Clock clock) {
+        ModelSetup model = ModelSetup.from(env, line -> err.println("  " + line));
+        StoreLocation store = StoreLocation.of(o.db());
+        store.prepareForWriting();
+        String session = o.session() != null ? o.session() : "chat-" + Long.toString(clock.millis(), 36);
         SessionRef ref = ShopAgent.session(o.user(), session);
-        boolean offline = env.get("OPENAI_API_KEY") == null || env.get("OPENAI_API_KEY").isBlank();
-        dev.langchain4j.model.chat.ChatModel model;
+        loadEmbeddings(out);
+        ShopAgent agent;
         try {
-            model = ShopAgent.defaultModel(env);
-        } catch (IllegalArgumentException e) {
-            out.println(e.getMessage());
-            return 2;
+            agent = ShopAgent.open(store.prefix(), clock, model.model());
+        } catch (RuntimeException e) {
+            throw store.openFailure(e);
         }
-        try (ShopAgent agent = ShopAgent.open(o.db(), clock, model)) {
-            out.println("Shop assistant (" + (offline ? "offline scripted model" : "OpenAI-compatible model") + "), user "
-                    + o.user() + ", session " + session + ", memory in " + o.db() + ".mv.db");
-            out.println("Ask about orders, returns, exchanges, delivery addresses or policies. /quit to leave.");
-            BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
-            String line;
-            while (true) {
-                out.print("you> ");
-                out.flush();
-                line = reader.readLine();
-                if (line == null || line.strip().equals("/quit") || line.strip().equals("/exit")) {
-                    break;
-                }
-                if (line.isBlank()) {
-                    continue;
-                }
-                out.println();
-                String answer;
-                try {
-                    answer = agent.say(ref, line.strip());
-                } catch (RuntimeException e) {
-                    answer = "(error: " + e.getMessage() + ")";
-                }
-                out.println("assistant> " + answer);
-                for (String t : agent.trace().drain()) {
-                    out.println("  [memory] " + t);
-                }
-                agent.memory().lastRecall(ref).ifPresent(r -> out.println("  [context] " + r.used().size()
-                        + " memory item(s): " + r.used().stream().map(DemoMemory.Used::id).toList()));
-            }
+        try (agent) {
+            out.println("Shop assistant: " + model.describe());
+            out.println("user " + o.user() + ", session " + session + ", memory in " + store.file());
+            out.println("Try: \"I want to return my earbuds, the right ear is silent\", \"I'd rather exchange them, in white\","
+                    + " \"Ship the replacement to 12 Baker Street, London.\", \"I prefer email over phone calls.\","
+                    + " \"From now on answer in French.\", \"我更喜欢换成白色的。\", \"forget that\".");
+            out.println("/help lists the commands (/memory, /why, /history KEY, /forget KEY, /tasks, /quit).");
+            Chat chat = new Chat(agent, ref, out, err);
+            chat.run(new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8)));
             out.println("bye");
-            return 0;
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot read the input: " + e.getMessage(), e);
+            return chat.lastTurnFailed() ? DemoError.MODEL : 0;
         }
     }
 
@@ -248,6 +426,14 @@ public final class DemoMain {
         }
         for (Scope scope : scopes) {
             b.append("\n-- ").append(scope).append('\n');
+            if (session != null && scope.layer() == Layer.SESSION) {
+                var messages = engine.messages().history(caller, session);
+                b.append("   ").append(messages.size()).append(" message(s)").append(messages.isEmpty() ? "" : ":").append('\n');
+                for (dev.agentmemory.core.event.StoredMessage m : messages.values()) {
+                    b.append("   #").append(m.index()).append(' ').append(m.type()).append(' ')
+                            .append(m.forgotten() ? "(forgotten)" : m.text() == null ? "" : DemoTrace.clip(m.text())).append('\n');
+                }
+            }
             for (TaskInfo t : tasks.getOrDefault(scope, List.of())) {
                 b.append("   task ").append(t.task()).append(" (").append(t.title()).append("): ")
                         .append(t.status().name().toLowerCase()).append('\n');
@@ -276,9 +462,15 @@ public final class DemoMain {
             b.append("   ").append(a.operationId()).append(' ').append(a.action()).append(' ').append(a.params().json())
                     .append(a.pending() ? " PENDING" : " -> " + a.outcome().json()).append('\n');
         }
-        b.append("\n-- event log (sensitive values redacted)\n");
+        b.append("\n-- event log (sensitive values redacted)").append(session == null ? "" : ", events of session " + session
+                + " and of persistent memory").append('\n');
         for (String line : engine.admin().readableLog(caller)) {
-            b.append("   ").append(line).append('\n');
+            boolean other = session != null && (line.contains(" session ") || line.contains("/session/") || line.contains(" task ")
+                    || line.contains("/task/")) && !(line.contains(" session " + session + " ") || line.contains("/session/" + session + " ")
+                    || line.contains(" task " + session + "/") || line.contains("/task/" + session + "/"));
+            if (!other) {
+                b.append("   ").append(line).append('\n');
+            }
         }
         return b.toString();
     }

@@ -26,7 +26,13 @@ import java.util.Optional;
 final class DemoMemory implements AutoCloseable {
 
     /** One memory item that entered the model's context, and why. */
-    record Used(String id, String layer, String text, String trust, String why) {
+    record Used(String id, String layer, String text, String trust, String why, String version) {
+
+        /** One readable line: layer, key = value (or the message), version, trust and why it was chosen. */
+        String line() {
+            return "[" + layer + "] " + DemoTrace.clip(text) + "  (" + (version == null ? "" : "v" + version + ", ")
+                    + trust + ")  <- " + why;
+        }
     }
 
     /** What entered the context on one turn. */
@@ -89,8 +95,10 @@ final class DemoMemory implements AutoCloseable {
     private static Used used(Content c) {
         Metadata md = c.textSegment().metadata();
         String id = md.getString(MemoryContent.ID);
+        Object version = md.toMap().get(MemoryContent.VERSION);
         return new Used(id == null ? "?" : id, md.getString(MemoryContent.LAYER), c.textSegment().text(),
-                md.getString(MemoryContent.TRUST), String.valueOf(md.getString(MemoryContent.WHY)));
+                md.getString(MemoryContent.TRUST), String.valueOf(md.getString(MemoryContent.WHY)),
+                version == null ? null : String.valueOf(version));
     }
 
     @Override

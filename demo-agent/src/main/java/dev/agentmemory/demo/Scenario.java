@@ -39,6 +39,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import dev.agentmemory.langchain4j.framing.FramedItem;
+import dev.agentmemory.langchain4j.framing.ParsedFrame;
 
 /**
  * The nine-step memory lifecycle of the demo, run against a fresh store: each step prints what
@@ -151,12 +153,39 @@ final class Scenario {
                 "active during switch: " + during.map(TaskInfo::task).orElse("none") + ", exchange task " + suspended);
         check("2 the exchange task resumed with its state intact",
                 status(s, "return-earbuds") == TaskStatus.ACTIVE && after.values().equals(before), values(after));
+        // every item of every layer (state, persistent, episodic, summaries, tasks) of the memory block in
+        // every model request of the first turn the exchange task is active again. The broadband
+        // details may appear there only labelled as the suspended broadband task (the tasks layer lists
+        // a suspended task with its one-line state, so that the model can offer to resume it), or as a
+        // past message about that task; anywhere else, or labelled current, they leak.
+        List<String> leaks = new ArrayList<>();
+        for (ChatRequest r : next.requests()) {
+            for (ChatMessage m : r.messages()) {
+                if (!(m instanceof UserMessage u)) {
+                    continue;
+                }
+                for (ParsedFrame f : MemoryFrameParser.parse(textOf(u))) {
+                    for (FramedItem it : f.items()) {
+                        String text = it.text().toLowerCase();
+                        if (!text.contains("broadband") && !text.contains("keeps dropping")) {
+                            continue;
+                        }
+                        String layer = it.extra().getOrDefault(FramedItem.LAYER, "");
+                        boolean labelled = "broadband".equals(it.extra().get(FramedItem.TASK))
+                                && ("suspended".equals(it.extra().get(FramedItem.TASK_STATUS)) || "ended".equals(it.extra().get(FramedItem.TASK_STATUS)))
+                                && !it.status().equals("current");
+                        if (!labelled) {
+                            leaks.add("[" + layer + ", " + it.status() + "] " + DemoTrace.clip(it.text()));
+                        }
+                    }
+                }
+            }
+        }
         boolean leak = after.keys().stream().anyMatch(k -> k.key().path().startsWith("broadband"))
-                || back.answer().toLowerCase().contains("broadband")
-                || next.context().used().stream().anyMatch(u -> u.layer() != null && u.layer().endsWith("state")
-                && u.text().toLowerCase().contains("broadband"));
-        check("2 broadband details never leak into the exchange task or its context", !leak && next.answer().contains("white"),
-                "state after resume: " + values(after) + "; answer: " + next.answer());
+                || back.answer().toLowerCase().contains("broadband") || !leaks.isEmpty();
+        check("2 broadband details never enter the exchange task; in its context (every layer) only as the suspended broadband task",
+                !leak && next.answer().contains("white"),
+                "state after resume: " + values(after) + "; leaked items: " + leaks + "; answer: " + next.answer());
     }
 
     private void step3(SessionRef s) {
@@ -217,11 +246,11 @@ final class Scenario {
         String text = obs.map(MemoryRecord::text).orElse("");
         List<Outcome> probes = engine().propose(caller(s), List.of(
                 Proposal.set(caller(s).persistent(), MemoryKey.of("rule.approval"), MemoryValue.of(text))
-                        .kind(Kind.PREFERENCE).source(Source.TOOL, "tool:lookupPolicy#P20").build(),
+                        .kind(Kind.PREFERENCE).source(Source.TOOL, "lookupPolicy#P20").build(),
                 Proposal.set(caller(s).persistent(), MemoryKey.of("rule.approval"), MemoryValue.of(text))
-                        .kind(Kind.INFERENCE).source(Source.TOOL, "tool:lookupPolicy#P20").build(),
+                        .kind(Kind.INFERENCE).source(Source.TOOL, "lookupPolicy#P20").build(),
                 Proposal.set(caller(s).persistent(), MemoryKey.of("rule.approval"), MemoryValue.of(text))
-                        .kind(Kind.OBSERVATION).source(Source.TOOL, "tool:lookupPolicy#P20").tag("rule").build()));
+                        .kind(Kind.OBSERVATION).source(Source.TOOL, "lookupPolicy#P20").tag("rule").build()));
         probes.forEach(p -> out.println("  probe: make the tool text a rule -> " + DemoTrace.describe(p)));
         boolean anyRule = engine().servable(caller(s), Layer.PERSISTENT).stream()
                 .anyMatch(k -> k.current() != null && k.current().text().contains("skip approval"));
@@ -345,7 +374,8 @@ final class Scenario {
                         || t.contains("\"value\":\"Chinese\""));
         boolean inBlock = later.context().used().stream().anyMatch(u -> u.text().startsWith("preference.language"));
         check("8 no later context holds the preference (framed block and whole model requests)",
-                !inContext && !inBlock && !cjk(later.answer()),
+                // the answer is English; the Hailan address it quotes is stored in the user's own (Chinese) words
+                !inContext && !inBlock && !cjk(later.answer().replace(HAILAN_ADDRESS, "")),
                 "requests checked: " + laterRequests.size() + ", answer: " + later.answer());
         String probe = "which language should you answer in, Chinese?";
         List<dev.langchain4j.rag.content.Content> retrieved = agent.memory().contentRetriever().retrieve(

@@ -52,7 +52,7 @@ final class ScriptedShopModel implements ChatModel {
     private final AtomicInteger calls = new AtomicInteger();
 
     /** A remembered item as read from the framed block. */
-    record Item(String key, String value, String kind, String trust, String layer, String status) {
+    record Item(String key, String value, String kind, String trust, String layer, String status, java.time.Instant date) {
         boolean trusted() {
             return trust.equals("trusted");
         }
@@ -60,7 +60,7 @@ final class ScriptedShopModel implements ChatModel {
 
     /** Everything the model knows when it answers one request. */
     record Turn(String said, String low, Map<String, Item> memory, List<String> episodic, List<ToolExecutionResultMessage> results,
-                int round, LocalDate today, boolean zh, Set<String> tools) {
+                int round, LocalDate today, boolean zh, Set<String> tools, Optional<String> lastStatedPreference) {
 
         Optional<String> mem(String key) {
             Item i = memory.get(key);
@@ -129,12 +129,35 @@ final class ScriptedShopModel implements ChatModel {
             }
         }
         Item lang = memory.get("preference.language");
-        boolean zh = lang != null && lang.trusted() && lang.kind().equals("preference")
-                && (lang.value().toLowerCase(Locale.ROOT).contains("chinese") || lang.value().contains("中文"));
+        boolean preferred = lang != null && lang.trusted() && lang.kind().equals("preference");
+        boolean zh = preferred ? lang.value().toLowerCase(Locale.ROOT).contains("chinese") || lang.value().contains("中文")
+                : cjk(MemoryFrameParser.stripFrames(raw));
         Set<String> tools = request.toolSpecifications() == null ? Set.of()
                 : request.toolSpecifications().stream().map(ToolSpecification::name).collect(Collectors.toSet());
-        Turn turn = new Turn(said, said.toLowerCase(Locale.ROOT), memory, episodic, results, round, today, zh, tools);
+        // the preference the conversation stated last: the latest remember(kind preference) call before this turn
+        Optional<String> lastStated = Optional.empty();
+        for (int i = 0; i < lastUser; i++) {
+            if (messages.get(i) instanceof AiMessage a && a.hasToolExecutionRequests()) {
+                for (ToolExecutionRequest r : a.toolExecutionRequests()) {
+                    if (r.name().equals("remember")) {
+                        try {
+                            var args = JSON.readTree(r.arguments());
+                            if (args.path("kind").asText().equals("preference")) {
+                                lastStated = Optional.of(args.path("key").asText());
+                            }
+                        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                            // not ours: ignore
+                        }
+                    }
+                }
+            }
+        }
+        Turn turn = new Turn(said, said.toLowerCase(Locale.ROOT), memory, episodic, results, round, today, zh, tools, lastStated);
         return decide(turn);
+    }
+
+    private static boolean cjk(String s) {
+        return s.codePoints().anyMatch(cp -> Character.UnicodeScript.of(cp) == Character.UnicodeScript.HAN);
     }
 
     /** How many requests the model answered. */
@@ -147,7 +170,7 @@ final class ScriptedShopModel implements ChatModel {
         if (it.id().contains("@v") && eq > 0) {
             String key = it.text().substring(0, eq);
             memory.put(key, new Item(key, it.text().substring(eq + 3), it.kind(), it.trust().name().toLowerCase(java.util.Locale.ROOT),
-                    it.extra().getOrDefault("layer", ""), it.status()));
+                    it.extra().getOrDefault("layer", ""), it.status(), it.date()));
         } else {
             episodic.add(it.text());
         }
@@ -171,6 +194,13 @@ final class ScriptedShopModel implements ChatModel {
         if (has(l, "answer in", "reply in", "speak", "用中文", "用英文", "说中文")) {
             return language(t);
         }
+        if (has(l, "i prefer", "i'd prefer", "i would prefer", "prefer email", "prefer phone", "contact me by",
+                "我更喜欢用", "我喜欢用", "联系我")) {
+            Optional<String> channel = channel(t.low());
+            if (channel.isPresent()) {
+                return contact(t, channel.get());
+            }
+        }
         if (has(l, "broadband", "宽带", "internet", "wifi", "wi-fi", "router", "路由器")) {
             return broadband(t);
         }
@@ -190,7 +220,8 @@ final class ScriptedShopModel implements ChatModel {
         if (has(l, "trip", "travel", "出差", "旅行", "这趟")) {
             return trip(t);
         }
-        if (has(l, "address", "地址", "ship it to", "deliver it to", "寄到")) {
+        if (has(l, "address", "地址", "ship it to", "deliver it to", "寄到", "ship the replacement to", "send the replacement to",
+                "ship the exchange to", "ship them to", "send it to")) {
             return address(t);
         }
         if (has(l, "submit", "place the exchange", "create the exchange", "go ahead", "提交", "下单")) {
@@ -270,7 +301,9 @@ final class ScriptedShopModel implements ChatModel {
         }
         String c = color.get();
         String said = colorWord(t.said(), c);
-        String choice = t.said().contains("换货") ? "换货" : "exchange";
+        // the decision is recorded in the user's own word for it (the tools refuse words the user did not say)
+        String choice = t.said().contains("换货") ? "换货" : t.low().contains("exchange") ? "exchange"
+                : t.low().contains("swap") ? "swap" : t.said().contains("换") ? "换" : "exchange";
         if (t.round() == 0) {
             return calls(List.of(
                     call(t, "updateState", "key", "exchange.choice", "value", choice, "kind", "decision", "userQuote", t.said()),
@@ -278,16 +311,40 @@ final class ScriptedShopModel implements ChatModel {
                     call(t, "remember", "key", "order:" + order.get() + ".exchangeColor", "value", said, "kind", "fact",
                             "userQuote", t.said())));
         }
-        Optional<String> refused = t.results().stream().map(ToolExecutionResultMessage::text)
-                .filter(r -> r.startsWith("Not saved")).findFirst();
-        if (refused.isPresent()) {
-            return text(t.t("I could not record the exchange: " + refused.get(), "无法记录换货：" + refused.get()));
+        long refused = t.results().stream().map(ToolExecutionResultMessage::text).filter(r -> r.startsWith("Not saved")).count();
+        if (refused == t.results().size()) {
+            return text(t.t("Sorry, I could not note the exchange; please say it again in your own words, e.g. \"I'd rather "
+                    + "exchange them, in white\".", "抱歉，换货没有记下来；请用您自己的话再说一次，例如“我想换货，换成白色”。"));
         }
         String original = t.mem("order:" + order.get() + ".color").orElse("?");
         return text(t.t("Noted: an exchange instead of a refund for order " + order.get() + ". The replacement will be " + c
                         + "; the pair you have now is " + original + ". Tell me when to submit it (and where to ship it).",
                 "已记录：订单 " + order.get() + " 改为换货而不是退款。新的一副是" + color(c, true) + "，您手上的原件是"
                         + color(original, true) + "。确认提交（以及收货地址）时告诉我。"));
+    }
+
+    private static Optional<String> channel(String low) {
+        for (String[] c : new String[][] {{"email", "email"}, {"e-mail", "email"}, {"邮件", "邮件"}, {"text message", "text message"},
+                {"sms", "SMS"}, {"短信", "短信"}, {"phone", "phone"}, {"电话", "电话"}}) {
+            int at = low.indexOf(c[0]);
+            if (at >= 0 && (low.indexOf("over") < 0 || at < low.indexOf("over"))) {
+                return Optional.of(c[1]);
+            }
+        }
+        return Optional.empty();
+    }
+
+    private ChatResponse contact(Turn t, String channel) {
+        if (t.round() == 0) {
+            return calls(List.of(call(t, "remember", "key", "preference.contact", "value", channel, "kind", "preference",
+                    "userQuote", t.said())));
+        }
+        if (!t.result(0).startsWith("Remembered") && !t.result(0).startsWith("Saved")) {
+            return text(t.t("Sorry, I could not keep that preference; please say it again in your own words.",
+                    "抱歉，这个偏好没有记下来；请用您自己的话再说一次。"));
+        }
+        return text(t.t("Noted: you prefer to be contacted by " + channel + ". I'll keep that for your next visits too.",
+                "好的，已记下：您希望通过" + channel + "联系。以后来访也会沿用。"));
     }
 
     private ChatResponse broadband(Turn t) {
@@ -319,7 +376,9 @@ final class ScriptedShopModel implements ChatModel {
 
     private ChatResponse language(Turn t) {
         String lang = t.low().contains("chinese") ? "Chinese" : t.said().contains("中文") ? "中文"
-                : t.low().contains("english") ? "English" : t.said().contains("英文") ? "英文" : null;
+                : t.low().contains("english") ? "English" : t.said().contains("英文") ? "英文"
+                : t.low().contains("french") ? "French" : t.said().contains("法语") ? "法语"
+                : t.low().contains("german") ? "German" : t.low().contains("spanish") ? "Spanish" : null;
         if (lang == null) {
             return text(t.t("Which language would you like me to answer in?", "您希望我用哪种语言回答？"));
         }
@@ -328,10 +387,17 @@ final class ScriptedShopModel implements ChatModel {
                     "userQuote", t.said())));
         }
         if (!t.result(0).startsWith("Remembered") && !t.result(0).startsWith("Saved")) {
-            return text("I could not keep that preference: " + t.result(0));
+            return text(t.t("Sorry, I could not keep that preference; please say it again in your own words.",
+                    "抱歉，这个偏好没有记下来；请用您自己的话再说一次。"));
         }
-        return lang.equals("Chinese") || lang.equals("中文") ? text("好的，从现在起我会用中文回答。")
-                : text("OK, from now on I will answer in English.");
+        return switch (lang) {
+            case "Chinese", "中文" -> text("好的，从现在起我会用中文回答。");
+            case "English", "英文" -> text("OK, from now on I will answer in English.");
+            case "French", "法语" -> text("D'accord, je répondrai désormais en français. (Noted as your preference; this offline"
+                    + " model writes only English and Chinese, a real model follows it.)");
+            default -> text("Noted: from now on answers in " + lang + ". (This offline model writes only English and"
+                    + " Chinese; a real model follows the preference.)");
+        };
     }
 
     private ChatResponse trip(Turn t) {
@@ -436,15 +502,40 @@ final class ScriptedShopModel implements ChatModel {
     }
 
     private ChatResponse forget(Turn t) {
-        String key = has(t.low(), "language", "语言") ? "preference.language" : null;
+        String key = has(t.low(), "language", "语言") ? "preference.language"
+                : has(t.low(), "contact", "email", "phone", "联系") ? "preference.contact"
+                : has(t.low(), "forget that", "forget it", "forget this", "忘掉它", "忘记它", "忘掉这个", "忘记这个", "忘了吧")
+                ? t.lastStatedPreference().filter(k -> t.memory().containsKey(k)).or(() -> lastPreference(t)).orElse(null) : null;
         if (key == null) {
-            return text(t.t("I'm not sure what to forget; I can forget your language preference, for example.",
-                    "我不确定要忘记什么；例如，我可以忘记您的语言偏好。"));
+            return text(t.t("I'm not sure what to forget; tell me which preference, e.g. \"forget my language preference\".",
+                    "我不确定要忘记什么；请告诉我是哪一项偏好，例如“忘记我的语言偏好”。"));
         }
+        String what = what(key, t);
         if (t.round() == 0) {
             return calls(List.of(call(t, "forget", "key", key, "scope", "persistent", "userQuote", t.said())));
         }
-        return text("Done: I have forgotten your language preference. " + t.result(0));
+        if (!t.result(0).startsWith("Forgot") && !t.result(0).startsWith("Forgotten")) {
+            return text(t.t("I could not forget " + what + ": there was nothing to forget, or you need to ask in your own words.",
+                    "无法忘记" + what + "：没有可忘记的内容，或者需要您亲口提出。"));
+        }
+        return text(t.t("Done: I have forgotten " + what + ". It is removed from my memory, including the message where you"
+                        + " said it, and I will not use it again.",
+                "好的，我已忘记" + what + "。它已从记忆中删除（包括您说这句话的那条消息），以后不会再用。"));
+    }
+
+    /** The preference the user stated last, by the date of the remembered items. */
+    private static Optional<String> lastPreference(Turn t) {
+        return t.memory().values().stream().filter(i -> i.kind().equals("preference") && i.trusted())
+                .max(java.util.Comparator.comparing(i -> i.date() == null ? java.time.Instant.MIN : i.date()))
+                .map(Item::key);
+    }
+
+    private static String what(String key, Turn t) {
+        return switch (key) {
+            case "preference.language" -> t.t("your language preference", "您的语言偏好");
+            case "preference.contact" -> t.t("how you prefer to be contacted", "您偏好的联系方式");
+            default -> t.t("your preference " + key, "您的偏好 " + key);
+        };
     }
 
     private ChatResponse status(Turn t) {
@@ -455,14 +546,24 @@ final class ScriptedShopModel implements ChatModel {
 
     private ChatResponse status(Turn t, Map<String, String> state) {
         java.util.function.Function<String, Optional<String>> mem = k -> Optional.ofNullable(state.get(k));
-        List<String> parts = new ArrayList<>();
+        java.util.Collection<String> parts = new java.util.LinkedHashSet<>();
         mem.apply("order.current").ifPresent(o -> {
             parts.add(t.t("order " + o, "订单 " + o));
             mem.apply("order:" + o + ".item").ifPresent(i -> parts.add(i));
             mem.apply("order:" + o + ".color").ifPresent(c -> parts.add(t.t("original colour " + c, "原颜色" + color(c, true))));
             mem.apply("order:" + o + ".purchased").ifPresent(d -> parts.add(t.t("bought " + d, "购买于 " + d)));
         });
-        mem.apply("exchange.choice").ifPresent(c -> parts.add(t.t("choice: " + c, "选择：换货")));
+        if (mem.apply("order.current").isEmpty()) {
+            // a new session: what persistent memory holds about an exchange
+            t.exchangeOrigin().ifPresent(o -> {
+                parts.add(t.t("the exchange of order " + o, "订单 " + o + " 的换货"));
+                mem.apply("order:" + o + ".exchangeColor").ifPresent(c -> parts.add(t.t("replacement colour " + color(c, false),
+                        "替换颜色" + color(c, true))));
+                mem.apply("order:" + o + ".exchangeOrder").ifPresent(x -> parts.add(t.t("exchange order " + x, "换货订单 " + x)));
+                mem.apply("order:" + o + ".exchangeAddress").ifPresent(x -> parts.add(t.t("shipping to " + x, "寄往 " + x)));
+            });
+        }
+        mem.apply("exchange.choice").ifPresent(c -> parts.add(t.t("choice: " + (c.contains("换") ? "exchange" : c), "选择：换货")));
         mem.apply("exchange.color").ifPresent(c -> parts.add(t.t("replacement colour " + c, "替换颜色" + color(c, true))));
         mem.apply("trip.destination").ifPresent(d -> parts.add(t.t("trip to " + d, "行程目的地" + d)));
         if (parts.isEmpty()) {
@@ -587,7 +688,8 @@ final class ScriptedShopModel implements ChatModel {
     }
 
     private static Optional<String> newAddress(String said) {
-        Matcher m = Pattern.compile("(?i)(?:address to|ship it to|deliver it to|send it to)\\s*:?\\s*(.+?)[.!]?$").matcher(said.trim());
+        Matcher m = Pattern.compile("(?i)(?:address to|(?:ship|deliver|send) (?:it|them|the replacement|the exchange) to)"
+                + "\\s*:?\\s*(.+?)[.!]?$").matcher(said.trim());
         if (m.find()) {
             return Optional.of(m.group(1).trim());
         }

@@ -109,13 +109,17 @@ final class Shop implements AutoCloseable {
                 }
             }
         }
-        insertOrder(new Order("20241015", "Bluetooth earbuds", "black", LocalDate.of(2024, 10, 12),
+        // the demo's data is dated relative to the day the shop is created (its day one): on the
+        // scenario's fixed day 2024-10-19 these are the orders 20241015, 20240903 and 20240711, in a
+        // chat on the real clock they are as recent, so the earbuds are still inside the return window
+        LocalDate day1 = LocalDate.ofInstant(clock.instant(), java.time.ZoneOffset.UTC);
+        insertOrder(new Order(orderNumber(day1.minusDays(4)), "Bluetooth earbuds", "black", day1.minusDays(7),
                 "12 Garden Street, Riverton", "original", "", "delivered", ""));
-        insertOrder(new Order("20240903", "USB-C charger 65W", "white", LocalDate.of(2024, 9, 3),
+        insertOrder(new Order(orderNumber(day1.minusDays(46)), "USB-C charger 65W", "white", day1.minusDays(46),
                 "12 Garden Street, Riverton", "original", "", "delivered", ""));
-        insertOrder(new Order("20240711", "Smart watch", "silver", LocalDate.of(2024, 7, 11),
+        insertOrder(new Order(orderNumber(day1.minusDays(100)), "Smart watch", "silver", day1.minusDays(100),
                 "12 Garden Street, Riverton", "original", "", "delivered", ""));
-        insertPolicy(new PolicyVersion("P17", 1, 600, LocalDate.of(2024, 1, 1), LocalDate.of(2024, 11, 1),
+        insertPolicy(new PolicyVersion("P17", 1, 600, day1.withDayOfYear(1), p17Change(day1),
                 "P17 out-of-town delivery: the shop ships an exchange to a temporary address (e.g. while"
                         + " travelling) for items worth up to 600."));
         insertPolicy(new PolicyVersion("P20", 1, 500, null, null,
@@ -125,9 +129,19 @@ final class Shop implements AutoCloseable {
                 "P05 returns: items can be returned or exchanged within " + RETURN_DAYS + " days of purchase."));
     }
 
+    private static String orderNumber(LocalDate d) {
+        return d.format(java.time.format.DateTimeFormatter.BASIC_ISO_DATE);
+    }
+
+    /** The day version 2 of P17 takes over: 13 days after day one (1 Nov 2024 in the scenario). */
+    private LocalDate p17Change(LocalDate day1) {
+        return day1.plusDays(13);
+    }
+
     /** Publishes a new version of a policy (version 2 of P17: limit 700 from 1 Nov 2024). */
     void publishP17Version2() {
-        insertPolicy(new PolicyVersion("P17", 2, 700, LocalDate.of(2024, 11, 1), null,
+        LocalDate change = policy("P17").map(PolicyVersion::validTo).orElse(LocalDate.of(2024, 11, 1));
+        insertPolicy(new PolicyVersion("P17", 2, 700, change, null,
                 "P17 out-of-town delivery: the shop ships an exchange to a temporary address (e.g. while"
                         + " travelling) for items worth up to 700."));
     }

@@ -21,7 +21,6 @@ import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.data.message.ToolExecutionResultMessage;
-import dev.langchain4j.model.openai.OpenAiChatModel;
 import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.MemoryId;
 import dev.langchain4j.service.UserMessage;
@@ -143,55 +142,10 @@ final class ShopAgent implements AutoCloseable {
 
     /**
      * The scripted model offline, or an OpenAI-compatible model when OPENAI_API_KEY is set in
-     * {@code env} (also read: OPENAI_MODEL, OPENAI_BASE_URL, OPENAI_TIMEOUT as ISO-8601 or
-     * seconds, OPENAI_MAX_RETRIES). A bad value fails with an IllegalArgumentException naming it.
+     * {@code env} (see {@link ModelSetup}). A bad value fails with a DemoError naming it.
      */
     static ChatModel defaultModel(Map<String, String> env) {
-        String key = env.get("OPENAI_API_KEY");
-        if (key == null || key.isBlank()) {
-            return new ScriptedShopModel();
-        }
-        OpenAiChatModel.OpenAiChatModelBuilder b = OpenAiChatModel.builder().apiKey(key)
-                .modelName(env.getOrDefault("OPENAI_MODEL", "gpt-4o-mini"));
-        String url = env.get("OPENAI_BASE_URL");
-        if (url != null && !url.isBlank()) {
-            b.baseUrl(url);
-        }
-        String timeout = env.get("OPENAI_TIMEOUT");
-        if (timeout != null && !timeout.isBlank()) {
-            b.timeout(duration("OPENAI_TIMEOUT", timeout.strip()));
-        }
-        String retries = env.get("OPENAI_MAX_RETRIES");
-        if (retries != null && !retries.isBlank()) {
-            b.maxRetries(count("OPENAI_MAX_RETRIES", retries.strip()));
-        }
-        return b.build();
-    }
-
-    private static Duration duration(String name, String value) {
-        try {
-            Duration d = value.chars().allMatch(Character::isDigit) ? Duration.ofSeconds(Long.parseLong(value))
-                    : Duration.parse(value);
-            if (d.isNegative() || d.isZero()) {
-                throw new IllegalArgumentException(name + " must be positive: \"" + value + "\"");
-            }
-            return d;
-        } catch (java.time.format.DateTimeParseException | NumberFormatException e) {
-            throw new IllegalArgumentException(name + " must be seconds or an ISO-8601 duration such as PT30S: \""
-                    + value + "\"");
-        }
-    }
-
-    private static int count(String name, String value) {
-        try {
-            int n = Integer.parseInt(value);
-            if (n < 0) {
-                throw new NumberFormatException();
-            }
-            return n;
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + " must be a whole number >= 0: \"" + value + "\"");
-        }
+        return ModelSetup.from(env, line -> { }).model();
     }
 
     static Path shopFile(Path db) {
@@ -214,7 +168,7 @@ final class ShopAgent implements AutoCloseable {
             throw new IllegalArgumentException("the demo serves tenant " + TENANT + ", not " + ref.tenant());
         }
         String answer = assistant.chat(ref.toString(), text);
-        forgetSourceTurns(ShopTools.caller(ref));
+        sweepForgotten(ShopTools.caller(ref));
         return answer;
     }
 
@@ -225,7 +179,7 @@ final class ShopAgent implements AutoCloseable {
      * turn that stated it (the user's message and the replies up to the next user message) is
      * forgotten too, through the engine, so the cascade reaches the episodic index.
      */
-    private void forgetSourceTurns(Caller caller) {
+    void sweepForgotten(Caller caller) {
         String user = caller.tenant() + "/" + caller.user();
         long from = swept.getOrDefault(user, 0L);
         Map<String, MemoryRecord> byId = new HashMap<>();
@@ -258,8 +212,9 @@ final class ShopAgent implements AutoCloseable {
             }
             if (!turn.isEmpty()) {
                 ForgetReceipt receipt = engine.forget(caller, ForgetTarget.messages(session, turn), ForgetMode.HARD);
-                trace.note(null, "forgot the turn that stated " + r.key() + " (messages " + turn + " of session " + session
-                        + "), derived data removed " + receipt.derived());
+                int removed = receipt.derived().values().stream().mapToInt(Integer::intValue).sum();
+                trace.note(null, "forgot the turn that stated " + r.key() + " too (" + turn.size() + " message(s) of session "
+                        + session + ", and " + removed + " search-index entr" + (removed == 1 ? "y" : "ies") + " built from them)");
             }
         }
         swept.put(user, Math.max(last, engine.admin().log(caller).stream().mapToLong(LoggedEvent::seq).max().orElse(last)));

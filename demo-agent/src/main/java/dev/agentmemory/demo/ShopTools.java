@@ -66,7 +66,7 @@ final class ShopTools {
         }
         Shop.Order o = found.get(0);
         Scope scope = DemoMemory.workingScope(engine, ref);
-        String src = "tool:lookupOrder#" + o.id();
+        String src = "lookupOrder#" + o.id();
         List<Proposal> ps = new ArrayList<>();
         ps.add(observation(scope, "order.current", o.id(), src));
         ps.add(observation(scope, "order:" + o.id() + ".item", o.item(), src));
@@ -199,7 +199,7 @@ final class ShopTools {
         String key = "policy:" + v.id() + (v.limit() != null && v.id().equals("P17") ? ".limit" : ".text");
         String value = key.endsWith(".limit") ? String.valueOf(v.limit()) : v.text();
         Proposal p = Proposal.set(scope, MemoryKey.of(key), MemoryValue.of(value))
-                .kind(Kind.OBSERVATION).source(Source.TOOL, "tool:lookupPolicy#" + v.id() + "v" + v.version())
+                .kind(Kind.OBSERVATION).source(Source.TOOL, "lookupPolicy#" + v.id() + "v" + v.version())
                 .trust(Trust.UNTRUSTED)
                 .validity(v.validFrom() == null ? null : v.validFrom().atStartOfDay().toInstant(ZoneOffset.UTC),
                         v.validTo() == null ? null : v.validTo().atStartOfDay().toInstant(ZoneOffset.UTC))

@@ -19,9 +19,11 @@ class ChatTest {
     private String chat(String session, String... lines) {
         String input = String.join("\n", lines) + "\n/quit\n";
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        // the scenario's day one (the chat runs on the real clock, these tests on a fixed day)
+        PrintStream out = new PrintStream(buf, true, StandardCharsets.UTF_8);
         int code = DemoMain.run(new String[] {"chat", "--db", dir.resolve("mem").toString(), "--user", "carol", "--session", session},
-                new ByteArrayInputStream(input.getBytes(StandardCharsets.UTF_8)), new PrintStream(buf, true, StandardCharsets.UTF_8),
-                Map.of());
+                new ByteArrayInputStream(input.getBytes(StandardCharsets.UTF_8)), out, out, Map.of(),
+                java.time.Clock.fixed(java.time.Instant.parse("2024-10-19T09:00:00Z"), java.time.ZoneOffset.UTC));
         assertThat(code).isZero();
         return buf.toString(StandardCharsets.UTF_8);
     }
@@ -88,7 +90,7 @@ class ChatTest {
         int code = DemoMain.run(new String[] {"--colour", "red"}, new ByteArrayInputStream(new byte[0]),
                 new PrintStream(buf, true, StandardCharsets.UTF_8), Map.of());
         assertThat(code).isEqualTo(2);
-        assertThat(buf.toString(StandardCharsets.UTF_8)).isEqualTo("unknown argument: \"--colour\" (try --help)" + System.lineSeparator());
+        assertThat(buf.toString(StandardCharsets.UTF_8)).isEqualTo("error: unknown option \"--colour\" (try --help)" + System.lineSeparator());
     }
 
     private static String[] concat(String first, String[] rest) {

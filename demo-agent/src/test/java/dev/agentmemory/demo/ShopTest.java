@@ -37,8 +37,10 @@ class ShopTest {
 
     @Test
     void should_refuse_an_exchange_when_the_return_window_has_closed() {
-        DemoClock clock = new DemoClock(Instant.parse("2024-11-20T09:00:00Z"));
+        // the shop's data is dated from the day it is created (the scenario's day one); a month later
+        DemoClock clock = new DemoClock(Instant.parse("2024-10-19T09:00:00Z"));
         try (Shop shop = Shop.open(dir.resolve("shop"), clock)) {
+            clock.set(Instant.parse("2024-11-20T09:00:00Z"));
             assertThatThrownBy(() -> shop.createExchange("op-2", "20241015", "white", "1 Road"))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessage("order 20241015 is outside its return window (ended 2024-11-11)");

@@ -95,6 +95,11 @@ final class StrictOpenAiServer implements AutoCloseable {
                 + "\"type\":\"server_error\"}}", false);
     }
 
+    /** A reply with this status and body as is (e.g. a body that is not JSON). */
+    static Function<JsonNode, Reply> raw(int status, String body) {
+        return request -> new Reply(status, body, false);
+    }
+
     static Function<JsonNode, Reply> hang() {
         return request -> new Reply(200, "", true);
     }

@@ -3,6 +3,7 @@ package dev.agentmemory.demo;
 import static dev.agentmemory.demo.StrictOpenAiServer.error;
 import static dev.agentmemory.demo.StrictOpenAiServer.hang;
 import static dev.agentmemory.demo.StrictOpenAiServer.lastUserText;
+import static dev.agentmemory.demo.StrictOpenAiServer.raw;
 import static dev.agentmemory.demo.StrictOpenAiServer.text;
 import static dev.agentmemory.demo.StrictOpenAiServer.toolCall;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -131,6 +132,54 @@ class StrictServerTest {
                 }
                 assertThat(server.remaining()).isZero();
             }
+        }
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void should_print_one_line_naming_the_server_for_500_hang_invalid_json_and_refused_connection_and_go_on() throws Exception {
+        try (StrictOpenAiServer server = new StrictOpenAiServer()) {
+            String url = server.baseUrl();
+            Map<String, String> env = Map.of("OPENAI_API_KEY", "test-key", "OPENAI_BASE_URL", url, "OPENAI_MODEL", "test-model",
+                    "OPENAI_TIMEOUT", "1", "OPENAI_MAX_RETRIES", "1");
+            server.then(error(500)).then(error(500))                                  // turn 1: both attempts fail
+                    .then(error(500)).then(text(r -> "Back again."))                   // turn 2: the retry succeeds
+                    .then(hang()).then(hang())                                         // turn 3: two timeouts of 1 s
+                    .then(raw(200, "<html>not json</html>"))                           // turn 4: not retried
+                    .then(toolCall("call_1", "lookupOrder", r -> "{\"query\": 10"))   // turn 5: malformed arguments
+                    .then(text(r -> "Which order do you mean?"));
+            DemoRun run = DemoRun.of(java.time.Clock.systemUTC(), env, "one\ntwo\nthree\nfour\nfive\n/quit\n", "chat",
+                    "--db", dir.resolve("mem").toString());
+
+            assertThat(run.code()).as(run.err()).isZero();
+            assertThat(run.out()).contains("Shop assistant: model test-model at " + url + " (timeout 1 s per attempt, 2 attempt(s))");
+            String http500 = "the model server at " + url + " answered HTTP 500 (a server error): The server had an error while"
+                    + " processing your request.";
+            String timeout = "the model server at " + url + " did not answer within 1 s (raise OPENAI_TIMEOUT if it is just slow)";
+            assertThat(run.errLines()).containsExactly(
+                    "  waiting for the model (attempt 2 of 2): " + http500,
+                    "error: " + http500,
+                    "  waiting for the model (attempt 2 of 2): " + http500,
+                    "  waiting for the model (attempt 2 of 2): " + timeout,
+                    "error: " + timeout,
+                    "error: the model server at " + url + " sent a reply that is not valid JSON (is OPENAI_BASE_URL an"
+                            + " OpenAI-compatible endpoint?)");
+            assertThat(run.out()).contains("assistant> Back again.", "assistant> Which order do you mean?");
+            assertThat(lastToolMessage(server)).startsWith("Error: invalid arguments for lookupOrder");
+            assertThat(server.received()).allSatisfy(r -> assertThat(r.rejection()).as(r.body().toString()).isEmpty());
+            assertThat(server.remaining()).isZero();
+        }
+
+        // nothing listens on the port any more
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            String url = "http://127.0.0.1:" + s.getLocalPort() + "/v1";
+            s.close();
+            DemoRun run = DemoRun.of(java.time.Clock.systemUTC(), Map.of("OPENAI_API_KEY", "k", "OPENAI_BASE_URL", url,
+                    "OPENAI_MAX_RETRIES", "0"), "hello\n", "chat", "--db", dir.resolve("mem2").toString());
+            // the last line sent was not answered: exit code 7
+            assertThat(run.code()).isEqualTo(7);
+            assertThat(run.errLines()).containsExactly("error: cannot connect to the model server at " + url
+                    + " (connection refused); is it running? check OPENAI_BASE_URL");
         }
     }
 
