@@ -30,6 +30,11 @@ interface Database {
     /** Reclaims the space freed by rewrites, if this database can. */
     void compact();
 
+    /** The message of a failed call: the driver's, naming the database where it does not. */
+    default String describe(SQLException e) {
+        return String.valueOf(e.getMessage());
+    }
+
     /** Releases what the store opened. */
     void close();
 
@@ -78,6 +83,11 @@ interface Database {
         /** The caller owns the data source's life. */
         @Override
         public void close() {
+        }
+
+        @Override
+        public String toString() {
+            return "the caller's DataSource " + dataSource.getClass().getName();
         }
     }
 }

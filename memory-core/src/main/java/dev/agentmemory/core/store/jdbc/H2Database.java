@@ -244,4 +244,9 @@ final class H2Database implements Database {
         }
         pool.dispose();
     }
+
+    @Override
+    public String toString() {
+        return file != null ? "H2 file " + file : "H2 in memory";
+    }
 }

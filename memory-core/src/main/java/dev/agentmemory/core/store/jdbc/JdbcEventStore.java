@@ -49,6 +49,42 @@ public final class JdbcEventStore implements EventStore {
         this.dialect = migrate();
     }
 
+    private JdbcEventStore(PooledDatabase database) {
+        this.database = database;
+        try {
+            this.dialect = migrate();
+        } catch (RuntimeException e) {
+            database.close();
+            throw e;
+        }
+    }
+
+    /**
+     * A store on the database server at {@code url} (PostgreSQL 15 or later:
+     * {@code jdbc:postgresql://host:5432/db}; the application adds the driver,
+     * {@code org.postgresql:postgresql}), through a pool of {@link JdbcSettings#DEFAULT_POOL_SIZE}
+     * connections that the store opens and closes. See {@link #connect(JdbcSettings)}.
+     */
+    public static JdbcEventStore connect(String url, String user, String password) {
+        return connect(JdbcSettings.of(url, user, password));
+    }
+
+    /**
+     * A store on a database server through a HikariCP pool it opens (and closes with the store).
+     * The schema is created or migrated now, one starting instance at a time. An acknowledged
+     * append is committed, and on PostgreSQL durable (its default {@code synchronous_commit =
+     * on}); a batch is one transaction; two instances appending the same sequence of one user
+     * cannot both succeed (the primary key refuses the second, which fails with
+     * {@link StaleVersionException}). Errors and {@link #toString()} name the URL without password.
+     *
+     * @throws MemoryException when the server cannot be reached, refuses the login, or holds a
+     *                         newer schema
+     */
+    public static JdbcEventStore connect(JdbcSettings settings) {
+        Objects.requireNonNull(settings, "settings");
+        return new JdbcEventStore(PooledDatabase.open(settings));
+    }
+
     private JdbcEventStore(H2Database database) {
         this.database = database;
         this.dialect = migrate();
@@ -87,6 +123,7 @@ public final class JdbcEventStore implements EventStore {
     private SqlDialect migrate() {
         try (Connection c = database.dataSource().getConnection(); Statement st = c.createStatement()) {
             SqlDialect dialect = SqlDialect.forProduct(c.getMetaData().getDatabaseProductName());
+            dialect.beginMigration(c);
             String text = dialect.largeTextType();
             st.execute("CREATE TABLE IF NOT EXISTS memory_schema (version INTEGER NOT NULL)");
             int version = 0;
@@ -113,9 +150,10 @@ public final class JdbcEventStore implements EventStore {
                 }
                 st.execute("INSERT INTO memory_schema (version) VALUES (2)");
             }
+            dialect.endMigration(c);
             return dialect;
         } catch (SQLException e) {
-            throw new MemoryException("cannot create or migrate the memory schema: " + e.getMessage(), e);
+            throw new MemoryException("cannot create or migrate the memory schema: " + database.describe(e), e);
         }
     }
 
@@ -171,17 +209,29 @@ public final class JdbcEventStore implements EventStore {
                 c.commit();
                 database.afterCommit(c);
             } catch (SQLException e) {
-                c.rollback();
+                rollback(c, e);
                 if (dialect.isUniqueViolation(e)) {
                     throw new StaleVersionException("another writer appended to " + partition + " first");
                 }
                 throw e;
             } catch (RuntimeException e) {
-                c.rollback();
+                rollback(c, e);
                 throw e;
             }
         } catch (SQLException e) {
-            throw new MemoryException("cannot append to " + partition + ": " + e.getMessage(), e);
+            throw new MemoryException("cannot append to " + partition + ": " + database.describe(e), e);
+        }
+    }
+
+    /**
+     * Rolls back after {@code cause}; a failing rollback (the connection broke) is added to it
+     * rather than hiding it, and the server discards the uncommitted transaction anyway.
+     */
+    private static void rollback(Connection c, Exception cause) {
+        try {
+            c.rollback();
+        } catch (SQLException r) {
+            cause.addSuppressed(r);
         }
     }
 
@@ -216,7 +266,7 @@ public final class JdbcEventStore implements EventStore {
                 }
                 return out;
             } catch (SQLException e) {
-                throw new MemoryException("cannot read " + partition + ": " + e.getMessage(), e);
+                throw new MemoryException("cannot read " + partition + ": " + database.describe(e), e);
             }
         }
     }
@@ -228,7 +278,7 @@ public final class JdbcEventStore implements EventStore {
             try (Connection c = database.dataSource().getConnection()) {
                 return lastSequence(c, partition);
             } catch (SQLException e) {
-                throw new MemoryException("cannot read " + partition + ": " + e.getMessage(), e);
+                throw new MemoryException("cannot read " + partition + ": " + database.describe(e), e);
             }
         }
     }
@@ -266,11 +316,11 @@ public final class JdbcEventStore implements EventStore {
                 c.commit();
                 database.afterCommit(c);
             } catch (SQLException e) {
-                c.rollback();
+                rollback(c, e);
                 throw e;
             }
         } catch (SQLException e) {
-            throw new MemoryException("cannot rewrite events of " + partition + ": " + e.getMessage(), e);
+            throw new MemoryException("cannot rewrite events of " + partition + ": " + database.describe(e), e);
         } finally {
             writing.close();
         }
@@ -292,7 +342,7 @@ public final class JdbcEventStore implements EventStore {
                 }
                 return out;
             } catch (SQLException e) {
-                throw new MemoryException("cannot list users of " + tenant + ": " + e.getMessage(), e);
+                throw new MemoryException("cannot list users of " + tenant + ": " + database.describe(e), e);
             }
         }
     }
@@ -312,5 +362,11 @@ public final class JdbcEventStore implements EventStore {
     @Override
     public void close() {
         database.close();
+    }
+
+    /** The database (for a server: its URL without password, and the user); never a password. */
+    @Override
+    public String toString() {
+        return "JdbcEventStore[" + database + "]";
     }
 }

@@ -1,5 +1,6 @@
 package dev.agentmemory.core.store.jdbc;
 
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Locale;
@@ -20,6 +21,17 @@ interface SqlDialect {
      * {@link #largeTextType()} (schema step 2); empty when schema 1 already had that type.
      */
     List<String> migratePayloadToLargeText();
+
+    /**
+     * Called on the migration's connection before the schema is read: makes concurrent starts
+     * migrate one at a time, where the database needs it. No-op by default.
+     */
+    default void beginMigration(Connection c) throws SQLException {
+    }
+
+    /** Called after a successful migration on the same connection (commits what begin opened). No-op by default. */
+    default void endMigration(Connection c) throws SQLException {
+    }
 
     /** Whether {@code e} (or a cause, or a batch's next exception) is a unique-key violation. */
     default boolean isUniqueViolation(SQLException e) {
