@@ -1,0 +1,76 @@
+package dev.agentmemory.core;
+
+import dev.agentmemory.core.spi.EventStore;
+import dev.agentmemory.core.spi.Partition;
+import dev.agentmemory.core.store.jdbc.JdbcEventStore;
+import dev.agentmemory.core.store.jdbc.PostgresTestDatabase;
+import dev.agentmemory.core.store.jdbc.RequiresPostgres;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * The engine's storage contract on a real PostgreSQL server (a fresh schema per test, a
+ * restart is a new store with a new pool on that schema). Skipped without a server.
+ */
+@ExtendWith(RequiresPostgres.class)
+class PostgresEngineStorageTest extends MemoryEngineStorageContract {
+
+    private static PostgresTestDatabase pg;
+    private static final List<String> schemas = new CopyOnWriteArrayList<>();
+    private String schema;
+
+    @BeforeAll
+    static void server() {
+        if (PostgresTestDatabase.configured()) {
+            pg = PostgresTestDatabase.require(PostgresEngineStorageTest.class);
+        }
+    }
+
+    @AfterAll
+    static void dropSchemas() {
+        if (pg != null) {
+            schemas.forEach(pg::dropSchema);
+        }
+    }
+
+    @Override
+    EventStore openStore() {
+        schema = pg.createSchema("engine");
+        schemas.add(schema);
+        return reopenStore();
+    }
+
+    @Override
+    EventStore reopenStore() {
+        return JdbcEventStore.connect(pg.urlOf(schema), pg.user(), pg.password());
+    }
+
+    /** Reads the payload column with plain JDBC, past the store's own code. */
+    @Override
+    List<String> rawPayloads(Partition partition) {
+        try (Connection c = pg.connect(schema);
+             PreparedStatement ps = c.prepareStatement(
+                     "SELECT payload FROM memory_events WHERE tenant = ? AND user_id = ? ORDER BY seq")) {
+            ps.setString(1, partition.tenant());
+            ps.setString(2, partition.user());
+            List<String> out = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(rs.getString(1));
+                }
+            }
+            return out;
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
