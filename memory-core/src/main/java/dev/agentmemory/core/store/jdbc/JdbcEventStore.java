@@ -169,6 +169,10 @@ public final class JdbcEventStore implements EventStore {
                 checksumExistingRows(c);
                 st.execute("INSERT INTO memory_schema (version) VALUES (3)");
             }
+            // every table and column the store uses is there (a damaged catalog fails here, not at a later read)
+            st.executeQuery("SELECT tenant, user_id, seq, at_time, type, actor, trace_id, payload, event_hash, chain_hash"
+                    + " FROM memory_events WHERE 1 = 0").close();
+            st.executeQuery("SELECT tenant, user_id, last_seq, chain_head FROM memory_heads WHERE 1 = 0").close();
             try (ResultSet rs = st.executeQuery("SELECT counter FROM memory_meta WHERE meta_key = '" + WRITES + "'")) {
                 writes.set(rs.next() ? rs.getLong(1) : 0);
             }
