@@ -21,19 +21,36 @@ interface Database {
     /** Held around every write transaction (includes {@link #reading()}); released by closing. */
     Held writing();
 
-    /** Called after each write transaction committed, on its connection: make it durable. */
-    void afterCommit(Connection c) throws SQLException;
+    /**
+     * Called after each write transaction committed, on its connection: make it durable, and
+     * record {@code writes} (the count of write transactions committed, including this one) as
+     * the high-water mark when {@link #keepsHighWaterMark()}.
+     */
+    void afterCommit(Connection c, long writes) throws SQLException;
+
+    /** What errors call this store: a file path, or a JDBC URL without credentials. */
+    String name();
+
+    /**
+     * Whether the store counts its write transactions in the database, for a high-water mark kept
+     * outside it ({@link #highWaterMark()}).
+     */
+    boolean keepsHighWaterMark();
+
+    /** The count of write transactions the database is known to have committed; 0 when none is kept. */
+    long highWaterMark();
+
+    /**
+     * Whether the database existed before it was opened and must therefore hold the memory schema
+     * already: a file that does not is refused rather than treated as a new database.
+     */
+    boolean mustHoldSchema();
 
     /** Called after each append returned its locks. */
     void afterAppend();
 
     /** Reclaims the space freed by rewrites, if this database can. */
     void compact();
-
-    /** The message of a failed call: the driver's, naming the database where it does not. */
-    default String describe(SQLException e) {
-        return String.valueOf(e.getMessage());
-    }
 
     /** Releases what the store opened. */
     void close();
@@ -47,9 +64,49 @@ interface Database {
     /** A data source owned by the caller: the store only borrows connections from it. */
     final class CallerDataSource implements Database {
         private final DataSource dataSource;
+        private final String name;
 
         CallerDataSource(DataSource dataSource) {
             this.dataSource = dataSource;
+            this.name = describe(dataSource);
+        }
+
+        /** The JDBC URL without user, password or other credentials, or the data source's class. */
+        private static String describe(DataSource dataSource) {
+            try (Connection c = dataSource.getConnection()) {
+                String url = c.getMetaData().getURL();
+                if (url != null) {
+                    return withoutCredentials(url);
+                }
+            } catch (SQLException | RuntimeException e) {
+                // named by its class below; the first real call reports the failure
+            }
+            return dataSource.getClass().getName();
+        }
+
+        static String withoutCredentials(String url) {
+            return url.replaceAll("//[^/@?;]*@", "//")
+                    .replaceAll("(?i)([?&;](password|user|username|pwd|sslpassword|sslkey)=)[^&;]*", "$1***");
+        }
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        @Override
+        public boolean keepsHighWaterMark() {
+            return false;
+        }
+
+        @Override
+        public long highWaterMark() {
+            return 0;
+        }
+
+        @Override
+        public boolean mustHoldSchema() {
+            return false;
         }
 
         @Override
@@ -68,7 +125,7 @@ interface Database {
         }
 
         @Override
-        public void afterCommit(Connection c) {
+        public void afterCommit(Connection c, long writes) {
         }
 
         @Override
@@ -83,11 +140,6 @@ interface Database {
         /** The caller owns the data source's life. */
         @Override
         public void close() {
-        }
-
-        @Override
-        public String toString() {
-            return "the caller's DataSource " + dataSource.getClass().getName();
         }
     }
 }

@@ -14,10 +14,13 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * An {@link EventStore} on a relational database through JDBC. H2 (embedded file or in-memory)
@@ -25,34 +28,58 @@ import java.util.Objects;
  * key conflict is reported) is a {@link SqlDialect} chosen from the driver's product name. The
  * schema is created or migrated at start.
  *
- * <p>One table, {@code memory_events}, primary key (tenant, user_id, seq): the key both orders a
- * user's log and stops two writers from appending the same sequence. Appends are one
- * transaction. On an H2 file every acknowledged append is on the disk before it returns.
- * Thread-safe.
+ * <p>{@code memory_events}, primary key (tenant, user_id, seq): the key both orders a user's log
+ * and stops two writers from appending the same sequence. Appends are one transaction. On an H2
+ * file every acknowledged append is on the disk before it returns. Thread-safe.
+ *
+ * <p>The store never serves data other than what it wrote: every row carries a checksum of its
+ * columns and the value of a hash chain over its partition's log, and {@code memory_heads} holds
+ * each partition's last sequence and chain value, updated in the append's transaction. Every read
+ * checks them; a partition whose log does not match is refused (a {@link MemoryException} naming
+ * the store, the partition, the sequence and what is wrong) while the others stay readable. An H2
+ * file also counts its write transactions and keeps that count, synced after each commit, in a
+ * high-water mark beside it ({@code <name>.hwm}): a file that was cut short or replaced by an
+ * older copy is refused at open. An existing file that is empty or holds no memory schema is
+ * refused rather than treated as a new database.
+ *
+ * <p>One owner per H2 file: a second {@link #h2File} on a file already open in this JVM is
+ * refused, as is one in another process (after waiting 5 s for its lock).
  */
 public final class JdbcEventStore implements EventStore {
 
     /**
      * 1: the table. 2: on H2 the payload is {@code CHARACTER VARYING} instead of {@code CLOB}
-     * (see {@link H2Dialect#largeTextType()}). PostgreSQL keeps {@code TEXT}.
+     * (see {@link H2Dialect#largeTextType()}). PostgreSQL keeps {@code TEXT}. 3: a checksum and a
+     * chain value on every row ({@code event_hash}, {@code chain_hash}), each partition's last
+     * sequence and chain value ({@code memory_heads}), the count of write transactions
+     * ({@code memory_meta}); a schema-2 database gets them computed from its rows when it is
+     * opened, once.
      */
-    static final int SCHEMA_VERSION = 2;
+    static final int SCHEMA_VERSION = 3;
+
+    private static final String WRITES = "writes";
 
     /** Connections, and what the database needs around them (locks, syncs, compaction, close). */
     private final Database database;
     /** Type names, DDL and error codes of the database, from its driver's product name. */
     private final SqlDialect dialect;
+    /** The store's name in every error: a file path or a JDBC URL without credentials. */
+    private final String name;
+    /** Write transactions committed, when {@link Database#keepsHighWaterMark()}. */
+    private final AtomicLong writes = new AtomicLong();
 
     /** A store on any JDBC data source (e.g. a PostgreSQL pool); the caller owns its life. */
     public JdbcEventStore(DataSource dataSource) {
         this.database = new Database.CallerDataSource(Objects.requireNonNull(dataSource, "dataSource"));
+        this.name = database.name();
         this.dialect = migrate();
     }
 
     private JdbcEventStore(PooledDatabase database) {
         this.database = database;
+        this.name = database.name();
         try {
-            this.dialect = migrate();
+            this.dialect = migrateLocked(database);
         } catch (RuntimeException e) {
             database.close();
             throw e;
@@ -85,10 +112,37 @@ public final class JdbcEventStore implements EventStore {
         return new JdbcEventStore(PooledDatabase.open(settings));
     }
 
+    /**
+     * {@link #migrate()} while holding the database's migration lock (PostgreSQL: a session
+     * advisory lock on a connection of its own), so that instances starting together on one
+     * database migrate one after the other.
+     */
+    private SqlDialect migrateLocked(PooledDatabase pooled) {
+        try (Connection lock = pooled.lockConnection()) {
+            SqlDialect dialect = SqlDialect.forProduct(lock.getMetaData().getDatabaseProductName());
+            dialect.lockMigration(lock);
+            try {
+                return migrate();
+            } finally {
+                dialect.unlockMigration(lock);
+            }
+        } catch (SQLException e) {
+            throw new MemoryException("store " + name + ": cannot lock the memory schema for migration: "
+                    + e.getMessage(), e);
+        }
+    }
+
     private JdbcEventStore(H2Database database) {
         this.database = database;
-        this.dialect = migrate();
-        database.opened();
+        this.name = database.name();
+        try {
+            this.dialect = migrate();
+            database.opened();
+            checkHighWaterMark(database);
+        } catch (RuntimeException e) {
+            database.close();
+            throw e;
+        }
     }
 
     /**
@@ -97,6 +151,14 @@ public final class JdbcEventStore implements EventStore {
      * process. H2 never reuses freed space in the file here (reusing it lost acknowledged appends
      * in the kill test), so the file is compacted automatically once it has grown past 64 MiB and
      * four times its size after the last compaction; calls wait while that runs.
+     *
+     * <p>One store per file: while this store is open, another {@code h2File} on the same file
+     * (in this JVM, or through another path to it) is refused with a {@link MemoryException}, as
+     * a second process is; share this store instead. {@link #close()} releases the file. The
+     * store also keeps {@code <name>.hwm} beside the file (see the class comment).
+     *
+     * @throws MemoryException when the file is in use, empty, not a memory database, damaged,
+     *         or has lost writes it had acknowledged
      */
     public static JdbcEventStore h2File(Path file) {
         return h2File(file, DEFAULT_AUTO_COMPACT_MIN_BYTES);
@@ -123,7 +185,10 @@ public final class JdbcEventStore implements EventStore {
     private SqlDialect migrate() {
         try (Connection c = database.dataSource().getConnection(); Statement st = c.createStatement()) {
             SqlDialect dialect = SqlDialect.forProduct(c.getMetaData().getDatabaseProductName());
-            dialect.beginMigration(c);
+            if (database.mustHoldSchema() && !hasTable(c, "memory_schema")) {
+                throw new MemoryException("the H2 file " + name + " holds no memory schema (it is header only, damaged,"
+                        + " or another application's database); refusing to open it as a new one");
+            }
             String text = dialect.largeTextType();
             st.execute("CREATE TABLE IF NOT EXISTS memory_schema (version INTEGER NOT NULL)");
             int version = 0;
@@ -133,8 +198,8 @@ public final class JdbcEventStore implements EventStore {
                 }
             }
             if (version > SCHEMA_VERSION) {
-                throw new MemoryException("database schema version " + version + " is newer than this library ("
-                        + SCHEMA_VERSION + ")");
+                throw new MemoryException("store " + name + ": database schema version " + version
+                        + " is newer than this library (" + SCHEMA_VERSION + ")");
             }
             if (version < 1) {
                 st.execute("CREATE TABLE IF NOT EXISTS memory_events ("
@@ -150,10 +215,130 @@ public final class JdbcEventStore implements EventStore {
                 }
                 st.execute("INSERT INTO memory_schema (version) VALUES (2)");
             }
-            dialect.endMigration(c);
+            if (version < 3) {
+                st.execute("ALTER TABLE memory_events ADD COLUMN IF NOT EXISTS event_hash BIGINT");
+                st.execute("ALTER TABLE memory_events ADD COLUMN IF NOT EXISTS chain_hash BIGINT");
+                st.execute("CREATE TABLE IF NOT EXISTS memory_heads (tenant VARCHAR(128) NOT NULL, "
+                        + "user_id VARCHAR(128) NOT NULL, last_seq BIGINT NOT NULL, chain_head BIGINT NOT NULL, "
+                        + "PRIMARY KEY (tenant, user_id))");
+                st.execute("CREATE TABLE IF NOT EXISTS memory_meta (meta_key VARCHAR(64) NOT NULL, "
+                        + "counter BIGINT NOT NULL, PRIMARY KEY (meta_key))");
+                checksumExistingRows(c);
+                st.execute("INSERT INTO memory_schema (version) VALUES (3)");
+            }
+            // every table and column the store uses is there (a damaged catalog fails here, not at a later read)
+            st.executeQuery("SELECT tenant, user_id, seq, at_time, type, actor, trace_id, payload, event_hash, chain_hash"
+                    + " FROM memory_events WHERE 1 = 0").close();
+            st.executeQuery("SELECT tenant, user_id, last_seq, chain_head FROM memory_heads WHERE 1 = 0").close();
+            try (ResultSet rs = st.executeQuery("SELECT counter FROM memory_meta WHERE meta_key = '" + WRITES + "'")) {
+                writes.set(rs.next() ? rs.getLong(1) : 0);
+            }
             return dialect;
         } catch (SQLException e) {
-            throw new MemoryException("cannot create or migrate the memory schema: " + database.describe(e), e);
+            throw new MemoryException("store " + name + ": cannot open, create or migrate the memory schema: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    private static boolean hasTable(Connection c, String table) throws SQLException {
+        for (String candidate : List.of(table.toUpperCase(java.util.Locale.ROOT), table)) {
+            try (ResultSet rs = c.getMetaData().getTables(null, null, candidate, null)) {
+                if (rs.next()) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Schema 2 to 3: computes the checksum and chain of every stored row, in one transaction
+     * (repeated from the start when interrupted). Rows of a schema-2 database are taken as they
+     * are: there was nothing to check them against.
+     */
+    private void checksumExistingRows(Connection c) throws SQLException {
+        c.setAutoCommit(false);
+        try (Statement st = c.createStatement();
+             PreparedStatement update = c.prepareStatement("UPDATE memory_events SET event_hash = ?, chain_hash = ? "
+                     + "WHERE tenant = ? AND user_id = ? AND seq = ?");
+             PreparedStatement head = c.prepareStatement(
+                     "INSERT INTO memory_heads (tenant, user_id, last_seq, chain_head) VALUES (?, ?, ?, ?)")) {
+            st.execute("DELETE FROM memory_heads");
+            st.execute("DELETE FROM memory_meta");
+            Partition current = null;
+            long last = 0;
+            long chain = 0;
+            int pending = 0;
+            try (Statement scan = c.createStatement();
+                 ResultSet rs = scan.executeQuery("SELECT tenant, user_id, seq, at_time, type, actor, trace_id, payload "
+                         + "FROM memory_events ORDER BY tenant, user_id, seq")) {
+                while (rs.next()) {
+                    Partition p = new Partition(rs.getString(1), rs.getString(2));
+                    if (!p.equals(current)) {
+                        if (current != null) {
+                            addHead(head, current, last, chain);
+                        }
+                        current = p;
+                        last = 0;
+                        chain = 0;
+                    }
+                    long seq = rs.getLong(3);
+                    if (seq != last + 1) {
+                        throw new MemoryException("store " + name + ": cannot add checksums to partition " + p
+                                + ": its log jumps from seq " + last + " to " + seq);
+                    }
+                    long event = EventDigest.event(p, seq, rs.getString(4), rs.getString(5), rs.getString(6),
+                            rs.getString(7), rs.getString(8));
+                    chain = EventDigest.chain(chain, event);
+                    last = seq;
+                    update.setLong(1, event);
+                    update.setLong(2, chain);
+                    update.setString(3, p.tenant());
+                    update.setString(4, p.user());
+                    update.setLong(5, seq);
+                    update.addBatch();
+                    if (++pending == 1_000) {
+                        update.executeBatch();
+                        pending = 0;
+                    }
+                }
+            }
+            if (current != null) {
+                addHead(head, current, last, chain);
+            }
+            if (pending > 0) {
+                update.executeBatch();
+            }
+            head.executeBatch();
+            st.execute("INSERT INTO memory_meta (meta_key, counter) VALUES ('" + WRITES + "', 0)");
+            c.commit();
+        } catch (SQLException | RuntimeException e) {
+            c.rollback();
+            throw e;
+        } finally {
+            c.setAutoCommit(true);
+        }
+    }
+
+    private static void addHead(PreparedStatement head, Partition p, long last, long chain) throws SQLException {
+        head.setString(1, p.tenant());
+        head.setString(2, p.user());
+        head.setLong(3, last);
+        head.setLong(4, chain);
+        head.addBatch();
+    }
+
+    /** Refuses a file that committed fewer writes than its high-water mark records. */
+    private void checkHighWaterMark(H2Database h2) {
+        if (!h2.keepsHighWaterMark()) {
+            return;
+        }
+        long mark = h2.highWaterMark();
+        if (writes.get() < mark) {
+            throw new MemoryException("the H2 file " + name + " has lost writes it had acknowledged: it holds "
+                    + writes.get() + " write transactions, but its high-water mark " + h2.highWaterMarkPath()
+                    + " records " + mark + " (the file was cut short or replaced by an older copy); if an older copy"
+                    + " was restored on purpose, delete " + h2.highWaterMarkPath().getFileName() + " to accept it");
         }
     }
 
@@ -180,34 +365,71 @@ public final class JdbcEventStore implements EventStore {
         database.afterAppend();
     }
 
+    /** A partition's last sequence and chain value as committed with its last append. */
+    private record Head(long lastSeq, long chain) {
+        static final Head EMPTY = new Head(0, 0);
+    }
+
+    private static Head head(Connection c, Partition partition) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT last_seq, chain_head FROM memory_heads WHERE tenant = ? AND user_id = ?")) {
+            ps.setString(1, partition.tenant());
+            ps.setString(2, partition.user());
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? new Head(rs.getLong(1), rs.getLong(2)) : Head.EMPTY;
+            }
+        }
+    }
+
     private void insert(Partition partition, long expectedLastSeq, List<StoredEvent> events) {
         try (Connection c = database.dataSource().getConnection()) {
             c.setAutoCommit(false);
             try {
-                // The primary key refuses a second writer's seq expectedLastSeq + 1; this point
-                // lookup refuses a caller that is ahead of the log (a gap). Together they equal
-                // "the log ends at expectedLastSeq" without scanning the user's whole log.
-                if (expectedLastSeq > 0 && !exists(c, partition, expectedLastSeq)) {
-                    long last = lastSequence(c, partition);
-                    throw new StaleVersionException("partition " + partition + " is at seq " + last + ", not " + expectedLastSeq);
+                // The primary key refuses a second writer's seq expectedLastSeq + 1; the head
+                // refuses a caller that is ahead of the log (a gap) and gives the chain to extend.
+                Head head = head(c, partition);
+                if (head.lastSeq() != expectedLastSeq) {
+                    throw new StaleVersionException("partition " + partition + " is at seq " + head.lastSeq()
+                            + ", not " + expectedLastSeq);
                 }
-                try (PreparedStatement ps = c.prepareStatement("INSERT INTO memory_events "
-                        + "(tenant, user_id, seq, at_time, type, actor, trace_id, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+                long chain = head.chain();
+                try (PreparedStatement ps = c.prepareStatement("INSERT INTO memory_events (tenant, user_id, seq, "
+                        + "at_time, type, actor, trace_id, payload, event_hash, chain_hash) "
+                        + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
                     for (StoredEvent e : events) {
+                        String at = e.at().toString();
+                        long hash = EventDigest.event(partition, e.seq(), at, e.type(), e.actor(), e.traceId(), e.payload());
+                        chain = EventDigest.chain(chain, hash);
                         ps.setString(1, partition.tenant());
                         ps.setString(2, partition.user());
                         ps.setLong(3, e.seq());
-                        ps.setString(4, e.at().toString());
+                        ps.setString(4, at);
                         ps.setString(5, e.type());
                         ps.setString(6, e.actor());
                         ps.setString(7, e.traceId());
                         ps.setString(8, e.payload());
+                        ps.setLong(9, hash);
+                        ps.setLong(10, chain);
                         ps.addBatch();
                     }
                     ps.executeBatch();
                 }
+                long last = events.get(events.size() - 1).seq();
+                if (expectedLastSeq == 0) {
+                    try (PreparedStatement ps = c.prepareStatement(
+                            "INSERT INTO memory_heads (tenant, user_id, last_seq, chain_head) VALUES (?, ?, ?, ?)")) {
+                        ps.setString(1, partition.tenant());
+                        ps.setString(2, partition.user());
+                        ps.setLong(3, last);
+                        ps.setLong(4, chain);
+                        ps.executeUpdate();
+                    }
+                } else if (!moveHead(c, partition, expectedLastSeq, last, chain)) {
+                    throw new StaleVersionException("another writer appended to " + partition + " first");
+                }
+                long written = countWrite(c);
                 c.commit();
-                database.afterCommit(c);
+                committed(c, written);
             } catch (SQLException e) {
                 rollback(c, e);
                 if (dialect.isUniqueViolation(e)) {
@@ -219,7 +441,7 @@ public final class JdbcEventStore implements EventStore {
                 throw e;
             }
         } catch (SQLException e) {
-            throw new MemoryException("cannot append to " + partition + ": " + database.describe(e), e);
+            throw new MemoryException("store " + name + ": cannot append to " + partition + ": " + e.getMessage(), e);
         }
     }
 
@@ -235,40 +457,176 @@ public final class JdbcEventStore implements EventStore {
         }
     }
 
-    private static boolean exists(Connection c, Partition partition, long seq) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(
-                "SELECT 1 FROM memory_events WHERE tenant = ? AND user_id = ? AND seq = ?")) {
-            ps.setString(1, partition.tenant());
-            ps.setString(2, partition.user());
-            ps.setLong(3, seq);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next();
-            }
+    private static boolean moveHead(Connection c, Partition partition, long fromSeq, long toSeq, long chain)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE memory_heads SET last_seq = ?, chain_head = ? "
+                + "WHERE tenant = ? AND user_id = ? AND last_seq = ?")) {
+            ps.setLong(1, toSeq);
+            ps.setLong(2, chain);
+            ps.setString(3, partition.tenant());
+            ps.setString(4, partition.user());
+            ps.setLong(5, fromSeq);
+            return ps.executeUpdate() == 1;
         }
     }
 
+    /** In the write transaction: counts it, when the database keeps a high-water mark; returns the new count. */
+    private long countWrite(Connection c) throws SQLException {
+        if (!database.keepsHighWaterMark()) {
+            return 0;
+        }
+        long next = writes.get() + 1;
+        try (PreparedStatement ps = c.prepareStatement("UPDATE memory_meta SET counter = ? WHERE meta_key = ?")) {
+            ps.setLong(1, next);
+            ps.setString(2, WRITES);
+            ps.executeUpdate();
+        }
+        return next;
+    }
+
+    private void committed(Connection c, long written) throws SQLException {
+        if (database.keepsHighWaterMark()) {
+            writes.set(written);
+        }
+        database.afterCommit(c, written);
+    }
+
+    /**
+     * Events of the partition after {@code afterSeq}, each checked against its checksum and the
+     * partition's chain and head.
+     *
+     * @throws MemoryException naming the store, the partition and the first damaged sequence when
+     *         the stored log is not the one that was written
+     */
     @Override
     public List<StoredEvent> read(Partition partition, long afterSeq) {
         Objects.requireNonNull(partition, "partition");
         try (Database.Held reading = database.reading()) {
-            try (Connection c = database.dataSource().getConnection();
-                 PreparedStatement ps = c.prepareStatement("SELECT seq, at_time, type, actor, trace_id, payload "
-                         + "FROM memory_events WHERE tenant = ? AND user_id = ? AND seq > ? ORDER BY seq")) {
+            try (Connection c = database.dataSource().getConnection()) {
+                for (int attempt = 1; ; attempt++) {
+                    List<StoredEvent> out = new ArrayList<>();
+                    try {
+                        walk(c, partition, afterSeq, (row, event) -> out.add(event));
+                        return out;
+                    } catch (DamagedLog e) {
+                        // A rewrite committed between reading the head and the rows looks like this
+                        // once; damage in the file looks like this every time.
+                        if (attempt == READ_ATTEMPTS) {
+                            throw e;
+                        }
+                    }
+                }
+            } catch (SQLException e) {
+                throw new MemoryException("store " + name + ": cannot read " + partition + ": " + e.getMessage(), e);
+            }
+        }
+    }
+
+    private static final int READ_ATTEMPTS = 3;
+
+    /** The stored log of a partition is not the one that was written. */
+    private static final class DamagedLog extends MemoryException {
+        DamagedLog(String message) {
+            super(message);
+        }
+    }
+
+    /** One stored row with its checksums as stored (null when missing). */
+    private record Row(long seq, String at, String type, String actor, String traceId, String payload,
+                       Long eventHash, Long chainHash) {
+    }
+
+    private interface RowVisitor {
+        void visit(Row row, StoredEvent event) throws SQLException;
+    }
+
+    /**
+     * Reads and checks the partition's rows after {@code afterSeq} in order, then checks that
+     * they reach the partition's head (read first: rows appended after it continue the chain and
+     * are checked the same way); returns that head.
+     */
+    private Head walk(Connection c, Partition partition, long afterSeq, RowVisitor visitor) throws SQLException {
+        Head head = head(c, partition);
+        long chain = 0;
+        if (afterSeq > 0) {
+            try (PreparedStatement ps = c.prepareStatement(
+                    "SELECT chain_hash FROM memory_events WHERE tenant = ? AND user_id = ? AND seq = ?")) {
                 ps.setString(1, partition.tenant());
                 ps.setString(2, partition.user());
                 ps.setLong(3, afterSeq);
-                List<StoredEvent> out = new ArrayList<>();
                 try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        out.add(new StoredEvent(rs.getLong(1), Instant.parse(rs.getString(2)), rs.getString(3),
-                                rs.getString(4), rs.getString(5), rs.getString(6)));
+                    if (!rs.next()) {
+                        if (afterSeq < head.lastSeq()) {
+                            throw damaged(partition, afterSeq, "the event is missing");
+                        }
+                        return head; // after the end of the log: nothing to read
                     }
+                    long stored = rs.getLong(1);
+                    if (rs.wasNull()) {
+                        throw damaged(partition, afterSeq, "its chain value is missing");
+                    }
+                    chain = stored;
                 }
-                return out;
-            } catch (SQLException e) {
-                throw new MemoryException("cannot read " + partition + ": " + database.describe(e), e);
             }
         }
+        long last = afterSeq;
+        long chainAtHead = 0;
+        try (PreparedStatement ps = c.prepareStatement("SELECT seq, at_time, type, actor, trace_id, payload, "
+                + "event_hash, chain_hash FROM memory_events WHERE tenant = ? AND user_id = ? AND seq > ? ORDER BY seq")) {
+            ps.setString(1, partition.tenant());
+            ps.setString(2, partition.user());
+            ps.setLong(3, afterSeq);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    Row row = new Row(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4),
+                            rs.getString(5), rs.getString(6), rs.getObject(7, Long.class), rs.getObject(8, Long.class));
+                    if (row.seq() != last + 1) {
+                        throw damaged(partition, last + 1, "the log jumps from seq " + last + " to " + row.seq());
+                    }
+                    long event = EventDigest.event(partition, row.seq(), row.at(), row.type(), row.actor(),
+                            row.traceId(), row.payload());
+                    if (row.eventHash() == null || row.eventHash() != event) {
+                        throw damaged(partition, row.seq(), "its checksum does not match its contents");
+                    }
+                    chain = EventDigest.chain(chain, event);
+                    if (row.chainHash() == null || row.chainHash() != chain) {
+                        throw damaged(partition, row.seq(), "its chain value does not follow the event before it");
+                    }
+                    last = row.seq();
+                    if (last == head.lastSeq()) {
+                        chainAtHead = chain;
+                    }
+                    visitor.visit(row, toEvent(partition, row));
+                }
+            }
+        }
+        if (afterSeq < head.lastSeq() && (last < head.lastSeq() || chainAtHead != head.chain())) {
+            throw damaged(partition, Math.min(last + 1, head.lastSeq()), last < head.lastSeq()
+                    ? "the log ends at seq " + last + " but seq " + head.lastSeq() + " was committed"
+                    : "the chain does not reach the partition's head");
+        }
+        return head;
+    }
+
+    private StoredEvent toEvent(Partition partition, Row row) {
+        Instant at;
+        try {
+            at = Instant.parse(row.at());
+        } catch (DateTimeParseException e) {
+            throw new MemoryException("store " + name + ": partition " + partition + " seq " + row.seq()
+                    + ": stored time '" + row.at() + "' is not an instant: " + e.getMessage(), e);
+        }
+        try {
+            return new StoredEvent(row.seq(), at, row.type(), row.actor(), row.traceId(), row.payload());
+        } catch (RuntimeException e) {
+            throw new MemoryException("store " + name + ": partition " + partition + " seq " + row.seq()
+                    + ": stored event is invalid: " + e.getMessage(), e);
+        }
+    }
+
+    private DamagedLog damaged(Partition partition, long seq, String what) {
+        return new DamagedLog("store " + name + ": the log of partition " + partition + " is damaged at seq "
+                + seq + ": " + what + "; its events are not served");
     }
 
     @Override
@@ -278,7 +636,7 @@ public final class JdbcEventStore implements EventStore {
             try (Connection c = database.dataSource().getConnection()) {
                 return lastSequence(c, partition);
             } catch (SQLException e) {
-                throw new MemoryException("cannot read " + partition + ": " + database.describe(e), e);
+                throw new MemoryException("store " + name + ": cannot read " + partition + ": " + e.getMessage(), e);
             }
         }
     }
@@ -294,35 +652,70 @@ public final class JdbcEventStore implements EventStore {
         }
     }
 
+    /**
+     * Replaces payloads (hard forgetting), after checking the log from the first replaced event
+     * on; the checksums and chain values from there on are recomputed in the same transaction.
+     */
     @Override
     public void rewrite(Partition partition, Map<Long, String> payloadBySeq) {
         Objects.requireNonNull(partition, "partition");
         if (payloadBySeq.isEmpty()) {
             return;
         }
+        TreeMap<Long, String> replaced = new TreeMap<>(payloadBySeq);
+        long from = Math.max(1, replaced.firstKey());
         Database.Held writing = database.writing();
         try (Connection c = database.dataSource().getConnection()) {
             c.setAutoCommit(false);
-            try (PreparedStatement ps = c.prepareStatement(
-                    "UPDATE memory_events SET payload = ? WHERE tenant = ? AND user_id = ? AND seq = ?")) {
-                for (Map.Entry<Long, String> e : payloadBySeq.entrySet()) {
-                    ps.setString(1, e.getValue());
-                    ps.setString(2, partition.tenant());
-                    ps.setString(3, partition.user());
-                    ps.setLong(4, e.getKey());
+            try (PreparedStatement ps = c.prepareStatement("UPDATE memory_events SET payload = ?, event_hash = ?, "
+                    + "chain_hash = ? WHERE tenant = ? AND user_id = ? AND seq = ?")) {
+                long[] chain = {from == 1 ? 0 : storedChain(c, partition, from - 1)};
+                Head head = walk(c, partition, from - 1, (row, event) -> {
+                    String payload = replaced.getOrDefault(row.seq(), row.payload());
+                    long hash = EventDigest.event(partition, row.seq(), row.at(), row.type(), row.actor(),
+                            row.traceId(), payload);
+                    chain[0] = EventDigest.chain(chain[0], hash);
+                    ps.setString(1, payload);
+                    ps.setLong(2, hash);
+                    ps.setLong(3, chain[0]);
+                    ps.setString(4, partition.tenant());
+                    ps.setString(5, partition.user());
+                    ps.setLong(6, row.seq());
                     ps.addBatch();
+                });
+                if (head.lastSeq() >= from) {
+                    ps.executeBatch();
+                    if (!moveHead(c, partition, head.lastSeq(), head.lastSeq(), chain[0])) {
+                        throw new StaleVersionException("another writer changed " + partition + " during the rewrite");
+                    }
+                    long written = countWrite(c);
+                    c.commit();
+                    committed(c, written);
+                } else {
+                    c.commit();
                 }
-                ps.executeBatch();
-                c.commit();
-                database.afterCommit(c);
-            } catch (SQLException e) {
+            } catch (SQLException | RuntimeException e) {
                 rollback(c, e);
                 throw e;
             }
         } catch (SQLException e) {
-            throw new MemoryException("cannot rewrite events of " + partition + ": " + database.describe(e), e);
+            throw new MemoryException("store " + name + ": cannot rewrite events of " + partition + ": "
+                    + e.getMessage(), e);
         } finally {
             writing.close();
+        }
+    }
+
+    /** The stored chain value of one event (the one before a rewrite); 0 when the event is missing. */
+    private static long storedChain(Connection c, Partition partition, long seq) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT chain_hash FROM memory_events WHERE tenant = ? AND user_id = ? AND seq = ?")) {
+            ps.setString(1, partition.tenant());
+            ps.setString(2, partition.user());
+            ps.setLong(3, seq);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getLong(1) : 0;
+            }
         }
     }
 
@@ -342,7 +735,7 @@ public final class JdbcEventStore implements EventStore {
                 }
                 return out;
             } catch (SQLException e) {
-                throw new MemoryException("cannot list users of " + tenant + ": " + database.describe(e), e);
+                throw new MemoryException("store " + name + ": cannot list users of " + tenant + ": " + e.getMessage(), e);
             }
         }
     }
@@ -364,9 +757,9 @@ public final class JdbcEventStore implements EventStore {
         database.close();
     }
 
-    /** The database (for a server: its URL without password, and the user); never a password. */
+    /** The store's name: a file path, or a JDBC URL without credentials; never a password. */
     @Override
     public String toString() {
-        return "JdbcEventStore[" + database + "]";
+        return "JdbcEventStore[" + name + "]";
     }
 }

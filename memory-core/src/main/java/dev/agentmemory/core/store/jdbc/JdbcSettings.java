@@ -47,11 +47,11 @@ public final class JdbcSettings {
         Objects.requireNonNull(password, "password");
         String u = url.trim();
         if (!u.toLowerCase(Locale.ROOT).startsWith("jdbc:")) {
-            throw new IllegalArgumentException("not a JDBC URL (jdbc:...): " + JdbcUrls.redact(u));
+            throw new IllegalArgumentException("not a JDBC URL (jdbc:...): " + Database.CallerDataSource.withoutCredentials(u));
         }
         if (u.toLowerCase(Locale.ROOT).startsWith("jdbc:h2:")) {
             throw new IllegalArgumentException("an H2 database is opened with JdbcEventStore.h2File(path) or "
-                    + "h2InMemory(name), which keep its appends durable: " + JdbcUrls.redact(u));
+                    + "h2InMemory(name), which keep its appends durable: " + Database.CallerDataSource.withoutCredentials(u));
         }
         return new JdbcSettings(u, user, password, DEFAULT_POOL_SIZE, DEFAULT_CONNECTION_TIMEOUT);
     }
@@ -97,7 +97,7 @@ public final class JdbcSettings {
     /** The URL (without password), user and pool settings; never the password. */
     @Override
     public String toString() {
-        return "JdbcSettings[" + JdbcUrls.redact(url) + ", user " + user + ", pool " + maxPoolSize
+        return "JdbcSettings[" + Database.CallerDataSource.withoutCredentials(url) + ", user " + user + ", pool " + maxPoolSize
                 + ", connection timeout " + connectionTimeout + "]";
     }
 }

@@ -24,13 +24,16 @@ import java.util.logging.Logger;
 final class PooledDatabase implements Database {
 
     private final HikariDataSource pool;
+    private final JdbcSettings settings;
     private final String where;
     private final String user;
     private final long connectionTimeoutMillis;
     private final DataSource connections = new Connections();
 
-    private PooledDatabase(HikariDataSource pool, String where, String user, long connectionTimeoutMillis) {
+    private PooledDatabase(HikariDataSource pool, JdbcSettings settings, String where, String user,
+                           long connectionTimeoutMillis) {
         this.pool = pool;
+        this.settings = settings;
         this.where = where;
         this.user = user;
         this.connectionTimeoutMillis = connectionTimeoutMillis;
@@ -44,7 +47,7 @@ final class PooledDatabase implements Database {
      */
     static PooledDatabase open(JdbcSettings settings) {
         String url = settings.url();
-        String where = JdbcUrls.redact(url);
+        String where = Database.CallerDataSource.withoutCredentials(url);
         try {
             DriverManager.getDriver(url);
         } catch (SQLException e) {
@@ -71,12 +74,43 @@ final class PooledDatabase implements Database {
                     + (cause != null ? cause.getMessage() : "the connection pool did not start"),
                     cause != null ? detached(cause) : null);
         }
-        return new PooledDatabase(pool, where, settings.user(), settings.connectionTimeout().toMillis());
+        return new PooledDatabase(pool, settings, where, settings.user(), settings.connectionTimeout().toMillis());
     }
 
-    /** The URL this database was opened on, without password. */
-    String where() {
+    /** The URL this database was opened on, without credentials. */
+    @Override
+    public String name() {
         return where;
+    }
+
+    /** A server keeps its own durability; nothing is counted outside it. */
+    @Override
+    public boolean keepsHighWaterMark() {
+        return false;
+    }
+
+    @Override
+    public long highWaterMark() {
+        return 0;
+    }
+
+    /** A new database on a server is an empty schema: created at the first start. */
+    @Override
+    public boolean mustHoldSchema() {
+        return false;
+    }
+
+    /**
+     * A connection outside the pool, for the migration lock: held while the migration borrows
+     * from the pool, so that a pool of one connection still migrates.
+     */
+    Connection lockConnection() throws SQLException {
+        try {
+            return DriverManager.getConnection(settings.url(), settings.user(), settings.password());
+        } catch (SQLException e) {
+            throw new SQLException("cannot connect to " + where + " as " + user + ": " + e.getMessage(),
+                    e.getSQLState(), e.getErrorCode());
+        }
     }
 
     @Override
@@ -95,7 +129,7 @@ final class PooledDatabase implements Database {
     }
 
     @Override
-    public void afterCommit(Connection c) {
+    public void afterCommit(Connection c, long writes) {
     }
 
     @Override
@@ -105,13 +139,6 @@ final class PooledDatabase implements Database {
     /** PostgreSQL reclaims space with its own tools (VACUUM, VACUUM FULL). */
     @Override
     public void compact() {
-    }
-
-    /** The driver's message, prefixed with the database unless it names it already. */
-    @Override
-    public String describe(SQLException e) {
-        String message = String.valueOf(e.getMessage());
-        return message.contains(where) ? message : where + ": " + message;
     }
 
     @Override

@@ -6,10 +6,10 @@ import java.sql.Statement;
 import java.util.List;
 
 /**
- * PostgreSQL: payloads are {@code TEXT} (unlimited), from schema 1 on. The schema is migrated in
- * one transaction (PostgreSQL's DDL is transactional) under a transaction-level advisory lock,
- * so instances starting together on one database migrate one after the other and a failed
- * migration leaves the schema as it was.
+ * PostgreSQL: payloads are {@code TEXT} (unlimited), from schema 1 on. The schema is migrated
+ * under a session-level advisory lock (held on a connection of its own, released when it
+ * closes at the latest), so instances starting together on one database migrate one after the
+ * other.
  */
 final class PostgresDialect implements SqlDialect {
 
@@ -32,17 +32,16 @@ final class PostgresDialect implements SqlDialect {
     }
 
     @Override
-    public void beginMigration(Connection c) throws SQLException {
-        c.setAutoCommit(false);
+    public void lockMigration(Connection c) throws SQLException {
         try (Statement st = c.createStatement()) {
-            // released by the commit in endMigration, or the rollback when the connection returns
-            st.execute("SELECT pg_advisory_xact_lock(" + MIGRATION_LOCK + ")");
+            st.execute("SELECT pg_advisory_lock(" + MIGRATION_LOCK + ")");
         }
     }
 
     @Override
-    public void endMigration(Connection c) throws SQLException {
-        c.commit();
-        c.setAutoCommit(true);
+    public void unlockMigration(Connection c) throws SQLException {
+        try (Statement st = c.createStatement()) {
+            st.execute("SELECT pg_advisory_unlock(" + MIGRATION_LOCK + ")");
+        }
     }
 }

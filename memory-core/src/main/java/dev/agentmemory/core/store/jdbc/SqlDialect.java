@@ -23,14 +23,15 @@ interface SqlDialect {
     List<String> migratePayloadToLargeText();
 
     /**
-     * Called on the migration's connection before the schema is read: makes concurrent starts
-     * migrate one at a time, where the database needs it. No-op by default.
+     * Takes the lock that makes instances starting together on one database migrate its schema
+     * one at a time, on {@code c}, a connection used for nothing else until
+     * {@link #unlockMigration}. No-op by default (an embedded database has one opener).
      */
-    default void beginMigration(Connection c) throws SQLException {
+    default void lockMigration(Connection c) throws SQLException {
     }
 
-    /** Called after a successful migration on the same connection (commits what begin opened). No-op by default. */
-    default void endMigration(Connection c) throws SQLException {
+    /** Releases {@link #lockMigration}'s lock. */
+    default void unlockMigration(Connection c) throws SQLException {
     }
 
     /** Whether {@code e} (or a cause, or a batch's next exception) is a unique-key violation. */
