@@ -47,6 +47,25 @@ class PostgresAgentMemoryTest {
         }
     }
 
+    /** The README's PostgreSQL snippet, with the test server's URL, user and password. */
+    @Test
+    void should_build_the_readme_snippet() {
+        PostgresTestDatabase pg = PostgresTestDatabase.require(getClass());
+        String schema = pg.createSchema("readme");
+        String url = pg.urlOf(schema);
+        String user = pg.user();
+        String password = pg.password();
+        try {
+            // README: "PostgreSQL"
+            AgentMemory memory = AgentMemory.builder()
+                    .jdbc(url, user, password)
+                    .build();
+            memory.close();
+        } finally {
+            pg.dropSchema(schema);
+        }
+    }
+
     @Test
     void should_say_what_failed_and_where_without_the_password_when_the_password_is_wrong() {
         PostgresTestDatabase pg = PostgresTestDatabase.require(getClass());
