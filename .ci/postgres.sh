@@ -7,6 +7,8 @@
 #   bash .ci/postgres.sh stop           stops it (no-op when it is not running)
 #   bash .ci/postgres.sh run CMD...     start, run CMD with the variables exported, stop
 #   bash .ci/postgres.sh env            prints the export lines without starting anything
+#   bash .ci/postgres.sh crash          stops it at once (pg_ctl stop -m immediate: no shutdown
+#                                       checkpoint, as a crash), for the restart test
 #
 # Settings (environment): AGENTMEMORY_PG_PORT (55432), AGENTMEMORY_PG_OS_USER (the user that
 # runs the server when this script runs as root; postgres, created when missing).
@@ -99,6 +101,8 @@ print_env() {
   echo "export AGENTMEMORY_TEST_PG_URL='$URL'"
   echo "export AGENTMEMORY_TEST_PG_USER='$DB_USER'"
   echo "export AGENTMEMORY_TEST_PG_PASSWORD='$DB_PASSWORD'"
+  # lets a test stop and restart this server (it is the script's own, under target/)
+  echo "export AGENTMEMORY_TEST_PG_SCRIPT='$ROOT/.ci/postgres.sh'"
 }
 
 psql_admin() {
@@ -156,9 +160,20 @@ stop() {
   fi
 }
 
+crash() {
+  BIN="$(find_bindir)"
+  ensure_os_user
+  if is_running; then
+    as_owner "$BIN/pg_ctl" -D "$DATA" -m immediate -w -t 60 stop >&2
+  else
+    log "not running"
+  fi
+}
+
 case "${1:-}" in
   start) start ;;
   stop) stop ;;
+  crash) crash ;;
   env) print_env ;;
   run)
     shift
@@ -170,7 +185,7 @@ case "${1:-}" in
     "$@"
     ;;
   *)
-    echo "usage: $0 start|stop|env|run COMMAND..." >&2
+    echo "usage: $0 start|stop|crash|env|run COMMAND..." >&2
     exit 2
     ;;
 esac

@@ -76,6 +76,34 @@ public final class PostgresTestDatabase {
         return value == null ? "" : value;
     }
 
+    /**
+     * Runs {@code .ci/postgres.sh <command>} on the server it started ({@code crash}, {@code start}),
+     * when the server is that script's ({@code AGENTMEMORY_TEST_PG_SCRIPT} is set); false otherwise.
+     */
+    public boolean control(String command) {
+        String script = System.getenv("AGENTMEMORY_TEST_PG_SCRIPT");
+        if (script == null || script.isBlank()) {
+            return false;
+        }
+        try {
+            Process p = new ProcessBuilder("bash", script, command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            if (!p.waitFor(120, java.util.concurrent.TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new IllegalStateException(script + " " + command + " did not finish within 120 s");
+            }
+            if (p.exitValue() != 0) {
+                throw new IllegalStateException(script + " " + command + " exited with " + p.exitValue());
+            }
+            return true;
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     public String url() {
         return url;
     }
