@@ -853,6 +853,10 @@ public final class MemoryEngine implements AutoCloseable {
      * field becomes {@value MessageRedactor#REDACTED}. A message no redactor can rewrite is
      * forgotten instead. The log records a {@link Change.MessagesRedacted} holding only the
      * redacted forms; hard mode also rewrites the events that held the originals.
+     *
+     * <p>A hard forget that removed anything {@linkplain #compact() compacts} the store and the
+     * derived data before it returns, so that no file they wrote still holds a removed value;
+     * this costs a copy of the live data (see the README's storage section).
      */
     public ForgetReceipt forget(Caller caller, ForgetTarget target, ForgetMode mode) {
         Objects.requireNonNull(target, "target");
@@ -861,7 +865,16 @@ public final class MemoryEngine implements AutoCloseable {
         // first, the state was reloaded by the failed commit and the forget is made again on it.
         for (int attempt = 1; ; attempt++) {
             try {
-                return forgetOnce(caller, target, mode);
+                ForgetReceipt receipt = forgetOnce(caller, target, mode);
+                if (mode == ForgetMode.HARD && (receipt.removedAnything() || receipt.eventsScrubbed() > 0)) {
+                    try {
+                        compact();
+                    } catch (RuntimeException e) {
+                        throw new MemoryException("forgotten, but the removed values may still be in the files: "
+                                + "compaction failed (call compact() again): " + e.getMessage(), e);
+                    }
+                }
+                return receipt;
             } catch (StaleVersionException e) {
                 if (attempt >= FORGET_ATTEMPTS) {
                     throw e;

@@ -355,7 +355,9 @@ public final class AgentMemory implements AutoCloseable {
 
         /**
          * An H2 database file (path without the {@code .mv.db} suffix) for a new engine; closed with
-         * this memory. Fails when {@link #engine} or {@link #store} was given.
+         * this memory. Fails when {@link #engine} or {@link #store} was given. One owner per file:
+         * {@code build()} fails while another memory or store has the file open, in this JVM or in
+         * another process (see {@code JdbcEventStore.h2File}).
          */
         public Builder h2File(Path path) {
             Objects.requireNonNull(path, "path");

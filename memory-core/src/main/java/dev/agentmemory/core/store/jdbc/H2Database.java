@@ -158,6 +158,7 @@ final class H2Database implements Database {
             }
             url = url(file.toString().substring(0, file.toString().length() - ".mv.db".length()));
             pool = openPool();
+            holdOpen();
         }
         this.compactedBytes = isFile() ? fileSize() : 0;
     }
@@ -205,6 +206,18 @@ final class H2Database implements Database {
         JdbcConnectionPool p = JdbcConnectionPool.create(url, "sa", "");
         p.setMaxConnections(16);
         return p;
+    }
+
+    /**
+     * Opens the database now, with a connection left in the pool, so that the file's lock is held
+     * from here on (the pool connects lazily; until then another process could take the file).
+     */
+    private void holdOpen() {
+        try (Connection c = pool.getConnection()) {
+            // returned to the pool, which keeps it open
+        } catch (SQLException e) {
+            throw new MemoryException("cannot open the H2 file " + file + ": " + e.getMessage(), e);
+        }
     }
 
     private boolean isFile() {
@@ -346,6 +359,7 @@ final class H2Database implements Database {
             throw new MemoryException("cannot compact the H2 database " + path + ": " + e.getMessage(), e);
         }
         pool = openPool();
+        holdOpen();
         compactedBytes = fileSize();
     }
 

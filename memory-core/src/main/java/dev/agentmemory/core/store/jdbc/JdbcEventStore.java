@@ -583,6 +583,9 @@ public final class JdbcEventStore implements EventStore {
                     if (row.seq() != last + 1) {
                         throw damaged(partition, last + 1, "the log jumps from seq " + last + " to " + row.seq());
                     }
+                    if (head.lastSeq() == 0) {
+                        throw damaged(partition, row.seq(), "it has events but no head");
+                    }
                     long event = EventDigest.event(partition, row.seq(), row.at(), row.type(), row.actor(),
                             row.traceId(), row.payload());
                     if (row.eventHash() == null || row.eventHash() != event) {
@@ -719,13 +722,14 @@ public final class JdbcEventStore implements EventStore {
         }
     }
 
+    /** Every partition of a tenant that has events: those with a head (each append writes one). */
     @Override
     public List<Partition> partitions(String tenant) {
         Objects.requireNonNull(tenant, "tenant");
         try (Database.Held reading = database.reading()) {
             try (Connection c = database.dataSource().getConnection();
                  PreparedStatement ps = c.prepareStatement(
-                         "SELECT DISTINCT user_id FROM memory_events WHERE tenant = ? ORDER BY user_id")) {
+                         "SELECT user_id FROM memory_heads WHERE tenant = ? ORDER BY user_id")) {
                 ps.setString(1, tenant);
                 List<Partition> out = new ArrayList<>();
                 try (ResultSet rs = ps.executeQuery()) {
