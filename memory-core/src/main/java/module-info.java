@@ -13,6 +13,8 @@ module dev.agentmemory.core {
     requires com.h2database;
     // H2 is an automatic module; its JdbcDataSource (behind JdbcEventStore.h2*) implements javax.naming types
     requires java.naming;
+    // JdbcEventStore.connect(url, ...) pools connections with HikariCP
+    requires com.zaxxer.hikari;
     requires static transitive org.jspecify;
 
     exports dev.agentmemory.core;

@@ -9,6 +9,7 @@ import dev.agentmemory.core.spi.DerivedData;
 import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.core.spi.ForgetRequest;
 import dev.agentmemory.core.store.jdbc.JdbcEventStore;
+import dev.agentmemory.core.store.jdbc.JdbcSettings;
 import dev.agentmemory.langchain4j.framing.MemoryFramer;
 import dev.agentmemory.langchain4j.recall.HybridIndex;
 import dev.agentmemory.langchain4j.tools.MemoryTools;
@@ -23,6 +24,7 @@ import dev.langchain4j.rag.content.retriever.ContentRetriever;
 import dev.langchain4j.store.memory.chat.ChatMemoryStore;
 import org.jspecify.annotations.Nullable;
 
+import javax.sql.DataSource;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -323,6 +325,10 @@ public final class AgentMemory implements AutoCloseable {
         private @Nullable MemoryEngine engine;
         private @Nullable EventStore store;
         private @Nullable Path h2File;
+        private @Nullable DataSource dataSource;
+        private @Nullable JdbcSettings jdbc;
+        /** Which of engine, store, h2File, jdbc and dataSource was given. */
+        private @Nullable String source;
         private @Nullable EmbeddingModel embeddingModel;
         private @Nullable ChatModel summaryModel;
         private int summaryMinMessages = 4;
@@ -343,7 +349,7 @@ public final class AgentMemory implements AutoCloseable {
          */
         public Builder engine(MemoryEngine engine) {
             Objects.requireNonNull(engine, "engine");
-            onlySource("engine", "store", store, "h2File", h2File);
+            source("engine");
             this.engine = engine;
             return this;
         }
@@ -351,28 +357,54 @@ public final class AgentMemory implements AutoCloseable {
         /** The event store for a new engine. Fails when {@link #engine} or {@link #h2File} was given. */
         public Builder store(EventStore store) {
             Objects.requireNonNull(store, "store");
-            onlySource("store", "engine", engine, "h2File", h2File);
+            source("store");
             this.store = store;
             return this;
         }
 
         /**
          * An H2 database file (path without the {@code .mv.db} suffix) for a new engine; closed with
-         * this memory. Fails when {@link #engine} or {@link #store} was given.
+         * this memory. Fails when {@link #engine} or {@link #store} was given. One owner per file:
+         * {@code build()} fails while another memory or store has the file open, in this JVM or in
+         * another process (see {@code JdbcEventStore.h2File}).
          */
         public Builder h2File(Path path) {
             Objects.requireNonNull(path, "path");
-            onlySource("h2File", "engine", engine, "store", store);
+            source("h2File");
             this.h2File = path;
             return this;
         }
 
-        private static void onlySource(String given, String a, @Nullable Object aValue, String b, @Nullable Object bValue) {
-            String other = aValue != null ? a : bValue != null ? b : null;
-            if (other != null) {
-                throw new IllegalStateException("cannot give both " + other + " and " + given
-                        + ": the memory's store comes from one of engine, store and h2File");
+        /**
+         * Events on a database server, e.g. PostgreSQL ({@code jdbc:postgresql://host:5432/db}; add
+         * the driver {@code org.postgresql:postgresql}), through a connection pool that
+         * {@link #build} opens and {@link AgentMemory#close} closes. Also set by the
+         * {@code agentmemory.jdbc.*} keys. Fails when another store was given.
+         */
+        public Builder jdbc(String url, String user, String password) {
+            JdbcSettings settings = JdbcSettings.of(url, user, password);
+            source("jdbc");
+            this.jdbc = settings;
+            return this;
+        }
+
+        /**
+         * Events in the database of a {@link DataSource} the application owns and closes (the
+         * memory only borrows connections). Fails when another store was given.
+         */
+        public Builder dataSource(DataSource dataSource) {
+            Objects.requireNonNull(dataSource, "dataSource");
+            source("dataSource");
+            this.dataSource = dataSource;
+            return this;
+        }
+
+        private void source(String given) {
+            if (source != null && !source.equals(given)) {
+                throw new IllegalStateException("cannot give both " + source + " and " + given
+                        + ": the memory's store comes from one of engine, store, h2File, jdbc and dataSource");
             }
+            source = given;
         }
 
         /**
@@ -564,6 +596,19 @@ public final class AgentMemory implements AutoCloseable {
          * together with a ready engine.
          */
         public AgentMemory build() {
+            JdbcSettings server = jdbc;
+            if (settings.jdbcUrl != null) {
+                if (source != null && !source.equals("jdbc")) {
+                    throw new IllegalStateException("cannot give both " + source + " and " + Settings.PREFIX
+                            + "jdbc.url: the memory's store comes from one of engine, store, h2File, jdbc and dataSource");
+                }
+                if (server == null) {
+                    server = JdbcSettings.of(settings.jdbcUrl, settings.jdbcUser, settings.jdbcPassword);
+                }
+            }
+            if (server != null && settings.jdbcPoolSize != null) {
+                server = server.poolSize(settings.jdbcPoolSize);
+            }
             if (engine != null) {
                 if (!settings.engineSettingsSet.isEmpty()) {
                     throw new IllegalStateException("settings " + settings.engineSettingsSet
@@ -589,8 +634,18 @@ public final class AgentMemory implements AutoCloseable {
                 eb.store(store);
             } else if (h2File != null) {
                 eb.store(JdbcEventStore.h2File(h2File));
+            } else if (dataSource != null) {
+                eb.dataSource(dataSource);
+            } else if (server != null) {
+                eb.store(JdbcEventStore.connect(server));
             }
-            return new AgentMemory(this, settings.copy(), eb.build(), true);
+            MemoryEngine built = eb.build();
+            try {
+                return new AgentMemory(this, settings.copy(), built, true);
+            } catch (RuntimeException e) {
+                built.close();
+                throw e;
+            }
         }
     }
 }

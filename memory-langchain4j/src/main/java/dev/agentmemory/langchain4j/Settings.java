@@ -52,6 +52,11 @@ final class Settings {
     byte @Nullable [] encryptionKey;
     String agent = "assistant";
     int maxMessageChars = DEFAULT_MAX_MESSAGE_CHARS;
+    /** {@code agentmemory.jdbc.*}: a database server for a new engine (password never shown). */
+    @Nullable String jdbcUrl;
+    String jdbcUser = "";
+    String jdbcPassword = "";
+    @Nullable Integer jdbcPoolSize;
 
     /** Names of engine-owned settings that were set explicitly, in the order they were set. */
     final Set<String> engineSettingsSet = new LinkedHashSet<>();
@@ -92,6 +97,10 @@ final class Settings {
         c.encryptionKey = encryptionKey == null ? null : encryptionKey.clone();
         c.agent = agent;
         c.maxMessageChars = maxMessageChars;
+        c.jdbcUrl = jdbcUrl;
+        c.jdbcUser = jdbcUser;
+        c.jdbcPassword = jdbcPassword;
+        c.jdbcPoolSize = jdbcPoolSize;
         c.engineSettingsSet.addAll(engineSettingsSet);
         return c;
     }
@@ -185,6 +194,10 @@ final class Settings {
                     case "encryption-key" -> encryptionKey(base64(key, v));
                     case "agent" -> agent = v;
                     case "max-message-chars" -> maxMessageChars(integer(key, v));
+                    case "jdbc.url" -> jdbcUrl = v;
+                    case "jdbc.user" -> jdbcUser = v;
+                    case "jdbc.password" -> jdbcPassword = v;
+                    case "jdbc.pool-size" -> jdbcPoolSize = atLeast("jdbc.pool-size", integer(key, v), 1);
                     default -> throw new IllegalArgumentException("unknown setting " + key
                             + " (known: " + String.join(", ", KNOWN) + ")");
                 }
@@ -221,7 +234,8 @@ final class Settings {
 
     static final Set<String> KNOWN = Set.of("ttl.<kind>", "max-records-per-user", "at-limit", "window-size",
             "results.state", "results.persistent", "results.episodic", "min-score", "block.max-chars",
-            "block.max-tokens", "strict-conflicts", "delete-mode", "encryption-key", "agent", "max-message-chars");
+            "block.max-tokens", "strict-conflicts", "delete-mode", "encryption-key", "agent", "max-message-chars",
+            "jdbc.url", "jdbc.user", "jdbc.password", "jdbc.pool-size");
 
     static String name(Kind kind) {
         return EnumText.label(kind);

@@ -104,11 +104,28 @@ class AgentMemoryConfigTest {
         assertThatThrownBy(() -> builder.h2File(dir.resolve("m")))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessage("cannot give both engine and h2File: the memory's store comes from one of engine, store"
-                        + " and h2File");
+                        + ", h2File, jdbc and dataSource");
         assertThatThrownBy(() -> AgentMemory.builder().h2File(dir.resolve("m")).store(new InMemoryEventStore()))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessage("cannot give both h2File and store: the memory's store comes from one of engine, store"
-                        + " and h2File");
+                        + ", h2File, jdbc and dataSource");
+    }
+
+    @Test
+    void should_refuse_a_jdbc_url_key_together_with_another_store() {
+        Properties p = new Properties();
+        p.setProperty("agentmemory.jdbc.url", "jdbc:postgresql://127.0.0.1:9/none");
+        p.setProperty("agentmemory.jdbc.password", "never-shown-31");
+
+        assertThatThrownBy(() -> AgentMemory.builder().h2File(dir.resolve("m")).config(p).build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("cannot give both h2File and agentmemory.jdbc.url: the memory's store comes from one of"
+                        + " engine, store, h2File, jdbc and dataSource");
+        p.setProperty("agentmemory.jdbc.pool-size", "0");
+        assertThatThrownBy(() -> AgentMemory.builder().config(p))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("agentmemory.jdbc.pool-size: jdbc.pool-size must be >= 1: 0")
+                .hasMessageNotContaining("never-shown-31");
     }
 
     @Test

@@ -13,6 +13,7 @@ import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.StaleVersionException;
 import dev.agentmemory.core.Status;
 import dev.agentmemory.core.event.StoredMessage;
+import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.core.store.jdbc.JdbcEventStore;
 import org.junit.jupiter.api.Test;
 
@@ -58,8 +59,16 @@ class ConcurrencyTest {
             throws Exception {
         // given: two engines (two application instances) on one store
         JdbcEventStore store = JdbcEventStore.h2InMemory("concurrency");
-        MemoryEngine first = MemoryEngine.builder().store(store).build();
-        MemoryEngine second = MemoryEngine.builder().store(store).build();
+        runTwoEngines(store, store);
+    }
+
+    /**
+     * The test on two engines over {@code firstStore} and {@code secondStore}, which hold the
+     * same data (one store twice, or two stores on one database); closes both.
+     */
+    void runTwoEngines(EventStore firstStore, EventStore secondStore) throws Exception {
+        MemoryEngine first = MemoryEngine.builder().store(firstStore).build();
+        MemoryEngine second = MemoryEngine.builder().store(secondStore).build();
 
         // when
         ExecutorService pool = Executors.newFixedThreadPool(THREADS);
@@ -116,6 +125,9 @@ class ConcurrencyTest {
                 elementsChecked, versionsChecked, messagesChecked, reads.get(), retries.get());
         assertThat(elementsChecked).isGreaterThan(100);
         first.close();
+        if (secondStore != firstStore) {
+            second.close();
+        }
     }
 
     private void work(int thread, MemoryEngine engine) {

@@ -15,6 +15,7 @@ import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.ReadOptions;
 import dev.agentmemory.core.Scope;
 import dev.agentmemory.core.ScopeView;
+import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.core.store.jdbc.JdbcEventStore;
 import org.junit.jupiter.api.Test;
 
@@ -58,8 +59,13 @@ class IsolationTest {
 
     @Test
     void should_never_return_another_tenants_users_or_agents_record_when_many_share_one_store() {
+        runOn(JdbcEventStore.h2InMemory("isolation"));
+    }
+
+    /** The test on {@code store} (empty); closes it. */
+    void runOn(EventStore store) {
         // given
-        try (MemoryEngine engine = MemoryEngine.builder().store(JdbcEventStore.h2InMemory("isolation"))
+        try (MemoryEngine engine = MemoryEngine.builder().store(store)
                 .clock(Clock.fixed(Instant.parse("2024-10-15T10:00:00Z"), ZoneOffset.UTC)).build()) {
             // when: random writes and reads interleaved
             for (int round = 0; round < 1500; round++) {

@@ -5,7 +5,6 @@ import dev.agentmemory.core.StaleVersionException;
 import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.core.spi.StoredEvent;
-import org.h2.jdbcx.JdbcConnectionPool;
 
 import javax.sql.DataSource;
 import java.nio.file.Path;
@@ -15,111 +14,134 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.ReentrantLock;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * An {@link EventStore} on a relational database through JDBC. H2 (embedded file or in-memory)
- * is the default; the SQL is portable to PostgreSQL (only the large-text column type differs,
- * chosen from the driver's product name). The schema is created or migrated at start.
+ * is the default; the SQL is portable, and what differs per database (type names, DDL, how a
+ * key conflict is reported) is a {@link SqlDialect} chosen from the driver's product name. The
+ * schema is created or migrated at start.
  *
- * <p>One table, {@code memory_events}, primary key (tenant, user_id, seq): the key both orders a
- * user's log and stops two writers from appending the same sequence. Appends are one
- * transaction. On an H2 file every acknowledged append is on the disk before it returns.
- * Thread-safe.
+ * <p>{@code memory_events}, primary key (tenant, user_id, seq): the key both orders a user's log
+ * and stops two writers from appending the same sequence. Appends are one transaction. On an H2
+ * file every acknowledged append is on the disk before it returns. Thread-safe.
+ *
+ * <p>The store never serves data other than what it wrote: every row carries a checksum of its
+ * columns and the value of a hash chain over its partition's log, and {@code memory_heads} holds
+ * each partition's last sequence and chain value, updated in the append's transaction. Every read
+ * checks them; a partition whose log does not match is refused (a {@link MemoryException} naming
+ * the store, the partition, the sequence and what is wrong) while the others stay readable. An H2
+ * file also counts its write transactions and keeps that count, synced after each commit, in a
+ * high-water mark beside it ({@code <name>.hwm}): a file that was cut short or replaced by an
+ * older copy is refused at open. An existing file that is empty or holds no memory schema is
+ * refused rather than treated as a new database.
+ *
+ * <p>One owner per H2 file: a second {@link #h2File} on a file already open in this JVM is
+ * refused, as is one in another process (after waiting 5 s for its lock).
  */
 public final class JdbcEventStore implements EventStore {
 
     /**
-     * 1: the table. 2: on H2 the payload is {@code CHARACTER VARYING} instead of {@code CLOB}:
-     * H2 keeps CLOBs over a few hundred bytes in a separate LOB store, which made reading a log
-     * about a hundred times slower and, after a killed writer, tripped an internal assert of
-     * H2 at shutdown. PostgreSQL keeps {@code TEXT}.
+     * 1: the table. 2: on H2 the payload is {@code CHARACTER VARYING} instead of {@code CLOB}
+     * (see {@link H2Dialect#largeTextType()}). PostgreSQL keeps {@code TEXT}. 3: a checksum and a
+     * chain value on every row ({@code event_hash}, {@code chain_hash}), each partition's last
+     * sequence and chain value ({@code memory_heads}), the count of write transactions
+     * ({@code memory_meta}); a schema-2 database gets them computed from its rows when it is
+     * opened, once.
      */
-    static final int SCHEMA_VERSION = 2;
+    static final int SCHEMA_VERSION = 3;
 
-    private volatile DataSource dataSource;
-    private final String h2Url;
-    private volatile JdbcConnectionPool pool;
-    /**
-     * On an H2 file, one write transaction at a time. H2's MVStore skips a commit's store when
-     * another thread's store moved the version meanwhile, taking it to include this commit; under
-     * concurrent appends an acknowledged append then went missing after a kill, about one
-     * CrashConsistencyTest run in five, even with {@code CHECKPOINT SYNC}. The fsync that every
-     * append waits for is serial anyway, so this costs little.
-     */
-    private final ReentrantLock fileWrites = new ReentrantLock();
-    /**
-     * On an H2 file: every database call holds the read side; compaction, which closes and
-     * reopens the database, holds the write side, so no call sees the pool being swapped.
-     */
-    private final ReentrantReadWriteLock gate = new ReentrantReadWriteLock();
-    /** Compact automatically once the file exceeds this and four times its size after the last compaction. */
-    private final long autoCompactMinBytes;
-    private volatile long compactedBytes;
-    private final AtomicLong appendsSinceSizeCheck = new AtomicLong();
-    private volatile boolean closed;
+    private static final String WRITES = "writes";
+
+    /** Connections, and what the database needs around them (locks, syncs, compaction, close). */
+    private final Database database;
+    /** Type names, DDL and error codes of the database, from its driver's product name. */
+    private final SqlDialect dialect;
+    /** The store's name in every error: a file path or a JDBC URL without credentials. */
+    private final String name;
+    /** Write transactions committed, when {@link Database#keepsHighWaterMark()}. */
+    private final AtomicLong writes = new AtomicLong();
 
     /** A store on any JDBC data source (e.g. a PostgreSQL pool); the caller owns its life. */
     public JdbcEventStore(DataSource dataSource) {
-        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
-        this.h2Url = null;
-        this.autoCompactMinBytes = Long.MAX_VALUE;
-        migrate();
+        this.database = new Database.CallerDataSource(Objects.requireNonNull(dataSource, "dataSource"));
+        this.name = database.name();
+        this.dialect = migrate();
     }
 
-    private JdbcEventStore(String h2Url, long autoCompactMinBytes) {
-        this.h2Url = h2Url;
-        this.autoCompactMinBytes = autoCompactMinBytes;
-        this.pool = JdbcConnectionPool.create(h2Url, "sa", "");
-        this.pool.setMaxConnections(16);
-        this.dataSource = pool;
-        awaitFileLock();
-        migrate();
-        this.compactedBytes = isH2File() ? fileSize() : 0;
+    private JdbcEventStore(PooledDatabase database) {
+        this.database = database;
+        this.name = database.name();
+        try {
+            this.dialect = migrateLocked(database);
+        } catch (RuntimeException e) {
+            database.close();
+            throw e;
+        }
     }
-
-    /** H2's "database may be already in use": the file is locked by another process. */
-    private static final int H2_FILE_LOCKED = 90020;
-    private static final long LOCK_WAIT_MILLIS = 5_000;
 
     /**
-     * Waits up to {@link #LOCK_WAIT_MILLIS} for another process to release an H2 file; a process
-     * restarted right after the previous one was killed can find the lock not yet released (the
-     * kill test saw this about once in a hundred restarts).
-     *
-     * @throws MemoryException when the file is still locked after that
+     * A store on the database server at {@code url} (PostgreSQL 15 or later:
+     * {@code jdbc:postgresql://host:5432/db}; the application adds the driver,
+     * {@code org.postgresql:postgresql}), through a pool of {@link JdbcSettings#DEFAULT_POOL_SIZE}
+     * connections that the store opens and closes. See {@link #connect(JdbcSettings)}.
      */
-    private void awaitFileLock() {
-        if (!isH2File()) {
-            return;
-        }
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(LOCK_WAIT_MILLIS);
-        while (true) {
-            try (Connection c = dataSource.getConnection()) {
-                return;
-            } catch (SQLException e) {
-                if (e.getErrorCode() != H2_FILE_LOCKED) {
-                    return;
-                }
-                if (System.nanoTime() > deadline) {
-                    pool.dispose();
-                    throw new MemoryException("the H2 file " + h2FilePath() + " is in use by another process (waited "
-                            + LOCK_WAIT_MILLIS / 1000 + " s); close it there first", e);
-                }
-            }
+    public static JdbcEventStore connect(String url, String user, String password) {
+        return connect(JdbcSettings.of(url, user, password));
+    }
+
+    /**
+     * A store on a database server through a HikariCP pool it opens (and closes with the store).
+     * The schema is created or migrated now, one starting instance at a time. An acknowledged
+     * append is committed, and on PostgreSQL durable (its default {@code synchronous_commit =
+     * on}); a batch is one transaction; two instances appending the same sequence of one user
+     * cannot both succeed (the primary key refuses the second, which fails with
+     * {@link StaleVersionException}). Errors and {@link #toString()} name the URL without password.
+     *
+     * @throws MemoryException when the server cannot be reached, refuses the login, or holds a
+     *                         newer schema
+     */
+    public static JdbcEventStore connect(JdbcSettings settings) {
+        Objects.requireNonNull(settings, "settings");
+        return new JdbcEventStore(PooledDatabase.open(settings));
+    }
+
+    /**
+     * {@link #migrate()} while holding the database's migration lock (PostgreSQL: a session
+     * advisory lock on a connection of its own), so that instances starting together on one
+     * database migrate one after the other.
+     */
+    private SqlDialect migrateLocked(PooledDatabase pooled) {
+        try (Connection lock = pooled.lockConnection()) {
+            SqlDialect dialect = SqlDialect.forProduct(lock.getMetaData().getDatabaseProductName());
+            dialect.lockMigration(lock);
             try {
-                Thread.sleep(100);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
+                return migrate();
+            } finally {
+                dialect.unlockMigration(lock);
             }
+        } catch (SQLException e) {
+            throw new MemoryException("store " + name + ": cannot lock the memory schema for migration: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    private JdbcEventStore(H2Database database) {
+        this.database = database;
+        this.name = database.name();
+        try {
+            this.dialect = migrate();
+            database.opened();
+            checkHighWaterMark(database);
+        } catch (RuntimeException e) {
+            database.close();
+            throw e;
         }
     }
 
@@ -129,6 +151,14 @@ public final class JdbcEventStore implements EventStore {
      * process. H2 never reuses freed space in the file here (reusing it lost acknowledged appends
      * in the kill test), so the file is compacted automatically once it has grown past 64 MiB and
      * four times its size after the last compaction; calls wait while that runs.
+     *
+     * <p>One store per file: while this store is open, another {@code h2File} on the same file
+     * (in this JVM, or through another path to it) is refused with a {@link MemoryException}, as
+     * a second process is; share this store instead. {@link #close()} releases the file. The
+     * store also keeps {@code <name>.hwm} beside the file (see the class comment).
+     *
+     * @throws MemoryException when the file is in use, empty, not a memory database, damaged,
+     *         or has lost writes it had acknowledged
      */
     public static JdbcEventStore h2File(Path file) {
         return h2File(file, DEFAULT_AUTO_COMPACT_MIN_BYTES);
@@ -139,12 +169,7 @@ public final class JdbcEventStore implements EventStore {
     /** As {@link #h2File(Path)}, compacting once the file exceeds {@code autoCompactMinBytes} (tests). */
     static JdbcEventStore h2File(Path file, long autoCompactMinBytes) {
         Objects.requireNonNull(file, "file");
-        String path = file.toAbsolutePath().toString();
-        if (path.endsWith(".mv.db")) {
-            path = path.substring(0, path.length() - ".mv.db".length());
-        }
-        return new JdbcEventStore("jdbc:h2:file:" + path + ";WRITE_DELAY=0;REUSE_SPACE=FALSE;DB_CLOSE_ON_EXIT=FALSE",
-                autoCompactMinBytes);
+        return new JdbcEventStore(H2Database.file(file, autoCompactMinBytes));
     }
 
     /** A named in-memory H2 database that lives until this store is closed. */
@@ -153,15 +178,18 @@ public final class JdbcEventStore implements EventStore {
         if (!name.matches("[A-Za-z0-9_-]{1,64}")) {
             throw new IllegalArgumentException("database name must be 1-64 letters, digits, _ or -: " + name);
         }
-        return new JdbcEventStore("jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1", Long.MAX_VALUE);
+        return new JdbcEventStore(H2Database.inMemory(name));
     }
 
-    private void migrate() {
-        try (Connection c = dataSource.getConnection(); Statement st = c.createStatement()) {
-            String product = c.getMetaData().getDatabaseProductName().toLowerCase();
-            boolean postgres = product.contains("postgres");
-            // up to 1,000,000,000 characters on H2, unlimited on PostgreSQL
-            String text = postgres ? "TEXT" : "CHARACTER VARYING";
+    /** Creates or migrates the schema; returns the database's dialect. */
+    private SqlDialect migrate() {
+        try (Connection c = database.dataSource().getConnection(); Statement st = c.createStatement()) {
+            SqlDialect dialect = SqlDialect.forProduct(c.getMetaData().getDatabaseProductName());
+            if (database.mustHoldSchema() && !hasTable(c, "memory_schema")) {
+                throw new MemoryException("the H2 file " + name + " holds no memory schema (it is header only, damaged,"
+                        + " or another application's database); refusing to open it as a new one");
+            }
+            String text = dialect.largeTextType();
             st.execute("CREATE TABLE IF NOT EXISTS memory_schema (version INTEGER NOT NULL)");
             int version = 0;
             try (ResultSet rs = st.executeQuery("SELECT MAX(version) FROM memory_schema")) {
@@ -170,8 +198,8 @@ public final class JdbcEventStore implements EventStore {
                 }
             }
             if (version > SCHEMA_VERSION) {
-                throw new MemoryException("database schema version " + version + " is newer than this library ("
-                        + SCHEMA_VERSION + ")");
+                throw new MemoryException("store " + name + ": database schema version " + version
+                        + " is newer than this library (" + SCHEMA_VERSION + ")");
             }
             if (version < 1) {
                 st.execute("CREATE TABLE IF NOT EXISTS memory_events ("
@@ -182,14 +210,135 @@ public final class JdbcEventStore implements EventStore {
                 st.execute("INSERT INTO memory_schema (version) VALUES (1)");
             }
             if (version < 2) {
-                if (!postgres) {
-                    // rewrites every row once; a table created just above already has the type
-                    st.execute("ALTER TABLE memory_events ALTER COLUMN payload SET DATA TYPE " + text);
+                for (String ddl : dialect.migratePayloadToLargeText()) {
+                    st.execute(ddl);
                 }
                 st.execute("INSERT INTO memory_schema (version) VALUES (2)");
             }
+            if (version < 3) {
+                st.execute("ALTER TABLE memory_events ADD COLUMN IF NOT EXISTS event_hash BIGINT");
+                st.execute("ALTER TABLE memory_events ADD COLUMN IF NOT EXISTS chain_hash BIGINT");
+                st.execute("CREATE TABLE IF NOT EXISTS memory_heads (tenant VARCHAR(128) NOT NULL, "
+                        + "user_id VARCHAR(128) NOT NULL, last_seq BIGINT NOT NULL, chain_head BIGINT NOT NULL, "
+                        + "PRIMARY KEY (tenant, user_id))");
+                st.execute("CREATE TABLE IF NOT EXISTS memory_meta (meta_key VARCHAR(64) NOT NULL, "
+                        + "counter BIGINT NOT NULL, PRIMARY KEY (meta_key))");
+                checksumExistingRows(c);
+                st.execute("INSERT INTO memory_schema (version) VALUES (3)");
+            }
+            // every table and column the store uses is there (a damaged catalog fails here, not at a later read)
+            st.executeQuery("SELECT tenant, user_id, seq, at_time, type, actor, trace_id, payload, event_hash, chain_hash"
+                    + " FROM memory_events WHERE 1 = 0").close();
+            st.executeQuery("SELECT tenant, user_id, last_seq, chain_head FROM memory_heads WHERE 1 = 0").close();
+            try (ResultSet rs = st.executeQuery("SELECT counter FROM memory_meta WHERE meta_key = '" + WRITES + "'")) {
+                writes.set(rs.next() ? rs.getLong(1) : 0);
+            }
+            return dialect;
         } catch (SQLException e) {
-            throw new MemoryException("cannot create or migrate the memory schema: " + e.getMessage(), e);
+            throw new MemoryException("store " + name + ": cannot open, create or migrate the memory schema: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    private static boolean hasTable(Connection c, String table) throws SQLException {
+        for (String candidate : List.of(table.toUpperCase(java.util.Locale.ROOT), table)) {
+            try (ResultSet rs = c.getMetaData().getTables(null, null, candidate, null)) {
+                if (rs.next()) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Schema 2 to 3: computes the checksum and chain of every stored row, in one transaction
+     * (repeated from the start when interrupted). Rows of a schema-2 database are taken as they
+     * are: there was nothing to check them against.
+     */
+    private void checksumExistingRows(Connection c) throws SQLException {
+        c.setAutoCommit(false);
+        try (Statement st = c.createStatement();
+             PreparedStatement update = c.prepareStatement("UPDATE memory_events SET event_hash = ?, chain_hash = ? "
+                     + "WHERE tenant = ? AND user_id = ? AND seq = ?");
+             PreparedStatement head = c.prepareStatement(
+                     "INSERT INTO memory_heads (tenant, user_id, last_seq, chain_head) VALUES (?, ?, ?, ?)")) {
+            st.execute("DELETE FROM memory_heads");
+            st.execute("DELETE FROM memory_meta");
+            Partition current = null;
+            long last = 0;
+            long chain = 0;
+            int pending = 0;
+            try (Statement scan = c.createStatement();
+                 ResultSet rs = scan.executeQuery("SELECT tenant, user_id, seq, at_time, type, actor, trace_id, payload "
+                         + "FROM memory_events ORDER BY tenant, user_id, seq")) {
+                while (rs.next()) {
+                    Partition p = new Partition(rs.getString(1), rs.getString(2));
+                    if (!p.equals(current)) {
+                        if (current != null) {
+                            addHead(head, current, last, chain);
+                        }
+                        current = p;
+                        last = 0;
+                        chain = 0;
+                    }
+                    long seq = rs.getLong(3);
+                    if (seq != last + 1) {
+                        throw new MemoryException("store " + name + ": cannot add checksums to partition " + p
+                                + ": its log jumps from seq " + last + " to " + seq);
+                    }
+                    long event = EventDigest.event(p, seq, rs.getString(4), rs.getString(5), rs.getString(6),
+                            rs.getString(7), rs.getString(8));
+                    chain = EventDigest.chain(chain, event);
+                    last = seq;
+                    update.setLong(1, event);
+                    update.setLong(2, chain);
+                    update.setString(3, p.tenant());
+                    update.setString(4, p.user());
+                    update.setLong(5, seq);
+                    update.addBatch();
+                    if (++pending == 1_000) {
+                        update.executeBatch();
+                        pending = 0;
+                    }
+                }
+            }
+            if (current != null) {
+                addHead(head, current, last, chain);
+            }
+            if (pending > 0) {
+                update.executeBatch();
+            }
+            head.executeBatch();
+            st.execute("INSERT INTO memory_meta (meta_key, counter) VALUES ('" + WRITES + "', 0)");
+            c.commit();
+        } catch (SQLException | RuntimeException e) {
+            c.rollback();
+            throw e;
+        } finally {
+            c.setAutoCommit(true);
+        }
+    }
+
+    private static void addHead(PreparedStatement head, Partition p, long last, long chain) throws SQLException {
+        head.setString(1, p.tenant());
+        head.setString(2, p.user());
+        head.setLong(3, last);
+        head.setLong(4, chain);
+        head.addBatch();
+    }
+
+    /** Refuses a file that committed fewer writes than its high-water mark records. */
+    private void checkHighWaterMark(H2Database h2) {
+        if (!h2.keepsHighWaterMark()) {
+            return;
+        }
+        long mark = h2.highWaterMark();
+        if (writes.get() < mark) {
+            throw new MemoryException("the H2 file " + name + " has lost writes it had acknowledged: it holds "
+                    + writes.get() + " write transactions, but its high-water mark " + h2.highWaterMarkPath()
+                    + " records " + mark + " (the file was cut short or replaced by an older copy); if an older copy"
+                    + " was restored on purpose, delete " + h2.highWaterMarkPath().getFileName() + " to accept it");
         }
     }
 
@@ -210,187 +359,287 @@ public final class JdbcEventStore implements EventStore {
             }
             return;
         }
-        try (Held shared = shared()) {
-            lockFileWrites();
-            try {
-                insert(partition, expectedLastSeq, events);
-            } finally {
-                unlockFileWrites();
+        try (Database.Held writing = database.writing()) {
+            insert(partition, expectedLastSeq, events);
+        }
+        database.afterAppend();
+    }
+
+    /** A partition's last sequence and chain value as committed with its last append. */
+    private record Head(long lastSeq, long chain) {
+        static final Head EMPTY = new Head(0, 0);
+    }
+
+    private static Head head(Connection c, Partition partition) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT last_seq, chain_head FROM memory_heads WHERE tenant = ? AND user_id = ?")) {
+            ps.setString(1, partition.tenant());
+            ps.setString(2, partition.user());
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? new Head(rs.getLong(1), rs.getLong(2)) : Head.EMPTY;
             }
         }
-        maybeCompact();
-    }
-
-    /** Holds the read side of {@link #gate} (H2 file only) until closed. */
-    private interface Held extends AutoCloseable {
-        @Override
-        void close();
-    }
-
-    private Held shared() {
-        if (!isH2File()) {
-            return () -> { };
-        }
-        gate.readLock().lock();
-        return () -> gate.readLock().unlock();
-    }
-
-    /** Checks the file's size every 256 appends and compacts it once it has grown too much. */
-    private void maybeCompact() {
-        if (!isH2File() || appendsSinceSizeCheck.incrementAndGet() % 256 != 0) {
-            return;
-        }
-        long size = fileSize();
-        if (size > autoCompactMinBytes && size > 4 * compactedBytes) {
-            compact();
-        }
-    }
-
-    private long fileSize() {
-        try {
-            return java.nio.file.Files.size(Path.of(h2FilePath()));
-        } catch (java.io.IOException e) {
-            return 0;
-        }
-    }
-
-    private String h2FilePath() {
-        return h2Url.substring("jdbc:h2:file:".length(), h2Url.indexOf(';')) + ".mv.db";
     }
 
     private void insert(Partition partition, long expectedLastSeq, List<StoredEvent> events) {
-        try (Connection c = dataSource.getConnection()) {
+        try (Connection c = database.dataSource().getConnection()) {
             c.setAutoCommit(false);
             try {
-                // The primary key refuses a second writer's seq expectedLastSeq + 1; this point
-                // lookup refuses a caller that is ahead of the log (a gap). Together they equal
-                // "the log ends at expectedLastSeq" without scanning the user's whole log.
-                if (expectedLastSeq > 0 && !exists(c, partition, expectedLastSeq)) {
-                    long last = lastSequence(c, partition);
-                    throw new StaleVersionException("partition " + partition + " is at seq " + last + ", not " + expectedLastSeq);
+                // The primary key refuses a second writer's seq expectedLastSeq + 1; the head
+                // refuses a caller that is ahead of the log (a gap) and gives the chain to extend.
+                Head head = head(c, partition);
+                if (head.lastSeq() != expectedLastSeq) {
+                    throw new StaleVersionException("partition " + partition + " is at seq " + head.lastSeq()
+                            + ", not " + expectedLastSeq);
                 }
-                try (PreparedStatement ps = c.prepareStatement("INSERT INTO memory_events "
-                        + "(tenant, user_id, seq, at_time, type, actor, trace_id, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+                long chain = head.chain();
+                try (PreparedStatement ps = c.prepareStatement("INSERT INTO memory_events (tenant, user_id, seq, "
+                        + "at_time, type, actor, trace_id, payload, event_hash, chain_hash) "
+                        + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
                     for (StoredEvent e : events) {
+                        String at = e.at().toString();
+                        long hash = EventDigest.event(partition, e.seq(), at, e.type(), e.actor(), e.traceId(), e.payload());
+                        chain = EventDigest.chain(chain, hash);
                         ps.setString(1, partition.tenant());
                         ps.setString(2, partition.user());
                         ps.setLong(3, e.seq());
-                        ps.setString(4, e.at().toString());
+                        ps.setString(4, at);
                         ps.setString(5, e.type());
                         ps.setString(6, e.actor());
                         ps.setString(7, e.traceId());
                         ps.setString(8, e.payload());
+                        ps.setLong(9, hash);
+                        ps.setLong(10, chain);
                         ps.addBatch();
                     }
                     ps.executeBatch();
                 }
+                long last = events.get(events.size() - 1).seq();
+                if (expectedLastSeq == 0) {
+                    try (PreparedStatement ps = c.prepareStatement(
+                            "INSERT INTO memory_heads (tenant, user_id, last_seq, chain_head) VALUES (?, ?, ?, ?)")) {
+                        ps.setString(1, partition.tenant());
+                        ps.setString(2, partition.user());
+                        ps.setLong(3, last);
+                        ps.setLong(4, chain);
+                        ps.executeUpdate();
+                    }
+                } else if (!moveHead(c, partition, expectedLastSeq, last, chain)) {
+                    throw new StaleVersionException("another writer appended to " + partition + " first");
+                }
+                long written = countWrite(c);
                 c.commit();
-                flushToFile(c);
+                committed(c, written);
             } catch (SQLException e) {
-                c.rollback();
-                if (isDuplicateKey(e)) {
+                rollback(c, e);
+                if (dialect.isUniqueViolation(e)) {
                     throw new StaleVersionException("another writer appended to " + partition + " first");
                 }
                 throw e;
             } catch (RuntimeException e) {
-                c.rollback();
+                rollback(c, e);
                 throw e;
             }
         } catch (SQLException e) {
-            throw new MemoryException("cannot append to " + partition + ": " + e.getMessage(), e);
-        }
-    }
-
-    private void lockFileWrites() {
-        if (isH2File()) {
-            fileWrites.lock();
-        }
-    }
-
-    private void unlockFileWrites() {
-        if (isH2File()) {
-            fileWrites.unlock();
+            throw new MemoryException("store " + name + ": cannot append to " + partition + ": " + e.getMessage(), e);
         }
     }
 
     /**
-     * For an embedded H2 file: makes the committed change durable before the append returns
-     * ({@code CHECKPOINT SYNC} waits for the write and syncs the file). Without it, H2 may still
-     * be writing the last commit from a background thread when the process is killed, and an
-     * acknowledged append is lost (CrashConsistencyTest caught this). Costs one sync per append;
-     * batch proposals to amortise it. A plain {@code CHECKPOINT} does not wait for that write:
-     * the same test lost acknowledged appends with it, even with checkpoints serialised.
+     * Rolls back after {@code cause}; a failing rollback (the connection broke) is added to it
+     * rather than hiding it, and the server discards the uncommitted transaction anyway.
      */
-    private void flushToFile(Connection c) throws SQLException {
-        if (!isH2File()) {
-            return;
-        }
-        try (Statement st = c.createStatement()) {
-            st.execute("CHECKPOINT SYNC");
-        }
-    }
-
-    private boolean isH2File() {
-        return h2Url != null && h2Url.startsWith("jdbc:h2:file:");
-    }
-
-    private static boolean exists(Connection c, Partition partition, long seq) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(
-                "SELECT 1 FROM memory_events WHERE tenant = ? AND user_id = ? AND seq = ?")) {
-            ps.setString(1, partition.tenant());
-            ps.setString(2, partition.user());
-            ps.setLong(3, seq);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next();
-            }
+    private static void rollback(Connection c, Exception cause) {
+        try {
+            c.rollback();
+        } catch (SQLException r) {
+            cause.addSuppressed(r);
         }
     }
 
-    private static boolean isDuplicateKey(SQLException e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof SQLException s && "23505".equals(s.getSQLState())) {
-                return true;
-            }
-            if (t instanceof java.sql.BatchUpdateException b && b.getNextException() != null
-                    && "23505".equals(b.getNextException().getSQLState())) {
-                return true;
-            }
+    private static boolean moveHead(Connection c, Partition partition, long fromSeq, long toSeq, long chain)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE memory_heads SET last_seq = ?, chain_head = ? "
+                + "WHERE tenant = ? AND user_id = ? AND last_seq = ?")) {
+            ps.setLong(1, toSeq);
+            ps.setLong(2, chain);
+            ps.setString(3, partition.tenant());
+            ps.setString(4, partition.user());
+            ps.setLong(5, fromSeq);
+            return ps.executeUpdate() == 1;
         }
-        return false;
     }
 
+    /** In the write transaction: counts it, when the database keeps a high-water mark; returns the new count. */
+    private long countWrite(Connection c) throws SQLException {
+        if (!database.keepsHighWaterMark()) {
+            return 0;
+        }
+        long next = writes.get() + 1;
+        try (PreparedStatement ps = c.prepareStatement("UPDATE memory_meta SET counter = ? WHERE meta_key = ?")) {
+            ps.setLong(1, next);
+            ps.setString(2, WRITES);
+            ps.executeUpdate();
+        }
+        return next;
+    }
+
+    private void committed(Connection c, long written) throws SQLException {
+        if (database.keepsHighWaterMark()) {
+            writes.set(written);
+        }
+        database.afterCommit(c, written);
+    }
+
+    /**
+     * Events of the partition after {@code afterSeq}, each checked against its checksum and the
+     * partition's chain and head.
+     *
+     * @throws MemoryException naming the store, the partition and the first damaged sequence when
+     *         the stored log is not the one that was written
+     */
     @Override
     public List<StoredEvent> read(Partition partition, long afterSeq) {
         Objects.requireNonNull(partition, "partition");
-        try (Held shared = shared()) {
-            try (Connection c = dataSource.getConnection();
-                 PreparedStatement ps = c.prepareStatement("SELECT seq, at_time, type, actor, trace_id, payload "
-                         + "FROM memory_events WHERE tenant = ? AND user_id = ? AND seq > ? ORDER BY seq")) {
+        try (Database.Held reading = database.reading()) {
+            try (Connection c = database.dataSource().getConnection()) {
+                for (int attempt = 1; ; attempt++) {
+                    List<StoredEvent> out = new ArrayList<>();
+                    try {
+                        walk(c, partition, afterSeq, (row, event) -> out.add(event));
+                        return out;
+                    } catch (DamagedLog e) {
+                        // A rewrite committed between reading the head and the rows looks like this
+                        // once; damage in the file looks like this every time.
+                        if (attempt == READ_ATTEMPTS) {
+                            throw e;
+                        }
+                    }
+                }
+            } catch (SQLException e) {
+                throw new MemoryException("store " + name + ": cannot read " + partition + ": " + e.getMessage(), e);
+            }
+        }
+    }
+
+    private static final int READ_ATTEMPTS = 3;
+
+    /** The stored log of a partition is not the one that was written. */
+    private static final class DamagedLog extends MemoryException {
+        DamagedLog(String message) {
+            super(message);
+        }
+    }
+
+    /** One stored row with its checksums as stored (null when missing). */
+    private record Row(long seq, String at, String type, String actor, String traceId, String payload,
+                       Long eventHash, Long chainHash) {
+    }
+
+    private interface RowVisitor {
+        void visit(Row row, StoredEvent event) throws SQLException;
+    }
+
+    /**
+     * Reads and checks the partition's rows after {@code afterSeq} in order, then checks that
+     * they reach the partition's head (read first: rows appended after it continue the chain and
+     * are checked the same way); returns that head.
+     */
+    private Head walk(Connection c, Partition partition, long afterSeq, RowVisitor visitor) throws SQLException {
+        Head head = head(c, partition);
+        long chain = 0;
+        if (afterSeq > 0) {
+            try (PreparedStatement ps = c.prepareStatement(
+                    "SELECT chain_hash FROM memory_events WHERE tenant = ? AND user_id = ? AND seq = ?")) {
                 ps.setString(1, partition.tenant());
                 ps.setString(2, partition.user());
                 ps.setLong(3, afterSeq);
-                List<StoredEvent> out = new ArrayList<>();
                 try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        out.add(new StoredEvent(rs.getLong(1), Instant.parse(rs.getString(2)), rs.getString(3),
-                                rs.getString(4), rs.getString(5), rs.getString(6)));
+                    if (!rs.next()) {
+                        if (afterSeq < head.lastSeq()) {
+                            throw damaged(partition, afterSeq, "the event is missing");
+                        }
+                        return head; // after the end of the log: nothing to read
                     }
+                    long stored = rs.getLong(1);
+                    if (rs.wasNull()) {
+                        throw damaged(partition, afterSeq, "its chain value is missing");
+                    }
+                    chain = stored;
                 }
-                return out;
-            } catch (SQLException e) {
-                throw new MemoryException("cannot read " + partition + ": " + e.getMessage(), e);
             }
         }
+        long last = afterSeq;
+        long chainAtHead = 0;
+        try (PreparedStatement ps = c.prepareStatement("SELECT seq, at_time, type, actor, trace_id, payload, "
+                + "event_hash, chain_hash FROM memory_events WHERE tenant = ? AND user_id = ? AND seq > ? ORDER BY seq")) {
+            ps.setString(1, partition.tenant());
+            ps.setString(2, partition.user());
+            ps.setLong(3, afterSeq);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    Row row = new Row(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4),
+                            rs.getString(5), rs.getString(6), rs.getObject(7, Long.class), rs.getObject(8, Long.class));
+                    if (row.seq() != last + 1) {
+                        throw damaged(partition, last + 1, "the log jumps from seq " + last + " to " + row.seq());
+                    }
+                    if (head.lastSeq() == 0) {
+                        throw damaged(partition, row.seq(), "it has events but no head");
+                    }
+                    long event = EventDigest.event(partition, row.seq(), row.at(), row.type(), row.actor(),
+                            row.traceId(), row.payload());
+                    if (row.eventHash() == null || row.eventHash() != event) {
+                        throw damaged(partition, row.seq(), "its checksum does not match its contents");
+                    }
+                    chain = EventDigest.chain(chain, event);
+                    if (row.chainHash() == null || row.chainHash() != chain) {
+                        throw damaged(partition, row.seq(), "its chain value does not follow the event before it");
+                    }
+                    last = row.seq();
+                    if (last == head.lastSeq()) {
+                        chainAtHead = chain;
+                    }
+                    visitor.visit(row, toEvent(partition, row));
+                }
+            }
+        }
+        if (afterSeq < head.lastSeq() && (last < head.lastSeq() || chainAtHead != head.chain())) {
+            throw damaged(partition, Math.min(last + 1, head.lastSeq()), last < head.lastSeq()
+                    ? "the log ends at seq " + last + " but seq " + head.lastSeq() + " was committed"
+                    : "the chain does not reach the partition's head");
+        }
+        return head;
+    }
+
+    private StoredEvent toEvent(Partition partition, Row row) {
+        Instant at;
+        try {
+            at = Instant.parse(row.at());
+        } catch (DateTimeParseException e) {
+            throw new MemoryException("store " + name + ": partition " + partition + " seq " + row.seq()
+                    + ": stored time '" + row.at() + "' is not an instant: " + e.getMessage(), e);
+        }
+        try {
+            return new StoredEvent(row.seq(), at, row.type(), row.actor(), row.traceId(), row.payload());
+        } catch (RuntimeException e) {
+            throw new MemoryException("store " + name + ": partition " + partition + " seq " + row.seq()
+                    + ": stored event is invalid: " + e.getMessage(), e);
+        }
+    }
+
+    private DamagedLog damaged(Partition partition, long seq, String what) {
+        return new DamagedLog("store " + name + ": the log of partition " + partition + " is damaged at seq "
+                + seq + ": " + what + "; its events are not served");
     }
 
     @Override
     public long lastSequence(Partition partition) {
         Objects.requireNonNull(partition, "partition");
-        try (Held shared = shared()) {
-            try (Connection c = dataSource.getConnection()) {
+        try (Database.Held reading = database.reading()) {
+            try (Connection c = database.dataSource().getConnection()) {
                 return lastSequence(c, partition);
             } catch (SQLException e) {
-                throw new MemoryException("cannot read " + partition + ": " + e.getMessage(), e);
+                throw new MemoryException("store " + name + ": cannot read " + partition + ": " + e.getMessage(), e);
             }
         }
     }
@@ -406,47 +655,81 @@ public final class JdbcEventStore implements EventStore {
         }
     }
 
+    /**
+     * Replaces payloads (hard forgetting), after checking the log from the first replaced event
+     * on; the checksums and chain values from there on are recomputed in the same transaction.
+     */
     @Override
     public void rewrite(Partition partition, Map<Long, String> payloadBySeq) {
         Objects.requireNonNull(partition, "partition");
         if (payloadBySeq.isEmpty()) {
             return;
         }
-        Held shared = shared();
-        lockFileWrites();
-        try (Connection c = dataSource.getConnection()) {
+        TreeMap<Long, String> replaced = new TreeMap<>(payloadBySeq);
+        long from = Math.max(1, replaced.firstKey());
+        Database.Held writing = database.writing();
+        try (Connection c = database.dataSource().getConnection()) {
             c.setAutoCommit(false);
-            try (PreparedStatement ps = c.prepareStatement(
-                    "UPDATE memory_events SET payload = ? WHERE tenant = ? AND user_id = ? AND seq = ?")) {
-                for (Map.Entry<Long, String> e : payloadBySeq.entrySet()) {
-                    ps.setString(1, e.getValue());
-                    ps.setString(2, partition.tenant());
-                    ps.setString(3, partition.user());
-                    ps.setLong(4, e.getKey());
+            try (PreparedStatement ps = c.prepareStatement("UPDATE memory_events SET payload = ?, event_hash = ?, "
+                    + "chain_hash = ? WHERE tenant = ? AND user_id = ? AND seq = ?")) {
+                long[] chain = {from == 1 ? 0 : storedChain(c, partition, from - 1)};
+                Head head = walk(c, partition, from - 1, (row, event) -> {
+                    String payload = replaced.getOrDefault(row.seq(), row.payload());
+                    long hash = EventDigest.event(partition, row.seq(), row.at(), row.type(), row.actor(),
+                            row.traceId(), payload);
+                    chain[0] = EventDigest.chain(chain[0], hash);
+                    ps.setString(1, payload);
+                    ps.setLong(2, hash);
+                    ps.setLong(3, chain[0]);
+                    ps.setString(4, partition.tenant());
+                    ps.setString(5, partition.user());
+                    ps.setLong(6, row.seq());
                     ps.addBatch();
+                });
+                if (head.lastSeq() >= from) {
+                    ps.executeBatch();
+                    if (!moveHead(c, partition, head.lastSeq(), head.lastSeq(), chain[0])) {
+                        throw new StaleVersionException("another writer changed " + partition + " during the rewrite");
+                    }
+                    long written = countWrite(c);
+                    c.commit();
+                    committed(c, written);
+                } else {
+                    c.commit();
                 }
-                ps.executeBatch();
-                c.commit();
-                flushToFile(c);
-            } catch (SQLException e) {
-                c.rollback();
+            } catch (SQLException | RuntimeException e) {
+                rollback(c, e);
                 throw e;
             }
         } catch (SQLException e) {
-            throw new MemoryException("cannot rewrite events of " + partition + ": " + e.getMessage(), e);
+            throw new MemoryException("store " + name + ": cannot rewrite events of " + partition + ": "
+                    + e.getMessage(), e);
         } finally {
-            unlockFileWrites();
-            shared.close();
+            writing.close();
         }
     }
 
+    /** The stored chain value of one event (the one before a rewrite); 0 when the event is missing. */
+    private static long storedChain(Connection c, Partition partition, long seq) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT chain_hash FROM memory_events WHERE tenant = ? AND user_id = ? AND seq = ?")) {
+            ps.setString(1, partition.tenant());
+            ps.setString(2, partition.user());
+            ps.setLong(3, seq);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getLong(1) : 0;
+            }
+        }
+    }
+
+    /** Every partition of a tenant that has events: those with a head (each append writes one). */
     @Override
     public List<Partition> partitions(String tenant) {
         Objects.requireNonNull(tenant, "tenant");
-        try (Held shared = shared()) {
-            try (Connection c = dataSource.getConnection();
+        try (Database.Held reading = database.reading()) {
+            try (Connection c = database.dataSource().getConnection();
                  PreparedStatement ps = c.prepareStatement(
-                         "SELECT DISTINCT user_id FROM memory_events WHERE tenant = ? ORDER BY user_id")) {
+                         "SELECT user_id FROM memory_heads WHERE tenant = ? ORDER BY user_id")) {
                 ps.setString(1, tenant);
                 List<Partition> out = new ArrayList<>();
                 try (ResultSet rs = ps.executeQuery()) {
@@ -456,7 +739,7 @@ public final class JdbcEventStore implements EventStore {
                 }
                 return out;
             } catch (SQLException e) {
-                throw new MemoryException("cannot list users of " + tenant + ": " + e.getMessage(), e);
+                throw new MemoryException("store " + name + ": cannot list users of " + tenant + ": " + e.getMessage(), e);
             }
         }
     }
@@ -464,59 +747,23 @@ public final class JdbcEventStore implements EventStore {
     /**
      * For an embedded H2 file: closes the database, copies its live data into a fresh,
      * uncompressed file (so purged bytes leave it, and a byte scan of the file can prove it), then
-     * reopens it. Other
-     * databases reclaim space with their own tools (PostgreSQL: VACUUM FULL); no-op for them.
+     * reopens it; calls wait meanwhile. Other databases reclaim space with their own tools
+     * (PostgreSQL: VACUUM FULL); no-op for them.
      */
     @Override
-    public synchronized void compact() {
-        if (!isH2File()) {
-            return;
-        }
-        gate.writeLock().lock();
-        try {
-            compactClosed();
-        } finally {
-            gate.writeLock().unlock();
-        }
+    public void compact() {
+        database.compact();
     }
 
-    private void compactClosed() {
-        pool.dispose();
-        try (Connection c = java.sql.DriverManager.getConnection(h2Url, "sa", ""); Statement st = c.createStatement()) {
-            st.execute("SHUTDOWN");
-        } catch (SQLException e) {
-            throw new MemoryException("cannot close the H2 database for compaction: " + e.getMessage(), e);
-        }
-        // Copy the live data into a fresh file, uncompressed: SHUTDOWN COMPACT compresses every
-        // page, which hides from a byte scan whether a purged value is really gone.
-        String file = h2FilePath();
-        try {
-            org.h2.mvstore.MVStoreTool.compact(file, false);
-        } catch (RuntimeException e) {
-            throw new MemoryException("cannot compact the H2 database " + file + ": " + e.getMessage(), e);
-        }
-        JdbcConnectionPool fresh = JdbcConnectionPool.create(h2Url, "sa", "");
-        fresh.setMaxConnections(16);
-        pool = fresh;
-        dataSource = fresh;
-        compactedBytes = fileSize();
-    }
-
+    /** Closes a database this store opened (H2); a caller's data source stays open. */
     @Override
     public void close() {
-        if (pool == null || closed) {
-            return;
-        }
-        closed = true;
-        // SHUTDOWN closes the database now, even if a connection is still out, so that the
-        // file's lock is released when close() returns and another process can open it. It runs
-        // on a connection of its own: a pooled one would try to roll back on its way back to
-        // the closed database, and H2 would log that failure to a .trace.db file at every close.
-        try (Connection c = java.sql.DriverManager.getConnection(h2Url, "sa", ""); Statement st = c.createStatement()) {
-            st.execute("SHUTDOWN");
-        } catch (SQLException e) {
-            // closing anyway: the pool is disposed below
-        }
-        pool.dispose();
+        database.close();
+    }
+
+    /** The store's name: a file path, or a JDBC URL without credentials; never a password. */
+    @Override
+    public String toString() {
+        return "JdbcEventStore[" + name + "]";
     }
 }
