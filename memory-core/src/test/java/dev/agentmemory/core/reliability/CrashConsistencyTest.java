@@ -121,7 +121,7 @@ class CrashConsistencyTest {
      * This JVM's class path, plus its module path when surefire runs the tests on it (memory-core
      * is a named module): the child runs everything from the class path.
      */
-    private static String childClassPath() {
+    static String childClassPath() {
         String modules = System.getProperty("jdk.module.path", "");
         String classes = System.getProperty("java.class.path", "");
         return modules.isEmpty() ? classes : modules + java.io.File.pathSeparator + classes;

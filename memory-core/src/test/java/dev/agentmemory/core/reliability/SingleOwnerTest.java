@@ -71,7 +71,7 @@ class SingleOwnerTest {
         // given: the crash test's writer, in a child JVM, owning the file and writing to it
         Path db = dir.resolve("shared");
         ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-cp", System.getProperty("java.class.path"), CrashWriter.class.getName(),
+                "-Xmx256m", "-cp", CrashConsistencyTest.childClassPath(), CrashWriter.class.getName(),
                 db.toString(), "1", "1", "1");
         pb.redirectError(dir.resolve("child.err").toFile());
         Process child = pb.start();
