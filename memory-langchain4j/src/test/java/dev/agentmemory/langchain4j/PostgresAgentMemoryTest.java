@@ -56,10 +56,11 @@ class PostgresAgentMemoryTest {
         String user = pg.user();
         String password = pg.password();
         try {
-            // README: "PostgreSQL"
+            // tag::postgres[]
             AgentMemory memory = AgentMemory.builder()
-                    .jdbc(url, user, password)
-                    .build();
+                    .jdbc(url, user, password)   // e.g. "jdbc:postgresql://db:5432/app", "app", System.getenv("DB_PASSWORD")
+                    .build();                    // or .dataSource(yourDataSource); MemoryEngine.builder() has both
+            // end::postgres[]
             memory.close();
         } finally {
             pg.dropSchema(schema);
