@@ -31,4 +31,6 @@ module dev.agentmemory.core {
     opens dev.agentmemory.core to com.fasterxml.jackson.databind;
     opens dev.agentmemory.core.event to com.fasterxml.jackson.databind;
     opens dev.agentmemory.core.ledger to com.fasterxml.jackson.databind;
+    // snapshots are JSON images of the engine's state
+    opens dev.agentmemory.core.internal.state to com.fasterxml.jackson.databind;
 }

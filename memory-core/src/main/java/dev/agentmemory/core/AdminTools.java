@@ -47,8 +47,18 @@ final class AdminTools implements Admin {
     @Override
     public AuditReport audit(Caller caller, Duration staleAfter) {
         Objects.requireNonNull(staleAfter, "staleAfter");
-        return runtime.exclusive(caller, held -> Analysis.audit(held.state(), PartitionState.replay(held.storedLog()),
-                runtime.clock().instant(), staleAfter));
+        return runtime.exclusive(caller, held -> {
+            List<LoggedEvent> log = held.storedLog();
+            PartitionState replayed = PartitionState.replay(log);
+            AuditReport report = Analysis.audit(held.state(), replayed, runtime.clock().instant(), staleAfter);
+            String snapshot = held.snapshotProblem(log, replayed);
+            if (snapshot.isEmpty()) {
+                return report;
+            }
+            String difference = report.replayMatches() ? snapshot : report.replayDifference() + "; " + snapshot;
+            return new AuditReport(report.seq(), report.conflictingKeys(), report.expiredButActive(),
+                    report.staleKeys(), report.archivedScopesReferenced(), report.pendingActions(), false, difference);
+        });
     }
 
     @Override

@@ -93,7 +93,7 @@ public final class MemoryEngine implements AutoCloseable {
         this.config = new EngineConfig(b.strictConflicts, b.maxValueBytes, b.maxMessageChars, b.maxRecordsPerUser,
                 b.atLimit, b.ttlByKind, b.sensitiveKinds, b.sensitiveKeys, b.verifiers, b.instructionDetector);
         this.runtime = new PartitionRuntime(b.store != null ? b.store : new InMemoryEventStore(),
-                new EventCodec(b.encryptionKey), b.clock, b.listeners, b.derived);
+                new EventCodec(b.encryptionKey), b.clock, b.listeners, b.derived, b.snapshotEvery);
         this.decider = new ProposalDecider(config);
         this.forgetter = new Forgetter(runtime, b.redactors);
         this.tasks = new TaskLifecycle(runtime);
@@ -644,6 +644,7 @@ public final class MemoryEngine implements AutoCloseable {
         private final List<EventListener> listeners = new ArrayList<>();
         private final List<MessageRedactor> redactors = new ArrayList<>();
         private InstructionDetector instructionDetector = InstructionDetector.standard();
+        private int snapshotEvery = Snapshots.DEFAULT_EVERY;
 
         private Builder() {
         }
@@ -709,6 +710,26 @@ public final class MemoryEngine implements AutoCloseable {
                 throw new IllegalArgumentException("maxMessageChars must be within 1024..67108864: " + chars);
             }
             this.maxMessageChars = chars;
+            return this;
+        }
+
+        /**
+         * Writes a snapshot of a user's state every {@code events} events (after the commit that
+         * reaches the next multiple), so that loading a user with a long history reads the
+         * snapshot plus the events after it instead of replaying the whole log. Snapshots are
+         * derived data in the store (stores without snapshot support keep none): checked by a
+         * checksum, encrypted like the events when an encryption key is set, ignored and
+         * rebuilt when damaged, deleted by a forget, compared with a full replay by
+         * {@link Admin#audit}. Default: 1,000; 0 disables them.
+         *
+         * @throws IllegalArgumentException when {@code events} is negative
+         */
+        public Builder snapshotEvery(int events) {
+            if (events < 0) {
+                throw new IllegalArgumentException("snapshotEvery must be 0 (off) or a positive number of events: "
+                        + events);
+            }
+            this.snapshotEvery = events;
             return this;
         }
 

@@ -40,12 +40,14 @@ final class PartitionRuntime {
     private final Map<Partition, Handle> partitions = new ConcurrentHashMap<>();
     private final List<EventListener> listeners = new CopyOnWriteArrayList<>();
     private final List<DerivedData> derived = new CopyOnWriteArrayList<>();
+    private final Snapshots snapshots;
 
     PartitionRuntime(EventStore store, EventCodec codec, Clock clock, List<EventListener> listeners,
-                     List<DerivedData> derived) {
+                     List<DerivedData> derived, int snapshotEvery) {
         this.store = store;
         this.codec = codec;
         this.clock = clock;
+        this.snapshots = new Snapshots(store, codec, snapshotEvery);
         this.listeners.addAll(listeners);
         this.derived.addAll(derived);
     }
@@ -140,11 +142,20 @@ final class PartitionRuntime {
             }
             Map<Long, String> encoded = new java.util.HashMap<>();
             changes.forEach((seq, change) -> encoded.put(seq, codec.encodeChange(change)));
+            snapshots.rewriting(partition);
             store.rewrite(partition, encoded);
         }
 
         List<DerivedData> derived() {
             return derived;
+        }
+
+        /**
+         * What is wrong with the stored snapshot, compared with {@code replayed} (a replay of
+         * {@code log}, the whole stored log); empty when nothing is. A wrong one is deleted.
+         */
+        String snapshotProblem(List<LoggedEvent> log, PartitionState replayed) {
+            return snapshots.verify(partition, log, replayed);
         }
     }
 
@@ -263,12 +274,9 @@ final class PartitionRuntime {
         return partitions.computeIfAbsent(p, k -> new Handle(load(k)));
     }
 
+    /** The partition's state from its snapshot plus the log after it, or from the whole log. */
     private PartitionState load(Partition p) {
-        PartitionState s = new PartitionState();
-        for (StoredEvent e : store.read(p, 0)) {
-            s.apply(codec.decode(e));
-        }
-        return s;
+        return snapshots.load(p);
     }
 
     private void commit(Partition partition, Handle h, Tx tx) {
@@ -291,6 +299,7 @@ final class PartitionRuntime {
                 LOG.log(System.Logger.Level.WARNING, "event listener " + l + " failed on " + partition, e);
             }
         }
+        snapshots.committed(partition, h.state, committed);
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.agentmemory.core.spi;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Where memory events are kept. The engine decides what is written; a store appends and reads
@@ -38,6 +39,32 @@ public interface EventStore extends AutoCloseable {
 
     /** Every partition of a tenant that has events. */
     List<Partition> partitions(String tenant);
+
+    /**
+     * The partition's latest snapshot, if this store keeps snapshots (optional capability: by
+     * default none, and the engine replays the whole log). May be stale or damaged: the engine
+     * checks it and falls back to the log.
+     */
+    default Optional<StoredSnapshot> snapshot(Partition partition) {
+        return Optional.empty();
+    }
+
+    /**
+     * Keeps {@code snapshot} as the partition's snapshot, replacing any older one, but only while
+     * the partition's last sequence is still {@code snapshot.seq()} (a write or forget that got
+     * in first wins; the snapshot is then dropped). Returns whether it was kept. Keeps nothing by
+     * default.
+     */
+    default boolean saveSnapshot(Partition partition, StoredSnapshot snapshot) {
+        return false;
+    }
+
+    /**
+     * Deletes the partition's snapshots (a forget: no snapshot may keep a value that was since
+     * forgotten; a hard forget's {@link #compact} then removes their bytes too). No-op by default.
+     */
+    default void deleteSnapshots(Partition partition) {
+    }
 
     /** Reclaims space freed by rewrites so purged bytes leave the storage medium. No-op by default. */
     default void compact() {

@@ -4,17 +4,20 @@ import dev.agentmemory.core.StaleVersionException;
 import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.core.spi.StoredEvent;
+import dev.agentmemory.core.spi.StoredSnapshot;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /** An {@link EventStore} in the heap: fast, and gone with the process. Thread-safe. */
 public final class InMemoryEventStore implements EventStore {
 
     private final Map<Partition, List<StoredEvent>> logs = new ConcurrentHashMap<>();
+    private final Map<Partition, StoredSnapshot> snapshots = new ConcurrentHashMap<>();
 
     @Override
     public void append(Partition partition, long expectedLastSeq, List<StoredEvent> events) {
@@ -73,6 +76,32 @@ public final class InMemoryEventStore implements EventStore {
                 }
             });
         }
+    }
+
+    @Override
+    public Optional<StoredSnapshot> snapshot(Partition partition) {
+        return Optional.ofNullable(snapshots.get(Objects.requireNonNull(partition, "partition")));
+    }
+
+    @Override
+    public boolean saveSnapshot(Partition partition, StoredSnapshot snapshot) {
+        Objects.requireNonNull(snapshot, "snapshot");
+        List<StoredEvent> log = logs.get(Objects.requireNonNull(partition, "partition"));
+        if (log == null) {
+            return false;
+        }
+        synchronized (log) {
+            if (log.size() != snapshot.seq()) {
+                return false;
+            }
+            snapshots.put(partition, snapshot);
+            return true;
+        }
+    }
+
+    @Override
+    public void deleteSnapshots(Partition partition) {
+        snapshots.remove(Objects.requireNonNull(partition, "partition"));
     }
 
     @Override

@@ -10,6 +10,7 @@ import dev.agentmemory.core.Status;
 import dev.agentmemory.core.audit.AuditReport;
 import dev.agentmemory.core.event.LoggedEvent;
 import dev.agentmemory.core.event.StoredMessage;
+import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.core.store.jdbc.JdbcEventStore;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -72,6 +73,7 @@ class CrashConsistencyTest {
         long batchesChecked = 0;
         long recordsChecked = 0;
         long messagesChecked = 0;
+        long usersWithSnapshots = 0;
         for (int run = 1; run <= KILLS; run++) {
             // when: the child writes until it is killed after a random number of acknowledgements
             int killAfter = run % 5 == 0 ? 0 : 1 + random.nextInt(Integer.getInteger("crash.maxAcks", 30));
@@ -91,14 +93,17 @@ class CrashConsistencyTest {
             batchesChecked += s.batches;
             recordsChecked += s.records;
             messagesChecked += s.messages;
-            System.out.printf("crash run %d: killed after %d acks (target %d); store holds %d batches, %d unacked%n",
-                    run, runAcks.size(), killAfter, s.batchesPresent, s.batchesPresent - acked.size());
+            usersWithSnapshots = Math.max(usersWithSnapshots, s.snapshots);
+            System.out.printf("crash run %d: killed after %d acks (target %d); store holds %d batches, %d unacked,"
+                            + " %d users with a snapshot%n",
+                    run, runAcks.size(), killAfter, s.batchesPresent, s.batchesPresent - acked.size(), s.snapshots);
         }
         System.out.printf("CRASH CONSISTENCY: kills survived=%d, acknowledged batches=%d, "
                         + "batch checks=%d, record checks=%d, message checks=%d%n",
                 killed, acked.size(), batchesChecked, recordsChecked, messagesChecked);
         assertThat(killed).isEqualTo(KILLS);
         assertThat(acked).isNotEmpty();
+        assertThat(usersWithSnapshots).as("users whose snapshot the checker read and audited").isPositive();
     }
 
     /** Who holds the lock of the H2 file now: "free", "this JVM" or "another process". */
@@ -190,17 +195,24 @@ class CrashConsistencyTest {
         long records;
         long messages;
         long batchesPresent;
+        long snapshots;
     }
 
     private static Stats check(Path db, List<Ack> acked) {
         Stats stats = new Stats();
-        try (MemoryEngine engine = MemoryEngine.builder().store(JdbcEventStore.h2File(db)).build()) {
+        JdbcEventStore store = JdbcEventStore.h2File(db);
+        try (MemoryEngine engine = MemoryEngine.builder().store(store).build()) {
             Map<String, Map<String, Integer>> partsByBatchByUser = new HashMap<>();
             Map<String, Map<String, Long>> countersByUser = new HashMap<>();
             for (int u = 0; u < USERS; u++) {
                 Caller caller = CrashWriter.user(u);
+                boolean snapshot = store.snapshot(new Partition(caller.tenant(), caller.user())).isPresent();
+                // (the audit also compares the snapshot the child wrote, plus the log after it, with a full replay)
                 AuditReport audit = engine.audit(caller, Duration.ofDays(365));
                 assertThat(audit.consistent()).as("audit of %s: %s", caller.user(), audit.lines()).isTrue();
+                if (snapshot) {
+                    stats.snapshots++;
+                }
 
                 List<LoggedEvent> log = engine.log(caller);
                 for (int i = 0; i < log.size(); i++) {

@@ -27,11 +27,15 @@ import java.util.Random;
  * names the batch and its size, plus the thread's counter key set to the batch number, plus
  * one message in the thread's session: a batch applied in part is detectable after a crash.
  *
+ * <p>Snapshots are taken every {@value #SNAPSHOT_EVERY} events, so kills also hit snapshot writes.
+ *
  * <p>Arguments: database path, run number, threads, users.
  */
 final class CrashWriter {
 
     static final String TENANT = "crash";
+    /** Events between snapshots in the child (the default is 1,000: far more than a run writes). */
+    static final int SNAPSHOT_EVERY = 5;
 
     private CrashWriter() {
     }
@@ -50,7 +54,8 @@ final class CrashWriter {
         int threads = Integer.parseInt(args[2]);
         int users = Integer.parseInt(args[3]);
         PrintStream out = System.out;
-        MemoryEngine engine = MemoryEngine.builder().store(JdbcEventStore.h2File(db)).build();
+        // a snapshot every few events, so that kills land while snapshots are written too
+        MemoryEngine engine = MemoryEngine.builder().store(JdbcEventStore.h2File(db)).snapshotEvery(SNAPSHOT_EVERY).build();
         // A parent that died leaves our stdin at EOF: stop then instead of writing forever.
         Thread watchdog = new Thread(() -> {
             try {

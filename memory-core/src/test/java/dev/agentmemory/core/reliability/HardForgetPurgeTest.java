@@ -9,6 +9,8 @@ import dev.agentmemory.core.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.event.StoredMessage;
+import dev.agentmemory.core.spi.Partition;
+import dev.agentmemory.core.spi.StoredSnapshot;
 import dev.agentmemory.core.store.jdbc.JdbcEventStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -63,6 +65,35 @@ class HardForgetPurgeTest {
         assertThat(filesHolding(dir, kept)).as("control: a value not forgotten is found by the scan").isNotEmpty();
         try (MemoryEngine engine = MemoryEngine.builder().store(JdbcEventStore.h2File(dir.resolve("mem"))).build()) {
             assertThat(engine.audit(alice, java.time.Duration.ofDays(1)).replayMatches()).isTrue();
+        }
+    }
+
+    @Test
+    void should_leave_no_copy_in_a_snapshot_either(@TempDir Path dir) throws IOException {
+        String secret = "SECRET-card-4222-2222";
+        JdbcEventStore store = JdbcEventStore.h2File(dir.resolve("mem"));
+        try (MemoryEngine engine = MemoryEngine.builder().store(store).snapshotEvery(10).build()) {
+            // given: a snapshot that holds the value (taken after it was written)
+            engine.write(alice, Proposal.set(alice.persistent(), "card.number", secret).kind(Kind.DECISION).build());
+            for (int i = 0; i < 25; i++) {
+                engine.write(alice, Proposal.set(alice.persistent(), "note." + i, "note " + i).kind(Kind.DECISION).build());
+            }
+            assertThat(store.snapshot(new Partition("shop", "alice"))).as("control: a snapshot exists")
+                    .get().extracting(StoredSnapshot::payload).asString().contains(secret);
+
+            engine.forget(alice, ForgetTarget.key(alice.persistent(), MemoryKey.of("card.number")), ForgetMode.HARD);
+
+            assertThat(filesHolding(dir, secret)).as("files holding the value after forget returned").isEmpty();
+            // snapshots resume from the state after the forget
+            for (int i = 0; i < 12; i++) {
+                engine.write(alice, Proposal.set(alice.persistent(), "later." + i, "later " + i).kind(Kind.DECISION).build());
+            }
+            assertThat(store.snapshot(new Partition("shop", "alice"))).isPresent();
+        }
+        assertThat(filesHolding(dir, secret)).as("files holding the value after close").isEmpty();
+        try (MemoryEngine engine = MemoryEngine.builder().store(JdbcEventStore.h2File(dir.resolve("mem"))).build()) {
+            assertThat(engine.current(alice, alice.persistent(), MemoryKey.of("card.number"))).isEmpty();
+            assertThat(engine.admin().audit(alice, java.time.Duration.ofDays(1)).replayMatches()).isTrue();
         }
     }
 

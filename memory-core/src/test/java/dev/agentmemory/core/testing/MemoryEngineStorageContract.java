@@ -161,6 +161,40 @@ public abstract class MemoryEngineStorageContract {
     }
 
     @Test
+    void should_serve_the_same_state_from_a_snapshot_plus_the_tail_when_restarted() {
+        // given: 23 events with a snapshot every 5 (a store without snapshot support keeps none)
+        restart(b -> b.snapshotEvery(5));
+        Scope s = ALICE.session("s1");
+        for (int i = 0; i < 20; i++) {
+            engine.write(ALICE, Proposal.set(s, "k" + (i % 4), "v" + i).build());
+        }
+        engine.messages().change(ALICE, "s1", w -> new MemoryEngine.WindowChange(List.of(),
+                List.of(new StoredMessage(0, 0, "USER", "{\"text\":\"hi\"}", "hi"))));
+        engine.tasks().start(ALICE, "s1", "refund", "refund the earbuds");
+        engine.aliases().register(ALICE, "order:20241015", "the order ending in 15");
+        var replayBefore = engine.admin().replay(ALICE);
+        java.util.Optional<dev.agentmemory.core.spi.StoredSnapshot> snapshot = store.snapshot(partition(ALICE));
+        snapshot.ifPresent(x -> assertThat(x.seq()).isEqualTo(20));
+
+        // when
+        MemoryEngine reopened = restart(b -> b.snapshotEvery(5));
+
+        // then: snapshot plus tail serves what the whole log replays to
+        assertThat(reopened.admin().replay(ALICE)).isEqualTo(replayBefore);
+        assertThat(reopened.view(ALICE, s).text("k3")).contains("v19");
+        assertThat(reopened.messages().window(ALICE, "s1")).extracting(StoredMessage::text).containsExactly("hi");
+        assertThat(reopened.tasks().active(ALICE, "s1")).get().extracting(TaskInfo::task).isEqualTo("refund");
+        assertThat(reopened.aliases().resolve(ALICE, "the order ending in 15")).contains("order:20241015");
+        assertThat(reopened.admin().audit(ALICE, Duration.ofDays(30)).consistent()).isTrue();
+
+        // and a forget deletes the snapshot that held the value
+        reopened.forget(ALICE, ForgetTarget.key(s, MemoryKey.of("k0")), ForgetMode.SOFT);
+        assertThat(store.snapshot(partition(ALICE))).isEmpty();
+        assertThat(restart(b -> b.snapshotEvery(5)).current(ALICE, s, MemoryKey.of("k0"))).isEmpty();
+        assertThat(engine.admin().audit(ALICE, Duration.ofDays(30)).consistent()).isTrue();
+    }
+
+    @Test
     void should_serve_state_as_of_a_sequence_when_restarted() {
         Scope s = ALICE.session("s1");
         engine.write(ALICE, Proposal.set(s, "exchange.color", "black").build());

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.agentmemory.core.MemoryException;
 import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.event.LoggedEvent;
+import dev.agentmemory.core.internal.state.StateImage;
 import dev.agentmemory.core.spi.StoredEvent;
 import org.jspecify.annotations.Nullable;
 
@@ -75,9 +76,38 @@ public final class EventCodec {
         }
     }
 
+    /**
+     * The body of a snapshot of {@code image}: JSON, sealed like event payloads when the codec
+     * has a key.
+     */
+    public String encodeImage(StateImage image) {
+        String json;
+        try {
+            json = JSON.writeValueAsString(image);
+        } catch (JsonProcessingException e) {
+            throw new MemoryException("cannot encode a snapshot at seq " + image.lastSeq() + ": "
+                    + e.getOriginalMessage(), e);
+        }
+        return key == null ? json : seal(json);
+    }
+
+    /**
+     * The image a snapshot body holds.
+     *
+     * @throws MemoryException when it is sealed and no (or another) key is configured, or cannot be parsed
+     */
+    public StateImage decodeImage(String body) {
+        String json = body.startsWith(SEALED) ? open(body, "a snapshot") : body;
+        try {
+            return JSON.readValue(json, StateImage.class);
+        } catch (JsonProcessingException e) {
+            throw new MemoryException("cannot decode a snapshot: " + e.getOriginalMessage(), e);
+        }
+    }
+
     /** The event a stored form holds. */
     public LoggedEvent decode(StoredEvent s) {
-        String json = s.payload().startsWith(SEALED) ? open(s) : s.payload();
+        String json = s.payload().startsWith(SEALED) ? open(s.payload(), "event " + s.seq()) : s.payload();
         try {
             Change change = JSON.readValue(json, Change.class);
             return new LoggedEvent(s.seq(), s.at(), s.actor(), s.traceId(), change);
@@ -98,21 +128,21 @@ public final class EventCodec {
             System.arraycopy(ct, 0, out, iv.length, ct.length);
             return SEALED + Base64.getEncoder().encodeToString(out);
         } catch (GeneralSecurityException e) {
-            throw new MemoryException("cannot encrypt an event: " + e.getMessage(), e);
+            throw new MemoryException("cannot encrypt: " + e.getMessage(), e);
         }
     }
 
-    private String open(StoredEvent s) {
+    private String open(String payload, String what) {
         if (key == null) {
-            throw new MemoryException("event " + s.seq() + " is encrypted but no encryption key is configured");
+            throw new MemoryException(what + " is encrypted but no encryption key is configured");
         }
         try {
-            byte[] in = Base64.getDecoder().decode(s.payload().substring(SEALED.length()));
+            byte[] in = Base64.getDecoder().decode(payload.substring(SEALED.length()));
             Cipher c = Cipher.getInstance("AES/GCM/NoPadding");
             c.init(Cipher.DECRYPT_MODE, key, new GCMParameterSpec(128, in, 0, IV_BYTES));
             return new String(c.doFinal(in, IV_BYTES, in.length - IV_BYTES), StandardCharsets.UTF_8);
         } catch (GeneralSecurityException | IllegalArgumentException e) {
-            throw new MemoryException("cannot decrypt event " + s.seq() + ": wrong key or damaged payload", e);
+            throw new MemoryException("cannot decrypt " + what + ": wrong key or damaged payload", e);
         }
     }
 }

@@ -67,6 +67,60 @@ public final class PartitionState {
         return state;
     }
 
+    /** This state as plain data, for a snapshot ({@link #restore} is the inverse). */
+    public StateImage image() {
+        List<StateImage.Versions> v = new ArrayList<>();
+        versions.forEach((scope, keys) -> keys.forEach((key, ids) -> v.add(new StateImage.Versions(scope, key,
+                List.copyOf(ids)))));
+        Map<String, List<String>> a = new LinkedHashMap<>();
+        aliases.forEach((alias, entities) -> a.put(alias, List.copyOf(entities)));
+        Set<String> sessionNames = new TreeSet<>(messages.keySet());
+        sessionNames.addAll(windows.keySet());
+        List<StateImage.Session> sessions = new ArrayList<>();
+        for (String session : sessionNames) {
+            NavigableMap<Long, StoredMessage> history = messages.get(session);
+            NavigableSet<Long> window = windows.get(session);
+            sessions.add(new StateImage.Session(session, history == null ? null : List.copyOf(history.values()),
+                    window == null ? null : List.copyOf(window)));
+        }
+        return new StateImage(lastSeq, liveRecords, List.copyOf(records.values()), v, allTasks(), a,
+                List.copyOf(actions.values()), sessions);
+    }
+
+    /** The state an {@link #image} was taken from (with a new {@link #recordsRevision}). */
+    public static PartitionState restore(StateImage image) {
+        Objects.requireNonNull(image, "image");
+        PartitionState s = new PartitionState();
+        s.lastSeq = image.lastSeq();
+        s.liveRecords = image.liveRecords();
+        image.records().forEach(r -> s.records.put(r.id(), r));
+        image.versions().forEach(v -> s.versions.computeIfAbsent(v.scope(), k -> new LinkedHashMap<>())
+                .put(v.key(), new ArrayList<>(v.ids())));
+        image.tasks().forEach(t -> s.tasks.computeIfAbsent(t.session(), k -> new LinkedHashMap<>()).put(t.task(), t));
+        image.aliases().forEach((alias, entities) -> s.aliases.put(alias, new TreeSet<>(entities)));
+        image.actions().forEach(r -> s.actions.put(r.operationId(), r));
+        for (StateImage.Session session : image.sessions()) {
+            NavigableMap<Long, StoredMessage> history = new TreeMap<>();
+            if (session.history() != null) {
+                session.history().forEach(m -> history.put(m.index(), m));
+                s.messages.put(session.session(), history);
+            }
+            if (session.window() != null) {
+                NavigableSet<Long> window = new TreeSet<>(session.window());
+                s.windows.put(session.session(), window);
+                OrderedWindow inOrder = new OrderedWindow();
+                for (Long i : window) {
+                    StoredMessage m = history.get(i);
+                    if (m != null) {
+                        inOrder.add(m);
+                    }
+                }
+                s.ordered.put(session.session(), inOrder);
+            }
+        }
+        return s;
+    }
+
     /** Applies one event; events must come in sequence order. */
     public void apply(LoggedEvent event) {
         Objects.requireNonNull(event, "event");

@@ -5,6 +5,7 @@ import dev.agentmemory.core.StaleVersionException;
 import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.core.spi.StoredEvent;
+import dev.agentmemory.core.spi.StoredSnapshot;
 
 import javax.sql.DataSource;
 import java.nio.file.Path;
@@ -19,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -53,9 +55,10 @@ public final class JdbcEventStore implements EventStore {
      * chain value on every row ({@code event_hash}, {@code chain_hash}), each partition's last
      * sequence and chain value ({@code memory_heads}), the count of write transactions
      * ({@code memory_meta}); a schema-2 database gets them computed from its rows when it is
-     * opened, once.
+     * opened, once. 4: {@code memory_snapshots}, each partition's latest snapshot (derived data,
+     * see {@link #saveSnapshot}); nothing else changes, so a schema-3 database only gets the table.
      */
-    static final int SCHEMA_VERSION = 3;
+    static final int SCHEMA_VERSION = 4;
 
     private static final String WRITES = "writes";
 
@@ -226,10 +229,17 @@ public final class JdbcEventStore implements EventStore {
                 checksumExistingRows(c);
                 st.execute("INSERT INTO memory_schema (version) VALUES (3)");
             }
+            if (version < 4) {
+                st.execute("CREATE TABLE IF NOT EXISTS memory_snapshots (tenant VARCHAR(128) NOT NULL, "
+                        + "user_id VARCHAR(128) NOT NULL, seq BIGINT NOT NULL, payload " + text + " NOT NULL, "
+                        + "PRIMARY KEY (tenant, user_id))");
+                st.execute("INSERT INTO memory_schema (version) VALUES (4)");
+            }
             // every table and column the store uses is there (a damaged catalog fails here, not at a later read)
             st.executeQuery("SELECT tenant, user_id, seq, at_time, type, actor, trace_id, payload, event_hash, chain_hash"
                     + " FROM memory_events WHERE 1 = 0").close();
             st.executeQuery("SELECT tenant, user_id, last_seq, chain_head FROM memory_heads WHERE 1 = 0").close();
+            st.executeQuery("SELECT tenant, user_id, seq, payload FROM memory_snapshots WHERE 1 = 0").close();
             try (ResultSet rs = st.executeQuery("SELECT counter FROM memory_meta WHERE meta_key = '" + WRITES + "'")) {
                 writes.set(rs.next() ? rs.getLong(1) : 0);
             }
@@ -719,6 +729,99 @@ public final class JdbcEventStore implements EventStore {
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? rs.getLong(1) : 0;
             }
+        }
+    }
+
+    /** The partition's snapshot row, if any (its contents are checked by the engine). */
+    @Override
+    public Optional<StoredSnapshot> snapshot(Partition partition) {
+        Objects.requireNonNull(partition, "partition");
+        try (Database.Held reading = database.reading()) {
+            try (Connection c = database.dataSource().getConnection();
+                 PreparedStatement ps = c.prepareStatement(
+                         "SELECT seq, payload FROM memory_snapshots WHERE tenant = ? AND user_id = ?")) {
+                ps.setString(1, partition.tenant());
+                ps.setString(2, partition.user());
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? Optional.of(new StoredSnapshot(rs.getLong(1), rs.getString(2))) : Optional.empty();
+                }
+            } catch (SQLException | IllegalArgumentException e) {
+                throw new MemoryException("store " + name + ": cannot read the snapshot of " + partition + ": "
+                        + e.getMessage(), e);
+            }
+        }
+    }
+
+    /**
+     * Replaces the partition's snapshot in one transaction that first locks the partition's head
+     * row at {@code snapshot.seq()}: an append or forget committed since makes it keep nothing,
+     * and one that comes later waits for it (so a forget's {@link #deleteSnapshots} after its
+     * append always sees it). Not counted as a write for the high-water mark: losing a snapshot
+     * in a crash only costs a longer replay.
+     */
+    @Override
+    public boolean saveSnapshot(Partition partition, StoredSnapshot snapshot) {
+        Objects.requireNonNull(partition, "partition");
+        Objects.requireNonNull(snapshot, "snapshot");
+        try (Database.Held writing = database.writing()) {
+            try (Connection c = database.dataSource().getConnection()) {
+                c.setAutoCommit(false);
+                try {
+                    boolean kept = false;
+                    if (lockHeadAt(c, partition, snapshot.seq())) {
+                        deleteSnapshots(c, partition);
+                        try (PreparedStatement ps = c.prepareStatement(
+                                "INSERT INTO memory_snapshots (tenant, user_id, seq, payload) VALUES (?, ?, ?, ?)")) {
+                            ps.setString(1, partition.tenant());
+                            ps.setString(2, partition.user());
+                            ps.setLong(3, snapshot.seq());
+                            ps.setString(4, snapshot.payload());
+                            ps.executeUpdate();
+                        }
+                        kept = true;
+                    }
+                    c.commit();
+                    return kept;
+                } catch (SQLException | RuntimeException e) {
+                    rollback(c, e);
+                    throw e;
+                }
+            } catch (SQLException e) {
+                throw new MemoryException("store " + name + ": cannot save a snapshot of " + partition + ": "
+                        + e.getMessage(), e);
+            }
+        }
+    }
+
+    @Override
+    public void deleteSnapshots(Partition partition) {
+        Objects.requireNonNull(partition, "partition");
+        try (Database.Held writing = database.writing()) {
+            try (Connection c = database.dataSource().getConnection()) {
+                deleteSnapshots(c, partition);
+            } catch (SQLException e) {
+                throw new MemoryException("store " + name + ": cannot delete the snapshots of " + partition + ": "
+                        + e.getMessage(), e);
+            }
+        }
+    }
+
+    /** Locks the partition's head row for this transaction if it is at {@code seq}; returns whether it is. */
+    private static boolean lockHeadAt(Connection c, Partition partition, long seq) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE memory_heads SET last_seq = last_seq "
+                + "WHERE tenant = ? AND user_id = ? AND last_seq = ?")) {
+            ps.setString(1, partition.tenant());
+            ps.setString(2, partition.user());
+            ps.setLong(3, seq);
+            return ps.executeUpdate() == 1;
+        }
+    }
+
+    private static void deleteSnapshots(Connection c, Partition partition) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("DELETE FROM memory_snapshots WHERE tenant = ? AND user_id = ?")) {
+            ps.setString(1, partition.tenant());
+            ps.setString(2, partition.user());
+            ps.executeUpdate();
         }
     }
 

@@ -197,6 +197,28 @@ class JdbcEventStoreTest extends EventStoreContract {
     }
 
     @Test
+    void should_add_the_snapshot_table_when_opening_a_version_3_database() throws SQLException {
+        JdbcDataSource ds = new JdbcDataSource();
+        ds.setURL("jdbc:h2:mem:v3-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+        new JdbcEventStore(ds).append(ALICE, 0, List.of(event(1, "kept")));
+        try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+            st.execute("DROP TABLE memory_snapshots");
+            st.execute("DELETE FROM memory_schema WHERE version = 4");
+        }
+
+        EventStore migrated = new JdbcEventStore(ds);
+
+        assertThat(migrated.read(ALICE, 0)).extracting(StoredEvent::payload).containsExactly("kept");
+        assertThat(migrated.saveSnapshot(ALICE, new dev.agentmemory.core.spi.StoredSnapshot(1, "at one"))).isTrue();
+        assertThat(migrated.snapshot(ALICE)).get().extracting(dev.agentmemory.core.spi.StoredSnapshot::seq).isEqualTo(1L);
+        try (Connection c = ds.getConnection(); Statement st = c.createStatement();
+             java.sql.ResultSet rs = st.executeQuery("SELECT MAX(version) FROM memory_schema")) {
+            assertThat(rs.next()).isTrue();
+            assertThat(rs.getInt(1)).isEqualTo(JdbcEventStore.SCHEMA_VERSION);
+        }
+    }
+
+    @Test
     void should_keep_named_in_memory_databases_apart() {
         try (EventStore other = JdbcEventStore.h2InMemory("other-" + UUID.randomUUID())) {
             store.append(ALICE, 0, List.of(event(1, "here")));

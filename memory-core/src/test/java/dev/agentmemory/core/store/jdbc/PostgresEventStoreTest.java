@@ -165,6 +165,35 @@ class PostgresEventStoreTest extends EventStoreContract {
     }
 
     @Test
+    void should_migrate_a_schema_3_database_to_snapshots_and_keep_its_events() throws Exception {
+        String schema = freshSchema();
+        try (JdbcEventStore first = open(schema)) {
+            first.append(ALICE, 0, List.of(event(1, "kept")));
+        }
+        try (Connection c = pg.connect(schema); Statement st = c.createStatement()) {
+            st.execute("DROP TABLE memory_snapshots");
+            st.execute("DELETE FROM memory_schema WHERE version = 4");
+        }
+
+        try (JdbcEventStore migrated = open(schema)) {
+            assertThat(migrated.read(ALICE, 0)).extracting(StoredEvent::payload).containsExactly("kept");
+            assertThat(migrated.snapshot(ALICE)).isEmpty();
+            assertThat(migrated.saveSnapshot(ALICE, new dev.agentmemory.core.spi.StoredSnapshot(2, "ahead"))).isFalse();
+            assertThat(migrated.saveSnapshot(ALICE, new dev.agentmemory.core.spi.StoredSnapshot(1, "at one"))).isTrue();
+            assertThat(migrated.saveSnapshot(ALICE, new dev.agentmemory.core.spi.StoredSnapshot(1, "replaced"))).isTrue();
+            assertThat(migrated.snapshot(ALICE)).get().extracting(dev.agentmemory.core.spi.StoredSnapshot::payload)
+                    .isEqualTo("replaced");
+            migrated.deleteSnapshots(ALICE);
+            assertThat(migrated.snapshot(ALICE)).isEmpty();
+        }
+        try (Connection c = pg.connect(schema); Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT MAX(version) FROM memory_schema")) {
+            assertThat(rs.next()).isTrue();
+            assertThat(rs.getInt(1)).isEqualTo(JdbcEventStore.SCHEMA_VERSION);
+        }
+    }
+
+    @Test
     void should_refuse_a_schema_newer_than_the_library_and_keep_its_data() throws Exception {
         String schema = freshSchema();
         try (JdbcEventStore first = open(schema)) {
