@@ -4,6 +4,7 @@ import dev.langchain4j.data.embedding.Embedding;
 import dev.langchain4j.data.segment.TextSegment;
 import dev.langchain4j.model.embedding.EmbeddingModel;
 import dev.langchain4j.model.embedding.onnx.allminilml6v2.AllMiniLmL6V2EmbeddingModel;
+import org.jspecify.annotations.Nullable;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -21,7 +22,8 @@ final class BenchContext {
     private static final int BATCH = 256;
 
     private final PrintStream out;
-    private EmbeddingModel model;
+    /** Loaded on first use unless given. */
+    private @Nullable EmbeddingModel model;
     private final Map<String, float[]> cache = new HashMap<>();
 
     BenchContext(PrintStream out) {

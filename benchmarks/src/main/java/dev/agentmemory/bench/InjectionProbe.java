@@ -45,6 +45,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -236,7 +237,7 @@ final class InjectionProbe {
             if (o.result() != Outcome.Result.APPLIED) {
                 throw new IllegalStateException("seed memory " + seed.key() + " not applied: " + o.reason());
             }
-            MemoryRecord r = o.record();
+            MemoryRecord r = Objects.requireNonNull(o.record(), "an applied write has its record");
             out.put(r.id(), r);
         }
         return out;

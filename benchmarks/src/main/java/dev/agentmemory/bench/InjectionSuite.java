@@ -2,11 +2,13 @@ package dev.agentmemory.bench;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.jspecify.annotations.Nullable;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 
 /**
@@ -124,7 +126,7 @@ final class InjectionSuite implements Suite {
             return attacks + benign;
         }
 
-        static Double rate(int n, int of) {
+        static @Nullable Double rate(int n, int of) {
             return of == 0 ? null : Stats.round((double) n / of);
         }
 
@@ -155,7 +157,7 @@ final class InjectionSuite implements Suite {
             return o;
         }
 
-        private static void putRate(ObjectNode o, String field, Double rate) {
+        private static void putRate(ObjectNode o, String field, @Nullable Double rate) {
             if (rate == null) {
                 o.putNull(field);
             } else {
@@ -178,7 +180,7 @@ final class InjectionSuite implements Suite {
             InjectionProbe.Result r = probe.probe(c);
             all.add(r);
             bySource.computeIfAbsent(c.source(), k -> new Tally()).add(r);
-            byHalf.get(c.half()).add(r);
+            Objects.requireNonNull(byHalf.get(c.half()), "every case is in a half").add(r);
             if ((r.escapes() > 0 || r.promoted() > 0) && failures.size() < SHOWN_FAILURES) {
                 failures.add(c.id() + " (" + c.source() + "): " + String.join("; ", r.escapeReasons())
                         + (r.promoted() > 0 ? " promoted: " + String.join(" | ", r.promotedRecords()) : ""));
@@ -192,7 +194,7 @@ final class InjectionSuite implements Suite {
         for (BenignSample.Text t : extra) {
             boolean flagged = probe.flaggedAsToolObservation(t.text());
             extraAll.add(flagged);
-            extraByHalf.get(InjectionCase.half(t.id())).add(flagged);
+            Objects.requireNonNull(extraByHalf.get(InjectionCase.half(t.id())), "every text is in a half").add(flagged);
             extraBySource.computeIfAbsent(t.source(), k -> new BenignTally()).add(flagged);
         }
         double seconds = (System.nanoTime() - start) / 1e9;
@@ -247,8 +249,8 @@ final class InjectionSuite implements Suite {
         out.printf("%-10s %7s %9s %6s %9s %14s %10s%n", "half", "attacks", "flag-atk", "benign", "flag-ben",
                 "extra benign", "flag-extra");
         for (String half : List.of(InjectionCase.TUNE, InjectionCase.HELD_OUT)) {
-            Tally t = byHalf.get(half);
-            BenignTally b = extraByHalf.get(half);
+            Tally t = Objects.requireNonNull(byHalf.get(half), half);
+            BenignTally b = Objects.requireNonNull(extraByHalf.get(half), half);
             out.printf("%-10s %7d %9s %6d %9s %14d %10s%n", half, t.attacks, rate(Tally.rate(t.flaggedAttacks, t.attacks)),
                     t.benign, rate(Tally.rate(t.flaggedBenign, t.benign)), b.texts, rate(Tally.rate(b.flagged, b.texts)));
         }
@@ -284,7 +286,7 @@ final class InjectionSuite implements Suite {
                 t.defaultEscapes);
     }
 
-    private static String rate(Double r) {
+    private static String rate(@Nullable Double r) {
         return r == null ? "-" : Stats.f3(r);
     }
 }

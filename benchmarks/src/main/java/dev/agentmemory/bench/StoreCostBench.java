@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import org.h2.jdbcx.JdbcConnectionPool;
 
 /**
@@ -103,7 +104,7 @@ final class StoreCostBench {
             ObjectNode ratio = json.putObject("turn_median_ratio_largest_vs_10");
             ratio.put("largest", largest);
             for (Map.Entry<String, Double> e : at10.entrySet()) {
-                double r = atLargest.get(e.getKey()) / e.getValue();
+                double r = Objects.requireNonNull(atLargest.get(e.getKey()), "measured at both sizes") / e.getValue();
                 ratio.put(e.getKey(), Stats.round(r));
             }
             out.printf("turn median at %d vs at 10: %s x2 target for %s; others %s%n", largest,

@@ -26,11 +26,13 @@ import dev.langchain4j.rag.RetrievalAugmentor;
 import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.MemoryId;
 import dev.langchain4j.service.UserMessage;
+import org.jspecify.annotations.Nullable;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Random;
 
 /**
@@ -222,7 +224,8 @@ final class TurnOverheadBench {
 
     private static final class TimedAugmentor implements RetrievalAugmentor {
         private final RetrievalAugmentor delegate;
-        HashingEmbeddingModel embeddings;
+        /** Set before each measured turn. */
+        @Nullable HashingEmbeddingModel embeddings;
         long nanos;
         long embedNanos;
 
@@ -232,11 +235,12 @@ final class TurnOverheadBench {
 
         @Override
         public AugmentationResult augment(AugmentationRequest request) {
-            long e = embeddings.nanos;
+            HashingEmbeddingModel m = Objects.requireNonNull(embeddings, "embeddings set before the turn");
+            long e = m.nanos;
             long t = System.nanoTime();
             AugmentationResult r = delegate.augment(request);
             nanos += System.nanoTime() - t;
-            embedNanos += embeddings.nanos - e;
+            embedNanos += m.nanos - e;
             return r;
         }
     }
@@ -251,7 +255,7 @@ final class TurnOverheadBench {
         /** Time spent embedding on the {@link #measured} thread (all threads while it is null). */
         volatile long nanos;
         /** The turn's thread: embeddings on the background indexer are not part of a turn's time. */
-        volatile Thread measured;
+        volatile @Nullable Thread measured;
 
         HashingEmbeddingModel(int dimensions) {
             this.dimensions = dimensions;

@@ -16,6 +16,7 @@ import dev.agentmemory.core.TaskInfo;
 import dev.agentmemory.core.event.TaskStatus;
 import dev.agentmemory.core.audit.AuditReport;
 import dev.agentmemory.langchain4j.SessionRef;
+import org.jspecify.annotations.Nullable;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -115,7 +116,7 @@ final class Chat {
         }
     }
 
-    private static DemoError modelError(Throwable e) {
+    private static @Nullable DemoError modelError(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof DemoError d) {
                 return d;

@@ -31,7 +31,7 @@ final class DemoClock extends Clock {
 
     @Override
     public Instant instant() {
-        return now.get();
+        return requireNonNull(now.get(), "the clock holds an instant");
     }
 
     @Override

@@ -11,6 +11,7 @@ import dev.agentmemory.core.TaskInfo;
 import dev.agentmemory.core.audit.AuditReport;
 import dev.agentmemory.core.ledger.ActionRecord;
 import dev.agentmemory.langchain4j.SessionRef;
+import org.jspecify.annotations.Nullable;
 import java.io.BufferedReader;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
@@ -30,6 +31,7 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -70,7 +72,7 @@ public final class DemoMain {
     }
 
     /** Parsed options. */
-    record Options(String command, Path db, String user, String session, Instant at, String say, boolean dbGiven,
+    record Options(String command, Path db, String user, @Nullable String session, @Nullable Instant at, @Nullable String say, boolean dbGiven,
                    boolean debug, boolean keep, boolean help) {
     }
 
@@ -338,7 +340,7 @@ public final class DemoMain {
         out.printf(" ready in %.1f s%n", (System.nanoTime() - t0) / 1e9);
     }
 
-    private static void deleteTree(Path dir) {
+    private static void deleteTree(@Nullable Path dir) {
         if (dir == null) {
             return;
         }
@@ -399,7 +401,7 @@ public final class DemoMain {
     }
 
     /** State, history and event log of a user (and one of their sessions when given). */
-    static String inspect(MemoryEngine engine, Caller caller, String session) {
+    static String inspect(MemoryEngine engine, Caller caller, @Nullable String session) {
         StringBuilder b = new StringBuilder();
         b.append("== user ").append(caller.tenant()).append('/').append(caller.user()).append('\n');
         List<Scope> scopes = new ArrayList<>();
@@ -460,7 +462,7 @@ public final class DemoMain {
         b.append("\n-- action ledger\n");
         for (ActionRecord a : ledger(engine, caller)) {
             b.append("   ").append(a.operationId()).append(' ').append(a.action()).append(' ').append(a.params().json())
-                    .append(a.pending() ? " PENDING" : " -> " + a.outcome().json()).append('\n');
+                    .append(a.pending() ? " PENDING" : " -> " + Objects.requireNonNull(a.outcome(), "a done action has an outcome").json()).append('\n');
         }
         b.append("\n-- event log (sensitive values redacted)").append(session == null ? "" : ", events of session " + session
                 + " and of persistent memory").append('\n');

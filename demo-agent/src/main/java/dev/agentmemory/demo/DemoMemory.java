@@ -15,6 +15,7 @@ import dev.langchain4j.memory.chat.ChatMemoryProvider;
 import dev.langchain4j.rag.RetrievalAugmentor;
 import dev.langchain4j.rag.content.Content;
 import dev.langchain4j.rag.content.retriever.ContentRetriever;
+import org.jspecify.annotations.Nullable;
 import java.util.List;
 import java.util.Optional;
 
@@ -26,7 +27,7 @@ import java.util.Optional;
 final class DemoMemory implements AutoCloseable {
 
     /** One memory item that entered the model's context, and why. */
-    record Used(String id, String layer, String text, String trust, String why, String version) {
+    record Used(String id, String layer, String text, String trust, String why, @Nullable String version) {
 
         /** One readable line: layer, key = value (or the message), version, trust and why it was chosen. */
         String line() {

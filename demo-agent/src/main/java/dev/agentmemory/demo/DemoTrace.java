@@ -10,6 +10,7 @@ import dev.langchain4j.service.tool.ToolExecution;
 import dev.agentmemory.core.Outcome;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.langchain4j.SessionRef;
+import org.jspecify.annotations.Nullable;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -22,7 +23,7 @@ final class DemoTrace {
 
     private final List<String> lines = new ArrayList<>();
 
-    synchronized void note(SessionRef ref, String line) {
+    synchronized void note(@Nullable SessionRef ref, String line) {
         lines.add(line);
     }
 
@@ -58,7 +59,7 @@ final class DemoTrace {
         }
     }
 
-    private static String describe(Change c) {
+    private static @Nullable String describe(Change c) {
         if (c instanceof Change.RecordWritten w) {
             MemoryRecord r = w.record();
             Scope s = r.scope();

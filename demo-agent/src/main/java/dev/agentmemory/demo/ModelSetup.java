@@ -11,6 +11,7 @@ import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.model.openai.OpenAiChatModel;
+import org.jspecify.annotations.Nullable;
 import java.io.PrintStream;
 import java.net.ConnectException;
 import java.net.UnknownHostException;
@@ -29,7 +30,8 @@ import java.util.function.Consumer;
  * so that each one is announced ("waiting for the model ... (attempt 2 of 3)"), and a failure
  * becomes a {@link DemoError} whose one line names the server and what happened.
  */
-record ModelSetup(ChatModel model, boolean offline, String baseUrl, String modelName, Duration timeout, int attempts) {
+record ModelSetup(ChatModel model, boolean offline, @Nullable String baseUrl, String modelName, @Nullable Duration timeout,
+                  int attempts) {
 
     static final String DEFAULT_BASE_URL = "https://api.openai.com/v1";
     static final String DEFAULT_MODEL = "gpt-4o-mini";
@@ -67,11 +69,11 @@ record ModelSetup(ChatModel model, boolean offline, String baseUrl, String model
         if (offline) {
             return "offline scripted model (set OPENAI_API_KEY to use an OpenAI-compatible server)";
         }
-        return "model " + modelName + " at " + baseUrl + " (timeout " + seconds(timeout) + " per attempt, "
+        return "model " + modelName + " at " + baseUrl + " (timeout " + seconds(requireNonNull(timeout, "an online model has a timeout")) + " per attempt, "
                 + attempts + " attempt(s))";
     }
 
-    private static String blankToNull(String s) {
+    private static @Nullable String blankToNull(@Nullable String s) {
         return s == null || s.isBlank() ? null : s;
     }
 
@@ -157,7 +159,7 @@ record ModelSetup(ChatModel model, boolean offline, String baseUrl, String model
     }
 
     /** The "message" of an OpenAI error body, else the body's first line, clipped. */
-    private static String serverMessage(String body) {
+    private static String serverMessage(@Nullable String body) {
         if (body == null || body.isBlank()) {
             return "";
         }

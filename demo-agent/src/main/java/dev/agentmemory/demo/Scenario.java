@@ -41,6 +41,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import dev.agentmemory.langchain4j.framing.FramedItem;
 import dev.agentmemory.langchain4j.framing.ParsedFrame;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The nine-step memory lifecycle of the demo, run against a fresh store: each step prints what
@@ -72,7 +73,8 @@ final class Scenario {
     private final boolean childJvm;
     private final DemoClock clock = new DemoClock(DAY1);
     private final List<Check> checks = new ArrayList<>();
-    private ShopAgent agent;
+    /** The open agent; null between closing it for the crash drill and reopening it. */
+    private @Nullable ShopAgent agent;
     private int step;
 
     Scenario(Path db, String user, PrintStream out, boolean childJvm) {
@@ -215,7 +217,7 @@ final class Scenario {
         header("Versioned policy P17: the version that applies to the trip's date");
         TurnLog first = turn(s, "What is the out-of-town delivery limit under policy P17?");
         clock.advance(Duration.ofHours(1));
-        agent.shop().publishP17Version2();
+        agent().shop().publishP17Version2();
         out.println("  (the shop publishes P17 version 2: limit 700, valid from 2024-11-01)");
         TurnLog second = turn(s, "Please check P17 again for my trip.");
         List<MemoryRecord> versions = engine().history(caller(s), caller(s).task(s.session(), "return-earbuds"),
@@ -281,7 +283,7 @@ final class Scenario {
         TurnLog t = turn(s, "请把收货地址改成" + HAILAN_ADDRESS);
         Optional<MemoryRecord> addr = engine().current(caller(s), caller(s).persistent(),
                 MemoryKey.of("order:" + ORDER + ".exchangeAddress"));
-        Shop.Order original = agent.shop().order(ORDER).orElseThrow();
+        Shop.Order original = agent().shop().order(ORDER).orElseThrow();
         check("6 the new address goes to the exchange, not the original order",
                 addr.map(MemoryRecord::text).orElse("").equals(HAILAN_ADDRESS)
                         && original.address().equals("12 Garden Street, Riverton"),
@@ -295,7 +297,7 @@ final class Scenario {
         header("Crash after the exchange is created remotely, before the local checkpoint");
         clock.advance(Duration.ofMinutes(5));
         String said = "Please submit the exchange now.";
-        agent.close();
+        agent().close();
         agent = null;
         int exit = childJvm ? crashInChildJvm(s, said) : -1;
         check("7 a second JVM made the remote call and halted before its checkpoint", exit == DemoMain.CRASH_EXIT,
@@ -305,17 +307,17 @@ final class Scenario {
         out.println("  restart: pending actions " + pending.stream().map(a -> a.operationId() + " " + a.action() + " "
                 + a.params().json()).toList());
         for (ActionRecord a : pending) {
-            agent.shopTools().reconcile(caller(s), s, a);
+            agent().shopTools().reconcile(caller(s), s, a);
         }
         printTrace();
         List<ActionRecord> still = engine().ledger().pending(caller(s));
         check("7 on restart the pending action was found and reconciled against the shop",
                 pending.size() == 1 && still.isEmpty(), pending.size() + " pending before, " + still.size() + " after");
         TurnLog again = turn(s, said);
-        int exchanges = agent.shop().exchangesFor(ORDER);
-        int calls = agent.shop().calls("create-exchange");
+        int exchanges = agent().shop().exchangesFor(ORDER);
+        int calls = agent().shop().calls("create-exchange");
         Optional<Shop.Order> exchange = pending.isEmpty() ? Optional.empty()
-                : agent.shop().exchangeByOperation(pending.get(0).operationId());
+                : agent().shop().exchangeByOperation(pending.get(0).operationId());
         check("7 no second exchange: one exchange order, one create call reached the shop",
                 exchanges == 1 && calls == 1 && again.answer().contains(exchange.map(Shop.Order::id).orElse("?")),
                 exchanges + " exchange order(s), " + calls + " create call(s)");
@@ -366,9 +368,9 @@ final class Scenario {
         header("Forget my language preference");
         clock.advance(Duration.ofMinutes(5));
         turn(s, "Forget my language preference.");
-        int afterForget = agent.model().requests().size();
+        int afterForget = agent().model().requests().size();
         TurnLog later = turn(s, "What's the status of my exchange?");
-        List<ChatRequest> laterRequests = agent.model().requests().subList(afterForget, agent.model().requests().size());
+        List<ChatRequest> laterRequests = agent().model().requests().subList(afterForget, agent().model().requests().size());
         boolean inContext = laterRequests.stream().flatMap(r -> r.messages().stream()).map(Scenario::textOf)
                 .anyMatch(t -> t.contains("preference.language = ") || t.contains("answer in Chinese")
                         || t.contains("\"value\":\"Chinese\""));
@@ -378,7 +380,7 @@ final class Scenario {
                 !inContext && !inBlock && !cjk(later.answer().replace(HAILAN_ADDRESS, "")),
                 "requests checked: " + laterRequests.size() + ", answer: " + later.answer());
         String probe = "which language should you answer in, Chinese?";
-        List<dev.langchain4j.rag.content.Content> retrieved = agent.memory().contentRetriever().retrieve(
+        List<dev.langchain4j.rag.content.Content> retrieved = agent().memory().contentRetriever().retrieve(
                 dev.langchain4j.rag.query.Query.from(probe, dev.langchain4j.rag.query.Metadata.from(
                         UserMessage.from(probe), s.toString(), List.of())));
         boolean inRetriever = retrieved.stream().anyMatch(c -> c.textSegment().text().contains("preference.language")
@@ -414,13 +416,13 @@ final class Scenario {
     // ------------------------------------------------------------------ helpers
 
     private TurnLog turn(SessionRef s, String said) {
-        int before = agent.model().requests().size();
+        int before = agent().model().requests().size();
         out.println();
         out.println("user [" + s.session() + "]> " + said);
-        String answer = agent.say(s, said);
+        String answer = agent().say(s, said);
         out.println("assistant> " + answer);
         printTrace();
-        DemoMemory.RecallView ctx = agent.memory().lastRecall(s).orElse(new DemoMemory.RecallView(List.of()));
+        DemoMemory.RecallView ctx = agent().memory().lastRecall(s).orElse(new DemoMemory.RecallView(List.of()));
         if (ctx.used().isEmpty()) {
             out.println("  context: no memory entered the prompt");
         } else {
@@ -429,12 +431,12 @@ final class Scenario {
                 out.println("    [" + u.layer() + ", " + u.trust() + "] " + DemoTrace.clip(u.text()) + "  <- " + u.why());
             }
         }
-        List<ChatRequest> all = agent.model().requests();
+        List<ChatRequest> all = agent().model().requests();
         return new TurnLog(s, said, answer, ctx, all.subList(before, all.size()));
     }
 
     private void printTrace() {
-        for (String line : agent.trace().drain()) {
+        for (String line : agent().trace().drain()) {
             out.println("  " + line);
         }
     }
@@ -450,7 +452,11 @@ final class Scenario {
     }
 
     private MemoryEngine engine() {
-        return agent.engine();
+        return agent().engine();
+    }
+
+    private ShopAgent agent() {
+        return requireNonNull(agent, "the agent is open");
     }
 
     private static Caller caller(SessionRef s) {
@@ -461,7 +467,7 @@ final class Scenario {
         return engine().view(caller(s), caller(s).task(s.session(), task));
     }
 
-    private TaskStatus status(SessionRef s, String task) {
+    private @Nullable TaskStatus status(SessionRef s, String task) {
         return engine().tasks().list(caller(s), s.session()).stream().filter(t -> t.task().equals(task))
                 .map(TaskInfo::status).findFirst().orElse(null);
     }

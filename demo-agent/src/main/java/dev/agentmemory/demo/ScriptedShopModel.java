@@ -130,7 +130,7 @@ final class ScriptedShopModel implements ChatModel {
         }
         Item lang = memory.get("preference.language");
         boolean preferred = lang != null && lang.trusted() && lang.kind().equals("preference");
-        boolean zh = preferred ? lang.value().toLowerCase(Locale.ROOT).contains("chinese") || lang.value().contains("中文")
+        boolean zh = preferred && lang != null ? lang.value().toLowerCase(Locale.ROOT).contains("chinese") || lang.value().contains("中文")
                 : cjk(MemoryFrameParser.stripFrames(raw));
         Set<String> tools = request.toolSpecifications() == null ? Set.of()
                 : request.toolSpecifications().stream().map(ToolSpecification::name).collect(Collectors.toSet());

@@ -2,6 +2,8 @@ package dev.agentmemory.demo;
 
 import static java.util.Objects.requireNonNull;
 
+import org.jspecify.annotations.Nullable;
+
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Date;
@@ -57,7 +59,8 @@ final class Shop implements AutoCloseable {
     }
 
     /** One published version of a policy. {@code validTo} is exclusive; either end may be null (open). */
-    record PolicyVersion(String id, int version, Integer limit, LocalDate validFrom, LocalDate validTo, String text) {
+    record PolicyVersion(String id, int version, @Nullable Integer limit, @Nullable LocalDate validFrom,
+                         @Nullable LocalDate validTo, String text) {
         PolicyVersion {
             requireNonNull(id, "id");
             requireNonNull(text, "text");

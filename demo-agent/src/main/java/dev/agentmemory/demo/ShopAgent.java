@@ -196,7 +196,7 @@ final class ShopAgent implements AutoCloseable {
         for (String id : forgotten) {
             MemoryRecord r = byId.get(id);
             Matcher m = r == null || r.sourceRef() == null ? null : MESSAGE_REF.matcher(r.sourceRef());
-            if (m == null || !m.matches()) {
+            if (r == null || m == null || !m.matches()) {
                 continue;
             }
             String session = m.group(1);

@@ -21,6 +21,7 @@ import dev.agentmemory.langchain4j.SessionRef;
 import dev.langchain4j.agent.tool.P;
 import dev.langchain4j.agent.tool.Tool;
 import dev.langchain4j.agent.tool.ToolMemoryId;
+import org.jspecify.annotations.Nullable;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
@@ -234,7 +235,7 @@ final class ShopTools {
                 + (v.validTo() == null ? "open" : v.validTo().minusDays(1)) + ")";
     }
 
-    private static String day(Instant t) {
+    private static String day(@Nullable Instant t) {
         return t == null ? "open" : LocalDate.ofInstant(t, ZoneOffset.UTC).toString();
     }
 

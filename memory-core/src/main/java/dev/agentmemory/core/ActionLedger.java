@@ -29,7 +29,8 @@ final class ActionLedger implements Ledger {
                         : ActionStart.Decision.ALREADY_DONE, existing);
             }
             tx.add(s, new Change.ActionIntended(operationId, action, params));
-            return new ActionStart(ActionStart.Decision.PROCEED, s.action(operationId));
+            return new ActionStart(ActionStart.Decision.PROCEED,
+                    Objects.requireNonNull(s.action(operationId), "the intent just written"));
         });
     }
 
@@ -46,7 +47,7 @@ final class ActionLedger implements Ledger {
                 return existing;
             }
             tx.add(s, new Change.ActionCompleted(operationId, success, outcome));
-            return s.action(operationId);
+            return Objects.requireNonNull(s.action(operationId), "the entry just completed");
         });
     }
 

@@ -18,6 +18,7 @@ final class AliasRegistry implements Aliases {
     }
 
     @Override
+    @SuppressWarnings("NullAway") // the write's result is a Void, which is always null, and nobody reads it
     public void register(Caller caller, String entity, String alias) {
         String e = checkEntity(entity);
         String a = normalizeAlias(alias);

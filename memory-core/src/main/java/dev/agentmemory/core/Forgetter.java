@@ -122,7 +122,8 @@ final class Forgetter {
                 tx.add(s, new Change.UserForgotten(hard));
             }
             if (target instanceof ForgetTarget.WholeScope w && w.scope().layer() == Layer.SESSION) {
-                for (TaskInfo t : List.copyOf(s.tasks(w.scope().session()))) {
+                String session = Objects.requireNonNull(w.scope().session(), "a session scope names its session");
+                for (TaskInfo t : List.copyOf(s.tasks(session))) {
                     if (t.status() != TaskStatus.ENDED) {
                         tx.add(s, new Change.TaskChanged(t.session(), t.task(), TaskStatus.ENDED, null));
                     }
@@ -306,7 +307,7 @@ final class Forgetter {
                 boolean any = false;
                 for (StoredMessage msg : m.messages()) {
                     StoredMessage r = rewrite.get(msg.index());
-                    if (r == null && !msg.forgotten() && (sourced.contains(msg.index()) || values.mayBeIn(msg.json()))) {
+                    if (r == null && !msg.forgotten() && (sourced.contains(msg.index()) || values.mayBeIn(Objects.requireNonNull(msg.json())))) {
                         // redacted by an earlier (soft) forget of these values: the original goes now
                         StoredMessage current = now.get(msg.index());
                         if (current != null && !current.forgotten() && !Objects.equals(current.json(), msg.json())) {

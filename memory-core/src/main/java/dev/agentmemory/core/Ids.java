@@ -1,5 +1,7 @@
 package dev.agentmemory.core;
 
+import org.jspecify.annotations.Nullable;
+
 import java.util.Locale;
 import java.util.regex.Pattern;
 
@@ -10,7 +12,7 @@ final class Ids {
     private Ids() {
     }
 
-    static String check(String value, String what) {
+    static String check(@Nullable String value, String what) {
         if (value == null) {
             throw new IllegalArgumentException(what + " must not be null");
         }

@@ -1,5 +1,7 @@
 package dev.agentmemory.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Root of the engine's runtime failures. One rule decides which exception a call throws:
  * <ul>
@@ -25,7 +27,7 @@ public class MemoryException extends RuntimeException {
         super(message);
     }
 
-    public MemoryException(String message, Throwable cause) {
+    public MemoryException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 }

@@ -142,7 +142,8 @@ final class ProposalDecider {
                 p.extraction(), p.source() == Source.MODEL ? Verification.CANDIDATE : Verification.NONE, null,
                 sensitive, false, now, seq);
         changes.add(new Change.RecordWritten(record, superseded));
-        return status == Status.ACTIVE ? Outcome.applied(p, record) : Outcome.conflict(p, record, reason);
+        return status == Status.ACTIVE ? Outcome.applied(p, record) : Outcome.conflict(p, record,
+                Objects.requireNonNull(reason, "a conflict has the policy's reason"));
     }
 
     /** Makes room at the record limit (when configured to), or says why the write cannot be made. */

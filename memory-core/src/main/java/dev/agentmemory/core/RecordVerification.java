@@ -60,7 +60,7 @@ final class RecordVerification implements Verifications {
             if (change != null) {
                 tx.add(s, change);
             }
-            return s.record(recordId);
+            return Objects.requireNonNull(s.record(recordId), "the record just verified");
         });
     }
 

@@ -36,8 +36,8 @@ final class TaskLifecycle implements Tasks {
                         + " (" + existing.status().name().toLowerCase(Locale.ROOT) + "); resume it instead");
             }
             suspendActive(s, tx, session, task);
-            tx.add(s, new Change.TaskChanged(scope.session(), task, TaskStatus.ACTIVE, title));
-            return s.task(session, task);
+            tx.add(s, new Change.TaskChanged(session, task, TaskStatus.ACTIVE, title));
+            return Objects.requireNonNull(s.task(session, task), "the task just started");
         });
     }
 
@@ -79,7 +79,7 @@ final class TaskLifecycle implements Tasks {
                 tx.add(s, new Change.TaskMoved(t.session(), task, session));
             }
             tx.add(s, new Change.TaskChanged(t.session(), task, TaskStatus.ACTIVE, null));
-            return s.task(t.session(), task);
+            return Objects.requireNonNull(s.task(t.session(), task), "the task just resumed");
         });
     }
 
@@ -106,7 +106,7 @@ final class TaskLifecycle implements Tasks {
                 return t;
             }
             tx.add(s, new Change.TaskChanged(t.session(), task, to, null));
-            return s.task(t.session(), task);
+            return Objects.requireNonNull(s.task(t.session(), task), "the task just changed");
         });
     }
 

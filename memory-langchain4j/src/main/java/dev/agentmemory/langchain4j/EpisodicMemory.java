@@ -33,6 +33,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -380,7 +381,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
             if (RECORD.equals(a.get("type"))) {
                 // The engine decides what this agent may see now: access level, forgotten,
                 // superseded, refuted; and whether it is still a conflict (a confirmation resolves it).
-                Optional<MemoryRecord> live = engine.record(caller, a.get("record"))
+                Optional<MemoryRecord> live = engine.record(caller, Objects.requireNonNull(a.get("record"), "a record hit names its record"))
                         .filter(r -> (r.status() == Status.ACTIVE || r.status() == Status.CONFLICT)
                                 && r.verification() != Verification.REFUTED);
                 if (live.isEmpty() || shown.contains(a.get("record"))) {
@@ -435,7 +436,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
         Metadata md = new Metadata();
         md.put(MemoryContent.LAYER, "episodic");
         md.put(MemoryContent.ID, ref);
-        md.put(MemoryContent.SCOPE, caller.session(a.get("session")).toString());
+        md.put(MemoryContent.SCOPE, caller.session(Objects.requireNonNull(a.get("session"), "a message hit names its session")).toString());
         md.put(MemoryContent.KIND, "past-message");
         md.put(MemoryContent.SOURCE, a.get("role") + "-message:" + a.get("session"));
         md.put(MemoryContent.TRUST, "user".equals(a.get("role")) ? "trusted" : "untrusted");

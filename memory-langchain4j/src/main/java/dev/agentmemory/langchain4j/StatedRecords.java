@@ -11,6 +11,7 @@ import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -103,7 +104,7 @@ final class StatedRecords {
             out.addAll(c.bySource.getOrDefault(messageRef, Set.of()));
             for (String w : new HashSet<>(words)) {
                 for (String id : c.byFirstWord.getOrDefault(w, Set.of())) {
-                    if (Statements.contains(words, c.byId.get(id).words())) {
+                    if (Statements.contains(words, Objects.requireNonNull(c.byId.get(id), "indexed by its first word").words())) {
                         out.add(id);
                     }
                 }

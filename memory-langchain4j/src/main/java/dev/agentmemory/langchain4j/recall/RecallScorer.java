@@ -143,7 +143,7 @@ final class RecallScorer {
                 superseded = leaf.reader().getNumericDocValues(F_SUPERSEDED_FLAG);
                 vectors = vector == null ? null : leaf.reader().getFloatVectorValues(F_VECTOR);
             }
-            int target = c.doc - leaf.docBase;
+            int target = c.doc - leaves.get(li).docBase; // the leaf read above
             if (vector != null && Double.isNaN(c.dense)) {
                 if (vectors == null || vectors.advance(target) != target) {
                     throw new IllegalStateException("recall index document " + c.doc + " has no vector");
@@ -215,7 +215,7 @@ final class RecallScorer {
         final int doc;
         double dense = Double.NaN;
         double lexical = Double.NaN;
-        Instant time;
+        Instant time = Instant.EPOCH; // readRankingFields sets it before anything ranks
         boolean superseded;
         @Nullable Stored stored;
 

@@ -332,7 +332,7 @@ public final class MemoryTools {
         }
         boolean cited = userQuote != null && !userQuote.isBlank();
         Proposal.Builder b;
-        if (cited) {
+        if (cited && userQuote != null) { // cited says userQuote != null; the checker wants it here
             List<StoredMessage> window = engine.messages().window(caller, ref.session());
             Optional<StoredMessage> said = Citations.findUserMessage(window, userQuote);
             if (said.isEmpty() && window.stream().noneMatch(m -> Citations.USER_TYPE.equals(m.type()))) {

@@ -9,6 +9,7 @@ import dev.langchain4j.model.chat.Capability;
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.chat.response.ChatResponse;
+import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayDeque;
 import java.util.Arrays;
@@ -30,15 +31,18 @@ import java.util.function.UnaryOperator;
  */
 public final class ScriptedChatModel implements ChatModel {
 
-    private final String name;
+    private final @Nullable String name;
     private final Set<Capability> capabilities;
-    private final Function<ChatRequest, AiMessage> every;
-    private final Deque<Function<ChatRequest, AiMessage>> steps;
+    /** The one answer for every request, or null when the model uses up {@link #steps}. */
+    private final @Nullable Function<ChatRequest, AiMessage> every;
+    /** One step per request, or null when {@link #every} answers them all. */
+    private final @Nullable Deque<Function<ChatRequest, AiMessage>> steps;
     private final Consumer<ChatRequest> check;
     private final List<ChatRequest> requests = new CopyOnWriteArrayList<>();
 
-    private ScriptedChatModel(String name, Set<Capability> capabilities, Function<ChatRequest, AiMessage> every,
-                              Deque<Function<ChatRequest, AiMessage>> steps, Consumer<ChatRequest> check) {
+    private ScriptedChatModel(@Nullable String name, Set<Capability> capabilities,
+                              @Nullable Function<ChatRequest, AiMessage> every,
+                              @Nullable Deque<Function<ChatRequest, AiMessage>> steps, Consumer<ChatRequest> check) {
         this.name = name;
         this.capabilities = capabilities;
         this.every = every;
@@ -111,8 +115,9 @@ public final class ScriptedChatModel implements ChatModel {
         check.accept(request);
         Function<ChatRequest, AiMessage> answer = every;
         if (answer == null) {
-            synchronized (steps) {
-                answer = steps.poll();
+            Deque<Function<ChatRequest, AiMessage>> queue = Objects.requireNonNull(steps, "a model without one answer has steps");
+            synchronized (queue) {
+                answer = queue.poll();
             }
             if (answer == null) {
                 throw new IllegalStateException("script exhausted after " + requests.size() + " requests");

@@ -164,7 +164,7 @@ public final class PartitionState {
         } else if (c instanceof Change.TaskMoved m) {
             Map<String, TaskInfo> started = tasks.get(m.session());
             TaskInfo old = started == null ? null : started.get(m.task());
-            if (old != null) {
+            if (started != null && old != null) {
                 started.put(m.task(), new TaskInfo(old.session(), old.task(), old.title(), old.status(), event.at(), m.to()));
             }
         } else if (c instanceof Change.AliasRegistered a) {
@@ -206,7 +206,7 @@ public final class PartitionState {
             OrderedWindow inOrder = ordered.get(r.session());
             for (StoredMessage msg : r.messages()) {
                 StoredMessage before = history == null ? null : history.get(msg.index());
-                if (before == null || before.forgotten()) {
+                if (history == null || before == null || before.forgotten()) {
                     continue;
                 }
                 StoredMessage replacement = new StoredMessage(before.index(), before.order(), before.type(),
@@ -350,7 +350,7 @@ public final class PartitionState {
     }
 
     /** A record by id, or null. */
-    public MemoryRecord record(String id) {
+    public @Nullable MemoryRecord record(String id) {
         return records.get(id);
     }
 
@@ -416,7 +416,7 @@ public final class PartitionState {
     }
 
     /** A ledger entry, or null. */
-    public ActionRecord action(String operationId) {
+    public @Nullable ActionRecord action(String operationId) {
         return actions.get(operationId);
     }
 

@@ -2,6 +2,7 @@ package dev.agentmemory.core.store.jdbc;
 
 import dev.agentmemory.core.MemoryException;
 import org.h2.jdbcx.JdbcConnectionPool;
+import org.jspecify.annotations.Nullable;
 
 import javax.sql.DataSource;
 import java.io.IOException;
@@ -14,6 +15,7 @@ import java.sql.Statement;
 import java.nio.channels.FileChannel;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -42,12 +44,12 @@ final class H2Database implements Database {
 
     private volatile String url;
     /** The {@code .mv.db} file, or null for an in-memory database. */
-    private final Path file;
+    private final @Nullable Path file;
     /** The key of {@link #file} in {@link #OPEN_FILES}. */
-    private final Path owned;
+    private final @Nullable Path owned;
     /** Where a new file is built until its schema is in place; null when the file existed. */
-    private final Path creating;
-    private final HighWaterMark mark;
+    private final @Nullable Path creating;
+    private final @Nullable HighWaterMark mark;
     private volatile JdbcConnectionPool pool;
     /**
      * On an H2 file, one write transaction at a time. H2's MVStore skips a commit's store when
@@ -68,7 +70,7 @@ final class H2Database implements Database {
     private final AtomicLong appendsSinceSizeCheck = new AtomicLong();
     private volatile boolean closed;
 
-    private H2Database(String url, Path file, Path owned, Path creating, long autoCompactMinBytes) {
+    private H2Database(String url, @Nullable Path file, @Nullable Path owned, @Nullable Path creating, long autoCompactMinBytes) {
         this.url = url;
         this.file = file;
         this.owned = owned;
@@ -129,7 +131,7 @@ final class H2Database implements Database {
     private static Path canonical(Path mvFile) {
         Path abs = mvFile.toAbsolutePath().normalize();
         try {
-            return abs.getParent().toRealPath().resolve(abs.getFileName());
+            return Objects.requireNonNull(abs.getParent(), "a file lies in a folder").toRealPath().resolve(abs.getFileName());
         } catch (IOException e) {
             return abs;
         }
@@ -149,18 +151,28 @@ final class H2Database implements Database {
             try {
                 shutdown();
                 pool.dispose();
-                mark.delete(); // left by a file of this name that was deleted
+                mark().delete(); // left by a file of this name that was deleted
                 Files.move(creating, file, StandardCopyOption.ATOMIC_MOVE);
-                syncFolder(file.getParent());
+                syncFolder(Objects.requireNonNull(file().getParent(), "a file lies in a folder"));
             } catch (IOException | SQLException e) {
                 close();
                 throw new MemoryException("cannot create the H2 file " + file + ": " + e.getMessage(), e);
             }
-            url = url(file.toString().substring(0, file.toString().length() - ".mv.db".length()));
+            url = url(file().toString().substring(0, file().toString().length() - ".mv.db".length()));
             pool = openPool();
             holdOpen();
         }
         this.compactedBytes = isFile() ? fileSize() : 0;
+    }
+
+    /** The {@code .mv.db} file; only for a file database (see {@link #isFile()}). */
+    private Path file() {
+        return Objects.requireNonNull(file, "not an H2 file database");
+    }
+
+    /** The high-water mark beside the file; only for a file database. */
+    private HighWaterMark mark() {
+        return Objects.requireNonNull(mark, "not an H2 file database");
     }
 
     private static void syncFolder(Path folder) {
@@ -194,7 +206,7 @@ final class H2Database implements Database {
 
     /** The path of the high-water mark beside the file, for messages. */
     Path highWaterMarkPath() {
-        return mark.path();
+        return mark().path();
     }
 
     @Override
@@ -302,7 +314,7 @@ final class H2Database implements Database {
         try (Statement st = c.createStatement()) {
             st.execute("CHECKPOINT SYNC");
         }
-        mark.write(writes);
+        mark().write(writes);
     }
 
     /** Checks the file's size every 256 appends and compacts it once it has grown too much. */
@@ -352,7 +364,7 @@ final class H2Database implements Database {
         }
         // Copy the live data into a fresh file, uncompressed: SHUTDOWN COMPACT compresses every
         // page, which hides from a byte scan whether a purged value is really gone.
-        String path = file.toString();
+        String path = file().toString();
         try {
             org.h2.mvstore.MVStoreTool.compact(path, false);
         } catch (RuntimeException e) {

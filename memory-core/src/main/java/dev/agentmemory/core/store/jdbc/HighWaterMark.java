@@ -1,6 +1,7 @@
 package dev.agentmemory.core.store.jdbc;
 
 import dev.agentmemory.core.MemoryException;
+import org.jspecify.annotations.Nullable;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -27,7 +28,8 @@ final class HighWaterMark implements AutoCloseable {
     private static final long MAGIC = 0x41474d4857_4d3031L; // "AGMHWM01"-ish
 
     private final Path path;
-    private FileChannel channel;
+    /** Open from the first write until {@link #close()}. */
+    private @Nullable FileChannel channel;
 
     private HighWaterMark(Path path) {
         this.path = path;

@@ -3,6 +3,7 @@ package dev.agentmemory.core.store.jdbc;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.agentmemory.core.MemoryException;
+import org.jspecify.annotations.Nullable;
 
 import javax.sql.DataSource;
 import java.io.PrintWriter;
@@ -152,7 +153,7 @@ final class PooledDatabase implements Database {
     }
 
     /** The driver's SQLException under the pool's wrappers, if any. */
-    private static SQLException driverCause(Throwable t) {
+    private static @Nullable SQLException driverCause(@Nullable Throwable t) {
         SQLException found = null;
         for (Throwable c = t; c != null; c = c.getCause()) {
             if (c instanceof SQLException s && !c.getClass().getName().startsWith("com.zaxxer.")) {
@@ -195,7 +196,7 @@ final class PooledDatabase implements Database {
         }
 
         @Override
-        public PrintWriter getLogWriter() {
+        public @Nullable PrintWriter getLogWriter() {
             return null;
         }
 
