@@ -1,5 +1,6 @@
 package dev.agentmemory.core;
 
+import org.jspecify.annotations.Nullable;
 import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.event.LoggedEvent;
 import dev.agentmemory.core.internal.codec.EventCodec;
@@ -148,7 +149,7 @@ final class Snapshots {
         return "snapshot at seq " + seq + " " + problem + " (deleted; it is rebuilt from the log)";
     }
 
-    private PartitionState fromSnapshot(Partition p) {
+    private @Nullable PartitionState fromSnapshot(Partition p) {
         StoredSnapshot stored;
         try {
             Optional<StoredSnapshot> found = store.snapshot(p);
