@@ -85,4 +85,9 @@ public final class InMemoryEventStore implements EventStore {
     @Override
     public void close() {
     }
+
+    @Override
+    public String toString() {
+        return "InMemoryEventStore";
+    }
 }
