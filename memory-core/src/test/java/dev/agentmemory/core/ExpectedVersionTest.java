@@ -69,6 +69,38 @@ class ExpectedVersionTest {
     }
 
     @Test
+    void an_optimistic_update_retries_on_a_stale_version() {
+        Caller alice = ALICE;
+        Scope scope = alice.session("s1");
+        MemoryKey key = MemoryKey.of("cart.items");
+        engine.write(alice, Proposal.set(scope, key, MemoryValue.of(1)).build());
+        int attempts = 0;
+        MemoryRecord written = null;
+        while (written == null) {
+            attempts++;
+            // tag::expect-version-read[]
+            MemoryRecord read = engine.current(alice, scope, key).orElseThrow();
+            long items = read.value().node().asLong() + 1;
+            // end::expect-version-read[]
+            if (attempts == 1) { // another writer changes the key between this caller's read and write
+                engine.write(alice, Proposal.set(scope, key, MemoryValue.of(10)).build());
+            }
+            // tag::expect-version-write[]
+            try {
+                written = engine.write(alice, Proposal.set(scope, key, MemoryValue.of(items))
+                        .expectVersion(read.version())   // 0 = "only if the key has no value"
+                        .build());
+            } catch (StaleVersionException e) {
+                // changed since it was read; nothing was written: read again and retry
+            }
+            // end::expect-version-write[]
+        }
+        assertThat(attempts).isEqualTo(2);
+        assertThat(written.version()).isEqualTo(3);
+        assertThat(written.value().node().asLong()).isEqualTo(11);
+    }
+
+    @Test
     void a_negative_version_is_refused_naming_the_key() {
         assertThatThrownBy(() -> Proposal.set(S1, "size", "M").expectVersion(-1))
                 .isInstanceOf(IllegalArgumentException.class)
