@@ -57,9 +57,9 @@ final class PartitionRuntime {
         final ReentrantLock lock = new ReentrantLock();
         PartitionState state;
         /**
-         * An append failed in a way that does not tell whether the store kept it (the commit may
-         * have reached the store and only its acknowledgement failed): the next write reads the
-         * partition's tail first.
+         * An append failed in a way that does not tell what the store holds now (the commit may
+         * have reached the store and only its acknowledgement failed; another writer appended
+         * first): the next write reads the partition's tail first.
          */
         boolean tailUnknown;
         /** Events {@link #catchUp} applied in the open change, announced once the call succeeds. */
@@ -224,6 +224,11 @@ final class PartitionRuntime {
             T result = work.run(h.state, tx);
             if (!tx.events.isEmpty()) {
                 append(partition, h, tx);
+                if (!owner) {
+                    // stored, but the enclosing call may still roll the live state back: let the
+                    // next call read the stored tail
+                    h.tailUnknown = true;
+                }
             }
             if (owner) {
                 settle(partition, h);
@@ -373,8 +378,8 @@ final class PartitionRuntime {
 
     /**
      * Appends the transaction's events. When the store fails, throws (see {@link #appendFailed})
-     * and, unless the store refused before storing anything, marks the partition's stored tail
-     * unknown; the caller rolls the live state back.
+     * and marks the partition's stored tail unknown (it may hold the append after all, or another
+     * writer's events); the caller rolls the live state back.
      */
     private void append(Partition partition, Handle h, Tx tx) {
         long expected = tx.events.get(0).seq() - 1;
@@ -382,7 +387,9 @@ final class PartitionRuntime {
         try {
             store.append(partition, expected, encoded);
         } catch (StaleVersionException e) {
-            // refused before anything was stored: the live state rolls back and stays in step
+            // refused before anything was stored, because the stored log moved on (another
+            // writer): the live state rolls back, and the next call reads the stored tail
+            h.tailUnknown = true;
             throw e;
         } catch (RuntimeException e) {
             h.tailUnknown = true;
