@@ -153,7 +153,10 @@ public final class MemoryEngine implements AutoCloseable {
      * proposal is logged or none is. Each proposal gets an outcome (applied, conflict, rejected
      * with a reason). A proposal naming another tenant or user fails the whole call with
      * {@link AccessDeniedException}; an oversized value with {@link IllegalArgumentException};
-     * nothing is written then.
+     * a proposal whose {@linkplain Proposal.Builder#expectVersion expected version} is not the
+     * key's (checked after the batch's earlier proposals) with {@link StaleVersionException};
+     * nothing of the batch is written then. When the store fails the append, nothing is
+     * written either and the live state is exactly what it was before the call.
      */
     public List<Outcome> propose(Caller caller, List<Proposal> proposals) {
         Objects.requireNonNull(caller, "caller");
@@ -186,7 +189,9 @@ public final class MemoryEngine implements AutoCloseable {
      * Writes one proposal and returns the record, or throws: {@link InvalidProposalException}
      * when a rule rejects it (including a conflict in strict mode, which rejects it),
      * {@link ConflictException} when, in the default lenient mode, it conflicts with the current
-     * value (the conflicting version is logged and held as an open conflict).
+     * value (the conflicting version is logged and held as an open conflict),
+     * {@link StaleVersionException} when the key is not at the proposal's
+     * {@linkplain Proposal.Builder#expectVersion expected version} (nothing is written).
      */
     public MemoryRecord write(Caller caller, Proposal proposal) {
         Outcome o = propose(caller, proposal);

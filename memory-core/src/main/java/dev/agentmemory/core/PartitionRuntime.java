@@ -11,6 +11,8 @@ import dev.agentmemory.core.spi.ForgetRequest;
 import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.core.spi.StoredEvent;
 
+import org.jspecify.annotations.Nullable;
+
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -56,6 +58,14 @@ final class PartitionRuntime {
     private static final class Handle {
         final ReentrantLock lock = new ReentrantLock();
         PartitionState state;
+        /**
+         * An append failed in a way that does not tell what the store holds now (the commit may
+         * have reached the store and only its acknowledgement failed; another writer appended
+         * first): the next write reads the partition's tail first.
+         */
+        boolean tailUnknown;
+        /** Events {@link #catchUp} applied in the open change, announced once the call succeeds. */
+        @Nullable List<LoggedEvent> caughtUp;
 
         Handle(PartitionState state) {
             this.state = state;
@@ -68,11 +78,16 @@ final class PartitionRuntime {
         T run(PartitionState state, Tx tx);
     }
 
-    /** The events of one call: applied to the live state as they are made, appended together. */
+    /**
+     * The events of one call: applied to the live state as they are made (the state's open
+     * change records how to undo them), appended together; a call that fails before its append
+     * returns, for whatever reason, rolls the live state back to exactly what it was.
+     */
     final class Tx {
         private final Caller caller;
         private final String traceId = UUID.randomUUID().toString();
         private final List<LoggedEvent> events = new ArrayList<>();
+        private boolean appended;
 
         private Tx(Caller caller) {
             this.caller = caller;
@@ -80,6 +95,9 @@ final class PartitionRuntime {
 
         /** Makes {@code change} the next event of this call and applies it to {@code s}. */
         void add(PartitionState s, Change change) {
+            if (!s.changing()) {
+                s.begin();
+            }
             LoggedEvent e = new LoggedEvent(s.lastSeq() + 1, clock.instant(), caller.agent(), traceId, change);
             s.apply(e);
             events.add(e);
@@ -105,18 +123,34 @@ final class PartitionRuntime {
             return partition;
         }
 
-        /** The live state (replaced when a failed commit reloads it). */
+        /** The live state. */
         PartitionState state() {
             return handle.state;
         }
 
+        private final List<Tx> opened = new ArrayList<>();
+
         Tx newTx() {
-            return new Tx(caller);
+            Tx tx = new Tx(caller);
+            opened.add(tx);
+            return tx;
         }
 
-        /** Appends the transaction's events and tells the listeners. */
+        /** Whether a transaction added events that were not committed. */
+        private boolean uncommitted() {
+            return opened.stream().anyMatch(tx -> !tx.appended && !tx.events.isEmpty());
+        }
+
+        /** Appends the transaction's events and tells the listeners; what follows is a new change. */
         void commit(Tx tx) {
-            PartitionRuntime.this.commit(partition, handle, tx);
+            if (tx.events.isEmpty()) {
+                return;
+            }
+            append(partition, handle, tx);
+            tx.appended = true;
+            settle(partition, handle);
+            announce(partition, List.copyOf(tx.events));
+            handle.state.begin();
         }
 
         /** The stored log, decoded, from the first event. */
@@ -181,43 +215,114 @@ final class PartitionRuntime {
 
     /**
      * Runs {@code work} under the partition's lock and appends what it added as one atomic
-     * append. When the work fails after adding changes, or the append fails, the live state is
-     * reloaded from the store, so nothing unlogged is ever served. Records the write forgot on its
-     * way (an invalidation, the record limit) are passed on to the derived data.
+     * append. When the work fails after adding changes, or the append fails, or anything else
+     * throws before the append returned, the live state is rolled back to exactly what it was
+     * before the call (undone in memory, not reloaded, so a store that fails reads too cannot
+     * leave it changed), and no listener or derived data hears of the changes. Records the write
+     * forgot on its way (an invalidation, the record limit) are passed on to the derived data.
      */
     <T> T write(Caller caller, Work<T> work) {
         Partition partition = partition(caller);
         Handle h = handle(partition);
         h.lock.lock();
+        boolean owner = !h.state.changing(); // false in a call nested in another call on this partition
         try {
-            Tx tx = new Tx(caller);
-            T result;
-            try {
-                result = work.run(h.state, tx);
-            } catch (RuntimeException e) {
-                if (!tx.events.isEmpty()) {
-                    h.state = load(partition);
-                }
-                throw e;
+            if (owner) {
+                h.state.begin();
             }
-            commit(partition, h, tx);
-            cascadeForgotten(partition, tx);
+            catchUp(partition, h);
+            Tx tx = new Tx(caller);
+            T result = work.run(h.state, tx);
+            if (!tx.events.isEmpty()) {
+                append(partition, h, tx);
+                if (!owner) {
+                    // stored, but the enclosing call may still roll the live state back: let the
+                    // next call read the stored tail
+                    h.tailUnknown = true;
+                }
+            }
+            if (owner) {
+                settle(partition, h);
+            }
+            if (!tx.events.isEmpty()) {
+                announce(partition, List.copyOf(tx.events));
+                cascadeForgotten(partition, tx.events);
+            }
             return result;
         } finally {
+            if (owner) {
+                undo(h); // no-op once settled
+            }
             h.lock.unlock();
         }
     }
 
-    /** Runs {@code f} with the caller's partition held under its lock (see {@link Held}). */
+    /**
+     * Runs {@code f} with the caller's partition held under its lock (see {@link Held}); changes
+     * it added but did not commit are rolled back when it returns or throws.
+     */
     <T> T exclusive(Caller caller, Function<Held, T> f) {
         Partition partition = partition(caller);
         Handle h = handle(partition);
         h.lock.lock();
+        boolean owner = !h.state.changing();
         try {
-            return f.apply(new Held(partition, h, caller));
+            if (owner) {
+                h.state.begin();
+            }
+            catchUp(partition, h);
+            Held held = new Held(partition, h, caller);
+            T result = f.apply(held);
+            if (owner) {
+                if (held.uncommitted()) {
+                    undo(h); // changes added after the last commit were never appended
+                } else {
+                    settle(partition, h);
+                }
+            }
+            return result;
         } finally {
+            if (owner) {
+                undo(h);
+            }
             h.lock.unlock();
         }
+    }
+
+    /**
+     * After an append whose outcome the store could not tell, reads the events the store holds
+     * beyond the live state (the failed append's, when it was kept after all) and applies them
+     * in the call's open change, so that the call's own append continues the stored log. They
+     * stay, and listeners and derived data hear of them, only when the call succeeds; when it
+     * fails (the read included) the live state is again what it was before the call.
+     */
+    private void catchUp(Partition partition, Handle h) {
+        if (!h.tailUnknown || h.caughtUp != null) {
+            return;
+        }
+        List<LoggedEvent> tail = store.read(partition, h.state.lastSeq()).stream().map(codec::decode).toList();
+        tail.forEach(h.state::apply);
+        h.caughtUp = tail;
+    }
+
+    /** Keeps the open change of a call that succeeded, and announces what {@link #catchUp} found. */
+    private void settle(Partition partition, Handle h) {
+        h.state.keep();
+        List<LoggedEvent> tail = h.caughtUp;
+        if (tail != null) {
+            h.caughtUp = null;
+            h.tailUnknown = false;
+            if (!tail.isEmpty()) {
+                announce(partition, tail);
+                cascadeForgotten(partition, tail);
+            }
+        }
+    }
+
+    /** Rolls back the open change of a call that failed (no-op once settled). */
+    private static void undo(Handle h) {
+        h.state.rollback();
+        h.caughtUp = null;
     }
 
     /** The caller's stored log, decoded, in sequence order (read without the lock). */
@@ -279,18 +384,32 @@ final class PartitionRuntime {
         return snapshots.load(p);
     }
 
-    private void commit(Partition partition, Handle h, Tx tx) {
-        if (tx.events.isEmpty()) {
-            return;
-        }
+    /**
+     * Appends the transaction's events. When the store fails, throws (see {@link #appendFailed})
+     * and marks the partition's stored tail unknown (it may hold the append after all, or another
+     * writer's events); the caller rolls the live state back.
+     */
+    private void append(Partition partition, Handle h, Tx tx) {
         long expected = tx.events.get(0).seq() - 1;
+        List<StoredEvent> encoded = tx.events.stream().map(codec::encode).toList();
         try {
-            store.append(partition, expected, tx.events.stream().map(codec::encode).toList());
+            store.append(partition, expected, encoded);
+        } catch (StaleVersionException e) {
+            // refused before anything was stored, because the stored log moved on (another
+            // writer): the live state rolls back, and the next call reads the stored tail
+            h.tailUnknown = true;
+            throw e;
         } catch (RuntimeException e) {
-            h.state = load(partition);
+            h.tailUnknown = true;
+            throw appendFailed(partition, e);
+        } catch (Error e) {
+            h.tailUnknown = true;
             throw e;
         }
-        List<LoggedEvent> committed = List.copyOf(tx.events);
+    }
+
+    /** Tells the listeners about events now stored. */
+    private void announce(Partition partition, List<LoggedEvent> committed) {
         for (EventListener l : listeners) {
             try {
                 l.committed(partition, committed);
@@ -303,12 +422,33 @@ final class PartitionRuntime {
     }
 
     /**
+     * The error of a failed append as the caller sees it: says that the write was not applied,
+     * names the store and what failed first (the deepest cause: no space left on the device, a
+     * lost connection), and keeps the store's exception as its cause. A store's own
+     * {@link MemoryException} that already says all that is passed on as it is.
+     */
+    private RuntimeException appendFailed(Partition partition, RuntimeException e) {
+        Throwable first = e;
+        while (first.getCause() != null && first.getCause() != first) {
+            first = first.getCause();
+        }
+        String firstText = first.getMessage() == null ? first.getClass().getName() : first.getMessage();
+        String storeName = String.valueOf(store);
+        String text = e.getMessage() == null ? "" : e.getMessage();
+        if (e instanceof MemoryException m && text.contains(firstText) && text.contains(storeName)) {
+            return m;
+        }
+        return new MemoryException("write to " + partition + " not applied: the append to store " + storeName
+                + " failed: " + firstText + (first == e ? "" : " (" + e.getClass().getSimpleName() + ": " + text + ")"), e);
+    }
+
+    /**
      * Tells derived data about records a write forgot on its way (an invalidation, the record
      * limit), so that those reach every derived copy too, as a forget does.
      */
-    private void cascadeForgotten(Partition partition, Tx tx) {
+    private void cascadeForgotten(Partition partition, List<LoggedEvent> events) {
         Set<String> ids = new LinkedHashSet<>();
-        for (LoggedEvent e : tx.events) {
+        for (LoggedEvent e : events) {
             if (e.change() instanceof Change.RecordsForgotten f) {
                 ids.addAll(f.ids());
             }

@@ -33,6 +33,9 @@ import java.util.Set;
  * @param extraction for model-extracted records: which model and prompt produced it
  * @param sensitive  redact the value from readable logs (the engine may also mark it by kind or key)
  * @param reason     why, for invalidations
+ * @param expectedVersion the version the key's current value must have for the write to be made
+ *                   (compare-and-set), 0 for "the key has no current value"; null for no expectation.
+ *                   See {@link Builder#expectVersion}
  */
 public record Proposal(
         Op op,
@@ -53,7 +56,8 @@ public record Proposal(
         Set<String> tags,
         MemoryRecord.@Nullable Extraction extraction,
         boolean sensitive,
-        @Nullable String reason) {
+        @Nullable String reason,
+        @Nullable Long expectedVersion) {
 
     /** What a proposal does. */
     public enum Op {
@@ -96,7 +100,21 @@ public record Proposal(
                 throw new IllegalArgumentException("tags must be 1-64 characters: " + (tag == null ? "null" : Ids.quote(tag)));
             }
         }
+        if (expectedVersion != null && expectedVersion < 0) {
+            throw new IllegalArgumentException("expected version of " + key + " must be 0 (absent) or more: "
+                    + expectedVersion);
+        }
         tags = Set.copyOf(tags);
+    }
+
+    /** A proposal without an expected version (the form before {@code expectedVersion} existed). */
+    public Proposal(Op op, Scope scope, MemoryKey key, @Nullable MemoryValue value, Kind kind, Source source,
+                    @Nullable String sourceRef, Trust trust, double confidence, @Nullable Instant observedAt,
+                    @Nullable Instant validFrom, @Nullable Instant validTo, @Nullable Duration ttl, Access access,
+                    @Nullable String ownerAgent, Set<String> tags, MemoryRecord.@Nullable Extraction extraction,
+                    boolean sensitive, @Nullable String reason) {
+        this(op, scope, key, value, kind, source, sourceRef, trust, confidence, observedAt, validFrom, validTo, ttl,
+                access, ownerAgent, tags, extraction, sensitive, reason, null);
     }
 
     /** Proposes a new value for {@code key}. */
@@ -138,6 +156,7 @@ public record Proposal(
         b.extraction = extraction;
         b.sensitive = sensitive;
         b.reason = reason;
+        b.expectedVersion = expectedVersion;
         return b;
     }
 
@@ -173,6 +192,7 @@ public record Proposal(
         private MemoryRecord.@Nullable Extraction extraction;
         private boolean sensitive;
         private @Nullable String reason;
+        private @Nullable Long expectedVersion;
 
         private Builder(Op op, Scope scope, MemoryKey key, @Nullable MemoryValue value) {
             this.op = op;
@@ -255,10 +275,33 @@ public record Proposal(
             return this;
         }
 
+        /**
+         * Makes the write conditional (compare-and-set): it is made only if the key's current
+         * value in this scope has version {@code version} ({@link MemoryRecord#version()}, as
+         * {@code current} or {@code keyState} shows it; a value past its re-verify deadline
+         * counts), and {@code 0} means "the key has no current value" (never written, or
+         * invalidated or forgotten since). Otherwise the call throws
+         * {@link StaleVersionException} naming the key, the expected and the actual version, and
+         * writes nothing: in a {@code propose} batch a single mismatch fails the whole batch,
+         * nothing of it is written (each proposal is checked against the state after the
+         * batch's earlier proposals). The usual optimistic update: read the current record,
+         * compute the new value, write it with {@code expectVersion(read.version())}, and on
+         * {@code StaleVersionException} read again and retry.
+         *
+         * @throws IllegalArgumentException when {@code version} is negative
+         */
+        public Builder expectVersion(long version) {
+            if (version < 0) {
+                throw new IllegalArgumentException("expected version of " + key + " must be 0 (absent) or more: " + version);
+            }
+            this.expectedVersion = version;
+            return this;
+        }
+
         public Proposal build() {
             Trust t = trustSet ? trust : source.defaultTrust();
             return new Proposal(op, scope, key, value, kind, source, sourceRef, t, confidence, observedAt, validFrom,
-                    validTo, ttl, access, ownerAgent, tags, extraction, sensitive, reason);
+                    validTo, ttl, access, ownerAgent, tags, extraction, sensitive, reason, expectedVersion);
         }
     }
 }

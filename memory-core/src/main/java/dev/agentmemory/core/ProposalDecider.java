@@ -43,6 +43,8 @@ final class ProposalDecider {
     /**
      * Decides {@code p}, proposed by {@code caller}, against {@code state} at {@code now}. The
      * proposal's scope must be the caller's (checked before, with the value's size).
+     *
+     * @throws StaleVersionException when the proposal expects a version the key is not at
      */
     Decision decide(Caller caller, PartitionState state, Proposal p, Instant now) {
         List<Change> changes = new ArrayList<>();
@@ -68,6 +70,14 @@ final class ProposalDecider {
         MemoryRecord current = latest(versions, EnumSet.of(Status.ACTIVE, Status.EXPIRED));
         if (current != null && !current.readableBy(caller.agent())) {
             return Outcome.rejected(p, "the current value of " + p.key() + " belongs to another agent");
+        }
+        if (p.expectedVersion() != null) {
+            long actual = current == null ? 0 : current.version();
+            if (actual != p.expectedVersion()) {
+                throw new StaleVersionException(p.key() + " in " + p.scope() + " is at version " + actual
+                        + (actual == 0 ? " (no current value)" : "") + ", not the expected version "
+                        + p.expectedVersion() + (p.expectedVersion() == 0 ? " (absent)" : "") + "; nothing was written");
+            }
         }
         if (p.op() == Proposal.Op.INVALIDATE) {
             List<String> ids = new ArrayList<>();

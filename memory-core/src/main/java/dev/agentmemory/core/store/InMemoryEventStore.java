@@ -114,4 +114,9 @@ public final class InMemoryEventStore implements EventStore {
     @Override
     public void close() {
     }
+
+    @Override
+    public String toString() {
+        return "InMemoryEventStore";
+    }
 }

@@ -14,11 +14,13 @@ import dev.agentmemory.core.Verification;
 import dev.agentmemory.core.ledger.ActionRecord;
 import org.jspecify.annotations.Nullable;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -59,6 +61,16 @@ public final class PartitionState {
     /** Source of {@link #recordsRevision} values: unique across every state of this JVM. */
     private static final AtomicLong REVISIONS = new AtomicLong();
     private long recordsRevision = REVISIONS.incrementAndGet();
+    /**
+     * While a change is open ({@link #begin}), how to undo each step {@link #apply} took, last
+     * first; null otherwise. Inverses of single map and set operations, so that keeping it costs
+     * in proportion to the change, not to the state.
+     */
+    private @Nullable ArrayDeque<Runnable> undo;
+    /** Sessions whose window the open change touched: their {@link #ordered} copy is rebuilt on rollback. */
+    private final Set<String> touchedWindows = new HashSet<>();
+    private long lastSeqAtBegin;
+    private long liveRecordsAtBegin;
 
     /** Replays {@code events} (in sequence order) into a fresh state. */
     public static PartitionState replay(Collection<LoggedEvent> events) {
@@ -121,6 +133,138 @@ public final class PartitionState {
         return s;
     }
 
+    /**
+     * Opens a change: from here {@link #apply} also records how to undo each step, until
+     * {@link #keep} (the change stays) or {@link #rollback} (the state is again exactly what it
+     * was at this call, iteration orders included). One change at a time.
+     *
+     * @throws IllegalStateException when a change is already open
+     */
+    public void begin() {
+        if (undo != null) {
+            throw new IllegalStateException("a change is already open on " + this);
+        }
+        undo = new ArrayDeque<>();
+        touchedWindows.clear();
+        lastSeqAtBegin = lastSeq;
+        liveRecordsAtBegin = liveRecords;
+    }
+
+    /** Whether a change is open. */
+    public boolean changing() {
+        return undo != null;
+    }
+
+    /** Closes the open change, keeping what it applied (no-op when none is open). */
+    public void keep() {
+        undo = null;
+        touchedWindows.clear();
+    }
+
+    /**
+     * Undoes every event applied since {@link #begin} and closes the change (no-op when none is
+     * open). The records revision moves to a new value, as on a reload, so nothing derived from
+     * the undone events is reused.
+     */
+    public void rollback() {
+        ArrayDeque<Runnable> steps = undo;
+        if (steps == null) {
+            return;
+        }
+        undo = null;
+        while (!steps.isEmpty()) {
+            steps.pop().run();
+        }
+        lastSeq = lastSeqAtBegin;
+        liveRecords = liveRecordsAtBegin;
+        recordsRevision = REVISIONS.incrementAndGet();
+        for (String session : touchedWindows) {
+            rebuildOrdered(session);
+        }
+        touchedWindows.clear();
+    }
+
+    /** Records how to undo a step, when a change is open. */
+    private void onUndo(Runnable step) {
+        if (undo != null) {
+            undo.push(step);
+        }
+    }
+
+    private void touchWindow(String session) {
+        if (undo != null) {
+            touchedWindows.add(session);
+        }
+    }
+
+    /** {@code map.put(k, v)}, undoably. */
+    private <K, V> @Nullable V put(Map<K, V> map, K k, V v) {
+        boolean had = map.containsKey(k);
+        V before = map.put(k, v);
+        if (undo != null) {
+            undo.push(had ? () -> map.put(k, before) : () -> map.remove(k));
+        }
+        return before;
+    }
+
+    /** {@code map.computeIfAbsent(k, f)}, undoably. */
+    private <K, V> V child(Map<K, V> map, K k, java.util.function.Function<K, V> f) {
+        V v = map.get(k);
+        if (v == null) {
+            v = f.apply(k);
+            map.put(k, v);
+            onUndo(() -> map.remove(k));
+        }
+        return v;
+    }
+
+    /** {@code set.add(e)}, undoably. */
+    private <E> boolean add(Set<E> set, E e) {
+        boolean added = set.add(e);
+        if (added) {
+            onUndo(() -> set.remove(e));
+        }
+        return added;
+    }
+
+    /** {@code set.remove(e)}, undoably. */
+    private <E> boolean remove(Set<E> set, E e) {
+        boolean removed = set.remove(e);
+        if (removed) {
+            onUndo(() -> set.add(e));
+        }
+        return removed;
+    }
+
+    /** Remembers a whole map's contents, to be put back on rollback (for the rare events that rewrite all of it). */
+    private <K, V> void saveAll(Map<K, V> map) {
+        if (undo != null) {
+            Map<K, V> copy = new LinkedHashMap<>(map);
+            undo.push(() -> {
+                map.clear();
+                map.putAll(copy);
+            });
+        }
+    }
+
+    /** The window's messages in window order, again from the window and the history. */
+    private void rebuildOrdered(String session) {
+        ordered.remove(session);
+        NavigableSet<Long> window = windows.get(session);
+        NavigableMap<Long, StoredMessage> history = messages.get(session);
+        if (window == null || history == null) {
+            return;
+        }
+        OrderedWindow inOrder = new OrderedWindow();
+        for (Long i : window) {
+            StoredMessage m = history.get(i);
+            if (m != null) {
+                inOrder.add(m);
+            }
+        }
+        ordered.put(session, inOrder);
+    }
+
     /** Applies one event; events must come in sequence order. */
     public void apply(LoggedEvent event) {
         Objects.requireNonNull(event, "event");
@@ -138,12 +282,13 @@ public final class PartitionState {
                 update(id, r -> r.status() == Status.FORGOTTEN ? r : r.status(Status.SUPERSEDED));
             }
             MemoryRecord r = w.record();
-            MemoryRecord before = records.put(r.id(), r);
+            MemoryRecord before = put(records, r.id(), r);
             if (before == null && r.status() != Status.FORGOTTEN) {
                 liveRecords++;
             }
-            versions.computeIfAbsent(r.scope(), s -> new LinkedHashMap<>())
-                    .computeIfAbsent(r.key(), k -> new ArrayList<>()).add(r.id());
+            List<String> ids = child(child(versions, r.scope(), s -> new LinkedHashMap<>()), r.key(), k -> new ArrayList<>());
+            ids.add(r.id());
+            onUndo(() -> ids.remove(ids.size() - 1));
         } else if (c instanceof Change.RecordsExpired e) {
             e.ids().forEach(id -> update(id, r -> r.status() == Status.ACTIVE ? r.status(Status.EXPIRED) : r));
         } else if (c instanceof Change.RecordsForgotten f) {
@@ -157,37 +302,45 @@ public final class PartitionState {
         } else if (c instanceof Change.RecordsArchived a) {
             a.ids().forEach(id -> update(id, r -> r.archived(true)));
         } else if (c instanceof Change.TaskChanged t) {
-            tasks.computeIfAbsent(t.session(), s -> new LinkedHashMap<>()).merge(t.task(),
-                    new TaskInfo(t.session(), t.task(), t.title(), t.status(), event.at()),
-                    (old, neu) -> new TaskInfo(old.session(), old.task(),
-                            neu.title() != null ? neu.title() : old.title(), neu.status(), neu.changedAt(), old.heldBy()));
+            Map<String, TaskInfo> started = child(tasks, t.session(), s -> new LinkedHashMap<>());
+            TaskInfo old = started.get(t.task());
+            put(started, t.task(), old == null ? new TaskInfo(t.session(), t.task(), t.title(), t.status(), event.at())
+                    : new TaskInfo(old.session(), old.task(), t.title() != null ? t.title() : old.title(), t.status(),
+                            event.at(), old.heldBy()));
         } else if (c instanceof Change.TaskMoved m) {
             Map<String, TaskInfo> started = tasks.get(m.session());
             TaskInfo old = started == null ? null : started.get(m.task());
             if (started != null && old != null) {
                 started.put(m.task(), new TaskInfo(old.session(), old.task(), old.title(), old.status(), event.at(), m.to()));
+    }
+
+            if (old != null) {
+                put(started, m.task(), new TaskInfo(old.session(), old.task(), old.title(), old.status(), event.at(), m.to()));
             }
         } else if (c instanceof Change.AliasRegistered a) {
-            aliases.computeIfAbsent(a.alias(), k -> new TreeSet<>()).add(a.entity());
+            add(child(aliases, a.alias(), k -> new TreeSet<>()), a.entity());
         } else if (c instanceof Change.ActionIntended i) {
-            actions.putIfAbsent(i.operationId(),
-                    new ActionRecord(i.operationId(), i.action(), i.params(), event.at(), null, null, null));
+            if (!actions.containsKey(i.operationId())) {
+                put(actions, i.operationId(),
+                        new ActionRecord(i.operationId(), i.action(), i.params(), event.at(), null, null, null));
+            }
         } else if (c instanceof Change.ActionCompleted done) {
             ActionRecord r = actions.get(done.operationId());
             if (r != null) {
-                actions.put(r.operationId(), new ActionRecord(r.operationId(), r.action(), r.params(), r.intendedAt(),
+                put(actions, r.operationId(), new ActionRecord(r.operationId(), r.action(), r.params(), r.intendedAt(),
                         done.outcome(), done.success(), event.at()));
             }
         } else if (c instanceof Change.MessagesAppended m) {
-            NavigableMap<Long, StoredMessage> history = messages.computeIfAbsent(m.session(), s -> new TreeMap<>());
-            NavigableSet<Long> window = windows.computeIfAbsent(m.session(), s -> new TreeSet<>());
+            touchWindow(m.session());
+            NavigableMap<Long, StoredMessage> history = child(messages, m.session(), s -> new TreeMap<>());
+            NavigableSet<Long> window = child(windows, m.session(), s -> new TreeSet<>());
             OrderedWindow inOrder = ordered.computeIfAbsent(m.session(), s -> new OrderedWindow());
             for (StoredMessage msg : m.messages()) {
-                StoredMessage before = history.put(msg.index(), msg);
+                StoredMessage before = put(history, msg.index(), msg);
                 if (before != null && window.contains(before.index())) {
                     inOrder.remove(before);
                 }
-                window.add(msg.index());
+                add(window, msg.index());
                 inOrder.add(msg);
             }
         } else if (c instanceof Change.MessagesEvicted e) {
@@ -197,10 +350,14 @@ public final class PartitionState {
             NavigableMap<Long, StoredMessage> history = messages.get(f.session());
             if (history != null) {
                 for (Long i : f.indices()) {
-                    history.computeIfPresent(i, (k, m) -> m.tombstone());
+                    StoredMessage m = history.get(i);
+                    if (m != null) {
+                        put(history, i, m.tombstone());
+                    }
                 }
             }
         } else if (c instanceof Change.MessagesRedacted r) {
+            touchWindow(r.session());
             NavigableMap<Long, StoredMessage> history = messages.get(r.session());
             NavigableSet<Long> window = windows.get(r.session());
             OrderedWindow inOrder = ordered.get(r.session());
@@ -211,12 +368,21 @@ public final class PartitionState {
                 }
                 StoredMessage replacement = new StoredMessage(before.index(), before.order(), before.type(),
                         msg.json(), msg.text());
-                history.put(before.index(), replacement);
+                put(history, before.index(), replacement);
                 if (window != null && window.contains(before.index()) && inOrder != null) {
                     inOrder.add(replacement);
                 }
             }
         } else if (c instanceof Change.UserForgotten) {
+            if (undo != null) {
+                touchedWindows.addAll(ordered.keySet());
+                touchedWindows.addAll(windows.keySet());
+                saveAll(records);
+                saveAll(tasks);
+                saveAll(aliases);
+                messages.values().forEach(this::saveAll);
+                saveAll(windows);
+            }
             ordered.clear();
             records.replaceAll((id, r) -> r.tombstone());
             liveRecords = 0;
@@ -232,11 +398,12 @@ public final class PartitionState {
         if (window == null) {
             return;
         }
+        touchWindow(session);
         OrderedWindow inOrder = ordered.get(session);
         NavigableMap<Long, StoredMessage> history = messages.get(session);
         List<StoredMessage> leaving = new ArrayList<>(indices.size());
         for (Long i : indices) {
-            if (window.remove(i) && history != null) {
+            if (remove(window, i) && history != null) {
                 StoredMessage m = history.get(i);
                 if (m != null) {
                     leaving.add(m);
@@ -325,7 +492,7 @@ public final class PartitionState {
             if (r.status() != Status.FORGOTTEN && changed.status() == Status.FORGOTTEN) {
                 liveRecords--;
             }
-            records.put(id, changed);
+            put(records, id, changed);
         }
     }
 
