@@ -149,7 +149,7 @@ final class PartitionRuntime {
             append(partition, handle, tx);
             tx.appended = true;
             settle(partition, handle);
-            announce(partition, List.copyOf(tx.events));
+            announce(partition, handle, List.copyOf(tx.events));
             handle.state.begin();
         }
 
@@ -245,7 +245,7 @@ final class PartitionRuntime {
                 settle(partition, h);
             }
             if (!tx.events.isEmpty()) {
-                announce(partition, List.copyOf(tx.events));
+                announce(partition, h, List.copyOf(tx.events));
                 cascadeForgotten(partition, tx.events);
             }
             return result;
@@ -313,7 +313,7 @@ final class PartitionRuntime {
             h.caughtUp = null;
             h.tailUnknown = false;
             if (!tail.isEmpty()) {
-                announce(partition, tail);
+                announce(partition, h, tail);
                 cascadeForgotten(partition, tail);
             }
         }
@@ -408,8 +408,8 @@ final class PartitionRuntime {
         }
     }
 
-    /** Tells the listeners about events now stored. */
-    private void announce(Partition partition, List<LoggedEvent> committed) {
+    /** Tells the listeners about events now stored, and snapshots the state when an interval is crossed. */
+    private void announce(Partition partition, Handle h, List<LoggedEvent> committed) {
         for (EventListener l : listeners) {
             try {
                 l.committed(partition, committed);

@@ -311,10 +311,6 @@ public final class PartitionState {
             Map<String, TaskInfo> started = tasks.get(m.session());
             TaskInfo old = started == null ? null : started.get(m.task());
             if (started != null && old != null) {
-                started.put(m.task(), new TaskInfo(old.session(), old.task(), old.title(), old.status(), event.at(), m.to()));
-    }
-
-            if (old != null) {
                 put(started, m.task(), new TaskInfo(old.session(), old.task(), old.title(), old.status(), event.at(), m.to()));
             }
         } else if (c instanceof Change.AliasRegistered a) {
