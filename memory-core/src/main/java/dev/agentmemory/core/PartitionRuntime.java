@@ -426,11 +426,20 @@ final class PartitionRuntime {
         }
     }
 
-    /** The error of a call whose check of the stored head failed: names the user and the store. */
-    private MemoryException headUnreadable(Partition partition, RuntimeException e, boolean writing) {
+    /**
+     * The error of a call whose check of the stored head failed: the store's own error (it names
+     * the store, the user and the reason), for a write led by saying that it was not applied.
+     */
+    private RuntimeException headUnreadable(Partition partition, RuntimeException e, boolean writing) {
+        String text = e.getMessage() == null ? "store " + store + ": cannot read " + partition : e.getMessage();
         String first = firstCause(e);
-        return new MemoryException((writing ? "write to " + partition + " not applied: " : "cannot read " + partition + ": ")
-                + "cannot check store " + store + " for other instances' writes: " + first, e);
+        if (!text.contains(first)) {
+            text += " (" + first + ")";
+        }
+        if (!writing && e instanceof MemoryException m && text.equals(e.getMessage())) {
+            return m;
+        }
+        return new MemoryException((writing ? "write to " + partition + " not applied: " : "") + text, e);
     }
 
     private static String firstCause(Throwable e) {

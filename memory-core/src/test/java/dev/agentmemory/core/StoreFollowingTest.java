@@ -240,7 +240,7 @@ class StoreFollowingTest {
         assertThatThrownBy(() -> color(b))
                 .isInstanceOf(MemoryException.class)
                 .hasMessageContaining("cannot read shop/alice")
-                .hasMessageContaining(faulty.toString())
+                .hasMessageContaining("store " + faulty)
                 .hasMessageContaining("The database has been closed");
         assertThatThrownBy(() -> set(b, "red"))
                 .isInstanceOf(MemoryException.class)
