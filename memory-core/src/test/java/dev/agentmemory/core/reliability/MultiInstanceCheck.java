@@ -35,7 +35,8 @@ import java.util.Optional;
  *   <li>every read (and every forget, which reads the key it forgets) saw a state that was still
  *       current at or after the newest change of that key acknowledged, by any instance, before
  *       the read began; a record it saw is one the log holds and whose write began before the
- *       read ended;</li>
+ *       read ended, and "nothing" is the key's initial state or one left by a forget that began
+ *       before the read ended;</li>
  *   <li>the audit of every user (fresh engine, and each instance that ended by itself) is clean.</li>
  * </ul>
  * The order of changes is the log's; "before" is a write's return before the read's start, on
@@ -52,8 +53,8 @@ final class MultiInstanceCheck {
     private record State(long seq, @Nullable String recordId) {
     }
 
-    /** An acknowledged change of a key: its place in the log and when its call returned. */
-    private record Acked(long seq, long end, int instance, String what) {
+    /** An acknowledged change of a key: its place in the log and when its call began and returned. */
+    private record Acked(long seq, long start, long end, int instance, String what) {
     }
 
     final List<String> violations = new ArrayList<>();
@@ -214,14 +215,14 @@ final class MultiInstanceCheck {
             Stored s = storedByUser.getOrDefault(w.user(), Map.of()).get(w.recordId());
             if (s != null) {
                 acked.computeIfAbsent(w.user() + "/" + w.key(), k -> new ArrayList<>())
-                        .add(new Acked(s.seq(), w.end(), w.instance(), "write " + w.w()));
+                        .add(new Acked(s.seq(), w.start(), w.end(), w.instance(), "write " + w.w()));
             }
         }
         for (Forget f : journal.forgets) {
             Map<String, Long> seqs = forgetSeqByUser.getOrDefault(f.user(), Map.of());
             f.ids().stream().map(seqs::get).filter(Objects::nonNull).max(Long::compare).ifPresent(seq ->
                     acked.computeIfAbsent(f.user() + "/" + f.key(), k -> new ArrayList<>())
-                            .add(new Acked(seq, f.end(), f.instance(), "forget at " + seq)));
+                            .add(new Acked(seq, f.start(), f.end(), f.instance(), "forget at " + seq)));
         }
         return acked;
     }
@@ -242,7 +243,7 @@ final class MultiInstanceCheck {
                 violation("%s saw %s, whose write began after the read returned", what, w.w());
             }
         }
-        checkObserved(what, r.user(), r.key(), r.recordId(), r.start(), r.instance(), acked);
+        checkObserved(what, r.user(), r.key(), r.recordId(), r.start(), r.end(), r.instance(), acked);
     }
 
     /** A forget reads the key it forgets: it saw the newest of the records it forgot, or nothing. */
@@ -251,18 +252,21 @@ final class MultiInstanceCheck {
         String seen = f.ids().stream().map(stored::get).filter(Objects::nonNull)
                 .max((a, b) -> Long.compare(a.version(), b.version())).map(Stored::recordId).orElse(null);
         checkObserved("forget of " + f.user() + " " + f.key() + " by instance " + f.instance(), f.user(), f.key(), seen,
-                f.start(), f.instance(), acked);
+                f.start(), f.end(), f.instance(), acked);
     }
 
     /**
      * The state seen ({@code recordId}, null: none) must still have been current at the newest
-     * change of the key that was acknowledged before {@code start}.
+     * change of the key that was acknowledged before {@code start}; when it is "none", it must be
+     * a state whose change (a forget) began before {@code end}, or the key's initial state.
      */
-    private void checkObserved(String what, String user, String key, @Nullable String recordId, long start, int instance,
-                               Map<String, List<Acked>> acked) {
+    private void checkObserved(String what, String user, String key, @Nullable String recordId, long start, long end,
+                               int instance, Map<String, List<Acked>> acked) {
         readChecks++;
         Acked newest = null;
+        Map<Long, Acked> bySeq = new HashMap<>();
         for (Acked a : acked.getOrDefault(user + "/" + key, List.of())) {
+            bySeq.put(a.seq(), a);
             if (a.end() < start && (newest == null || a.seq() > newest.seq())) {
                 newest = a;
             }
@@ -274,15 +278,14 @@ final class MultiInstanceCheck {
             readChecksAfterAnotherInstance++;
         }
         List<State> states = timelineByUser.getOrDefault(user, Map.of()).getOrDefault(key, List.of());
-        boolean fresh = false;
         // the initial state (nothing) lasts until the first change
-        long end = states.isEmpty() ? Long.MAX_VALUE : states.get(0).seq();
-        if (recordId == null && end > newest.seq()) {
-            fresh = true;
-        }
+        boolean fresh = recordId == null && (states.isEmpty() || states.get(0).seq() > newest.seq());
         for (int i = 0; i < states.size() && !fresh; i++) {
-            end = i + 1 < states.size() ? states.get(i + 1).seq() : Long.MAX_VALUE;
-            fresh = Objects.equals(states.get(i).recordId(), recordId) && end > newest.seq();
+            State state = states.get(i);
+            long until = i + 1 < states.size() ? states.get(i + 1).seq() : Long.MAX_VALUE;
+            Acked by = bySeq.get(state.seq());
+            boolean couldBeSeen = recordId != null || by == null || by.start() < end;
+            fresh = Objects.equals(state.recordId(), recordId) && until > newest.seq() && couldBeSeen;
         }
         if (!fresh) {
             violation("%s saw %s, but %s (instance %d, log seq %d) was acknowledged before the read began", what,
