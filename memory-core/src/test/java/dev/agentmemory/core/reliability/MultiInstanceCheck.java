@@ -58,6 +58,8 @@ final class MultiInstanceCheck {
     }
 
     final List<String> violations = new ArrayList<>();
+    /** How many violations of each kind (stale read, lost write, partial batch, audit...). */
+    final Map<String, Integer> violationsByKind = new java.util.TreeMap<>();
     long logEvents;
     long readChecks;
     long readChecksAfterAnotherInstance;
@@ -74,12 +76,12 @@ final class MultiInstanceCheck {
             readLog(fresh, user);
             AuditReport audit = fresh.admin().audit(user, Duration.ofDays(365));
             if (!audit.consistent() || !audit.conflictingKeys().isEmpty()) {
-                violation("audit of %s by a fresh engine: %s", user.user(), audit.lines());
+                violation("audit", "audit of %s by a fresh engine: %s", user.user(), audit.lines());
             }
         }
         for (InstanceJournal.Audit a : journal.audits) {
             if (!a.consistent()) {
-                violation("audit of %s by instance %d at its end: %s", a.user(), a.instance(), a.summary());
+                violation("audit", "audit of %s by instance %d at its end: %s", a.user(), a.instance(), a.summary());
             }
         }
         checkWrites(journal);
@@ -104,30 +106,30 @@ final class MultiInstanceCheck {
         for (int i = 0; i < log.size(); i++) {
             LoggedEvent e = log.get(i);
             if (e.seq() != i + 1L) {
-                violation("log of %s: event %d has sequence %d", user.user(), i + 1, e.seq());
+                violation("log sequence", "log of %s: event %d has sequence %d", user.user(), i + 1, e.seq());
             }
             if (e.change() instanceof Change.RecordWritten written) {
                 MemoryRecord r = written.record();
                 String key = r.key().path();
                 if (r.status() != Status.ACTIVE) {
-                    violation("log of %s: %s written with status %s", user.user(), r.id(), r.status());
+                    violation("log", "log of %s: %s written with status %s", user.user(), r.id(), r.status());
                 }
                 JsonNode v = Objects.requireNonNull(r.value()).node();
                 String batch = v.path("batch").asText("-");
                 Stored s = new Stored(key, r.id(), r.version(), v.path("w").asText(), batch.equals("-") ? null : batch,
                         v.path("parts").asInt(), e.seq(), e.traceId());
                 if (stored.put(r.id(), s) != null) {
-                    violation("log of %s: record %s written twice", user.user(), r.id());
+                    violation("doubled write", "log of %s: record %s written twice", user.user(), r.id());
                 }
                 Stored same = byW.put(s.w(), s);
                 if (same != null) {
-                    violation("log of %s: write %s stored twice, at %d and %d", user.user(), s.w(), same.seq(), s.seq());
+                    violation("doubled write", "log of %s: write %s stored twice, at %d and %d", user.user(), s.w(), same.seq(), s.seq());
                 }
                 List<State> states = timeline.computeIfAbsent(key, k -> new ArrayList<>());
                 String before = current.get(key);
                 Stored previous = before == null ? null : stored.get(before);
                 if (previous != null && previous.version() >= s.version()) {
-                    violation("log of %s: %s version %d at %d after version %d", user.user(), key, s.version(), s.seq(),
+                    violation("log versions", "log of %s: %s version %d at %d after version %d", user.user(), key, s.version(), s.seq(),
                             previous.version());
                 }
                 states.add(new State(e.seq(), r.id()));
@@ -151,11 +153,11 @@ final class MultiInstanceCheck {
             List<Stored> parts = b.getValue();
             Stored first = parts.get(0);
             if (parts.size() != first.parts()) {
-                violation("batch %s of %s: %d of %d parts in the log", b.getKey(), user.user(), parts.size(), first.parts());
+                violation("partial batch", "batch %s of %s: %d of %d parts in the log", b.getKey(), user.user(), parts.size(), first.parts());
             }
             for (int i = 0; i < parts.size(); i++) {
                 if (!parts.get(i).trace().equals(first.trace()) || parts.get(i).seq() != first.seq() + i) {
-                    violation("batch %s of %s: not one append (part %d at %d, trace %s)", b.getKey(), user.user(), i,
+                    violation("partial batch", "batch %s of %s: not one append (part %d at %d, trace %s)", b.getKey(), user.user(), i,
                             parts.get(i).seq(), parts.get(i).trace());
                 }
             }
@@ -166,7 +168,7 @@ final class MultiInstanceCheck {
             Optional<MemoryRecord> served = fresh.current(user, user.persistent(), MemoryKey.of(key));
             String expected = current.get(key);
             if (!Objects.equals(served.map(MemoryRecord::id).orElse(null), expected)) {
-                violation("%s %s: a fresh engine serves %s, the log's last write not forgotten is %s", user.user(), key,
+                violation("check reads the log wrong", "%s %s: a fresh engine serves %s, the log's last write not forgotten is %s", user.user(), key,
                         served.map(MemoryRecord::id).orElse("nothing"), expected);
             }
         }
@@ -183,17 +185,17 @@ final class MultiInstanceCheck {
             ackedById.put(w.recordId(), w);
             Stored s = storedByUser.getOrDefault(w.user(), Map.of()).get(w.recordId());
             if (s == null) {
-                violation("acknowledged write %s (%s %s v%d, instance %d) is not in the log", w.w(), w.user(), w.key(),
+                violation("lost write", "acknowledged write %s (%s %s v%d, instance %d) is not in the log", w.w(), w.user(), w.key(),
                         w.version(), w.instance());
                 continue;
             }
             if (!s.w().equals(w.w()) || !s.key().equals(w.key()) || s.version() != w.version()) {
-                violation("acknowledged write %s (%s %s v%d) is stored as %s %s v%d", w.w(), w.user(), w.key(),
+                violation("lost write", "acknowledged write %s (%s %s v%d) is stored as %s %s v%d", w.w(), w.user(), w.key(),
                         w.version(), s.w(), s.key(), s.version());
             }
             Write other = byVersion.put(w.user() + "/" + w.key() + "/" + w.version(), w);
             if (other != null) {
-                violation("%s %s version %d acknowledged twice: %s (instance %d) and %s (instance %d)", w.user(), w.key(),
+                violation("lost update", "%s %s version %d acknowledged twice: %s (instance %d) and %s (instance %d)", w.user(), w.key(),
                         w.version(), other.w(), other.instance(), w.w(), w.instance());
             }
         }
@@ -201,7 +203,7 @@ final class MultiInstanceCheck {
         for (Forget f : journal.forgets) {
             for (String id : f.ids()) {
                 if (!forgetSeqByUser.getOrDefault(f.user(), Map.of()).containsKey(id)) {
-                    violation("acknowledged forget of %s %s (instance %d): %s is not forgotten in the log", f.user(),
+                    violation("lost forget", "acknowledged forget of %s %s (instance %d): %s is not forgotten in the log", f.user(),
                             f.key(), f.instance(), id);
                 }
             }
@@ -232,15 +234,15 @@ final class MultiInstanceCheck {
         if (r.recordId() != null) {
             Stored s = storedByUser.getOrDefault(r.user(), Map.of()).get(r.recordId());
             if (s == null) {
-                violation("%s saw %s (%s), which the log does not hold", what, r.recordId(), r.w());
+                violation("dirty read", "%s saw %s (%s), which the log does not hold", what, r.recordId(), r.w());
                 return;
             }
             if (!s.w().equals(r.w())) {
-                violation("%s saw %s with value %s, stored with %s", what, r.recordId(), r.w(), s.w());
+                violation("dirty read", "%s saw %s with value %s, stored with %s", what, r.recordId(), r.w(), s.w());
             }
             Write w = ackedById.get(r.recordId());
             if (w != null && w.start() > r.end()) {
-                violation("%s saw %s, whose write began after the read returned", what, w.w());
+                violation("read from the future", "%s saw %s, whose write began after the read returned", what, w.w());
             }
         }
         checkObserved(what, r.user(), r.key(), r.recordId(), r.start(), r.end(), r.instance(), acked);
@@ -288,12 +290,13 @@ final class MultiInstanceCheck {
             fresh = Objects.equals(state.recordId(), recordId) && until > newest.seq() && couldBeSeen;
         }
         if (!fresh) {
-            violation("%s saw %s, but %s (instance %d, log seq %d) was acknowledged before the read began", what,
+            violation("stale read", "%s saw %s, but %s (instance %d, log seq %d) was acknowledged before the read began", what,
                     recordId == null ? "nothing" : recordId, newest.what(), newest.instance(), newest.seq());
         }
     }
 
-    private void violation(String format, Object... args) {
+    private void violation(String kind, String format, Object... args) {
         violations.add(String.format(format, args));
+        violationsByKind.merge(kind, 1, Integer::sum);
     }
 }

@@ -171,11 +171,11 @@ class MultiInstanceTest {
             System.out.printf("MULTI INSTANCE: JVMs started=%d (%d live at a time), killed=%d, ended by themselves=%d,"
                             + " users=%d (%d shared), acknowledged writes=%d (batches=%d), forgets=%d, reads=%d,"
                             + " read checks=%d (after another instance's change=%d), failed ops (not acknowledged)=%d,"
-                            + " unacknowledged writes in the log=%d, log events=%d, violations=%d; run %d ms, check %d ms%n",
+                            + " unacknowledged writes in the log=%d, log events=%d, violations=%d %s; run %d ms, check %d ms%n",
                     started, LIVE, killed, endedByThemselves, users.size(), InstanceWorker.SHARED_USERS,
                     check.acknowledgedWrites, journal.batches, journal.forgets.size(), journal.reads.size(),
                     check.readChecks, check.readChecksAfterAnotherInstance, journal.failures.size(),
-                    check.unacknowledgedWritesInLog, check.logEvents, check.violations.size(),
+                    check.unacknowledgedWritesInLog, check.logEvents, check.violations.size(), check.violationsByKind,
                     (t1 - t0) / 1_000_000, (System.nanoTime() - t1) / 1_000_000);
             journal.failures.stream().limit(3).forEach(f -> System.out.println("  failed: " + f));
             check.violations.stream().limit(40).forEach(v -> System.out.println("  VIOLATION: " + v));
