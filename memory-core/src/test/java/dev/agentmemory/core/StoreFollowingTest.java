@@ -10,6 +10,7 @@ import dev.agentmemory.core.spi.StoredEvent;
 import dev.agentmemory.core.store.InMemoryEventStore;
 import dev.agentmemory.core.store.jdbc.JdbcEventStore;
 import dev.agentmemory.core.testing.FaultyEventStore;
+import dev.agentmemory.core.testing.ForwardingEventStore;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -20,7 +21,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -291,12 +291,11 @@ class StoreFollowingTest {
     }
 
     /** Runs a one-shot action (another engine's write) just before passing an append on. */
-    private static final class RacingStore implements EventStore {
-        private final EventStore store;
+    private static final class RacingStore extends ForwardingEventStore {
         private final AtomicReference<Runnable> beforeAppend;
 
         RacingStore(EventStore store, AtomicReference<Runnable> beforeAppend) {
-            this.store = store;
+            super(store);
             this.beforeAppend = beforeAppend;
         }
 
@@ -306,32 +305,7 @@ class StoreFollowingTest {
             if (r != null) {
                 r.run();
             }
-            store.append(partition, expectedLastSeq, events);
-        }
-
-        @Override
-        public List<StoredEvent> read(Partition partition, long afterSeq) {
-            return store.read(partition, afterSeq);
-        }
-
-        @Override
-        public long lastSequence(Partition partition) {
-            return store.lastSequence(partition);
-        }
-
-        @Override
-        public void rewrite(Partition partition, Map<Long, String> payloadBySeq) {
-            store.rewrite(partition, payloadBySeq);
-        }
-
-        @Override
-        public List<Partition> partitions(String tenant) {
-            return store.partitions(tenant);
-        }
-
-        @Override
-        public void close() {
-            store.close();
+            super.append(partition, expectedLastSeq, events);
         }
     }
 }

@@ -75,10 +75,20 @@ final class CrashWriter {
             out.println("READY " + run);
             out.flush();
         }
+        runThreads(threads, thread -> writeForever(engine, out, run, thread, users));
+        engine.close();
+    }
+
+    /**
+     * Runs {@code body} on {@code threads} threads of a child JVM and waits for them; a thread
+     * that throws ends the JVM at once with exit code 2 (the parent sees a failed child, not a
+     * quietly smaller run).
+     */
+    static void runThreads(int threads, java.util.function.IntConsumer body) throws InterruptedException {
         List<Thread> workers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             int thread = t;
-            Thread w = new Thread(() -> writeForever(engine, out, run, thread, users));
+            Thread w = new Thread(() -> body.accept(thread));
             w.setUncaughtExceptionHandler((th, e) -> {
                 e.printStackTrace();
                 Runtime.getRuntime().halt(2);
@@ -89,7 +99,6 @@ final class CrashWriter {
         for (Thread w : workers) {
             w.join();
         }
-        engine.close();
     }
 
     /** The store {@code target} names: a JDBC URL (credentials from the environment) or an H2 file path. */

@@ -104,20 +104,7 @@ final class InstanceWorker {
             });
             watchdog.setDaemon(true);
             watchdog.start();
-            List<Thread> workers = new ArrayList<>();
-            for (int t = 0; t < threads; t++) {
-                int thread = t;
-                Thread w = new Thread(() -> worker.run(thread, ops));
-                w.setUncaughtExceptionHandler((th, e) -> {
-                    e.printStackTrace();
-                    Runtime.getRuntime().halt(2);
-                });
-                workers.add(w);
-                w.start();
-            }
-            for (Thread w : workers) {
-                w.join();
-            }
+            CrashWriter.runThreads(threads, thread -> worker.run(thread, ops));
             worker.auditAll();
             worker.say("DONE " + instance);
         }

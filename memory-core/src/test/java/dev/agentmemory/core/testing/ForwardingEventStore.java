@@ -1,0 +1,88 @@
+package dev.agentmemory.core.testing;
+
+import dev.agentmemory.core.spi.EventStore;
+import dev.agentmemory.core.spi.Partition;
+import dev.agentmemory.core.spi.StoredEvent;
+import dev.agentmemory.core.spi.StoredSnapshot;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * An {@link EventStore} that passes every call, the optional ones included, to another: tests
+ * extend it and override the calls they observe or disturb.
+ */
+public class ForwardingEventStore implements EventStore {
+
+    private final EventStore delegate;
+
+    public ForwardingEventStore(EventStore delegate) {
+        this.delegate = delegate;
+    }
+
+    /** The store every call goes to. */
+    protected final EventStore delegate() {
+        return delegate;
+    }
+
+    @Override
+    public void append(Partition partition, long expectedLastSeq, List<StoredEvent> events) {
+        delegate.append(partition, expectedLastSeq, events);
+    }
+
+    @Override
+    public List<StoredEvent> read(Partition partition, long afterSeq) {
+        return delegate.read(partition, afterSeq);
+    }
+
+    @Override
+    public long lastSequence(Partition partition) {
+        return delegate.lastSequence(partition);
+    }
+
+    @Override
+    public void rewrite(Partition partition, Map<Long, String> payloadBySeq) {
+        delegate.rewrite(partition, payloadBySeq);
+    }
+
+    @Override
+    public List<Partition> partitions(String tenant) {
+        return delegate.partitions(tenant);
+    }
+
+    @Override
+    public Optional<StoredSnapshot> snapshot(Partition partition) {
+        return delegate.snapshot(partition);
+    }
+
+    @Override
+    public boolean saveSnapshot(Partition partition, StoredSnapshot snapshot) {
+        return delegate.saveSnapshot(partition, snapshot);
+    }
+
+    @Override
+    public void deleteSnapshots(Partition partition) {
+        delegate.deleteSnapshots(partition);
+    }
+
+    @Override
+    public boolean sharedWithOtherWriters() {
+        return delegate.sharedWithOtherWriters();
+    }
+
+    @Override
+    public void compact() {
+        delegate.compact();
+    }
+
+    @Override
+    public void close() {
+        delegate.close();
+    }
+
+    @Override
+    public String toString() {
+        return delegate.toString();
+    }
+}
