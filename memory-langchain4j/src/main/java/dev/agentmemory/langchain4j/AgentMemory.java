@@ -281,9 +281,15 @@ public final class AgentMemory implements AutoCloseable {
         return tools;
     }
 
-    /** What the last augmentation of a session put in front of the model, if any. */
+    /**
+     * What the last augmentation of a session put in front of the model, if any; nothing once a
+     * forget of the user (made here or by another instance over the same store) removed it.
+     */
     public Optional<Recall> lastRecall(Object memoryId) {
-        return augmentor.last(store.ref(memoryId));
+        SessionRef ref = store.ref(memoryId);
+        // another instance's forget reaches this memory's derived data (which drops the recall) here
+        engine.admin().sync(ref.caller(agent));
+        return augmentor.last(ref);
     }
 
     /** The framer used for injection (and for stripping blocks before messages are stored). */
