@@ -1,0 +1,335 @@
+package dev.agentmemory.langchain4j;
+
+import dev.agentmemory.core.Caller;
+import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.Proposal;
+import dev.agentmemory.core.spi.EventStore;
+import dev.agentmemory.core.spi.Partition;
+import dev.agentmemory.core.spi.StoredEvent;
+import dev.agentmemory.core.spi.StoredSnapshot;
+import dev.agentmemory.core.store.jdbc.JdbcEventStore;
+import dev.agentmemory.core.testing.CountingStore;
+import dev.agentmemory.core.testing.PostgresTestDatabase;
+import dev.agentmemory.core.testing.RequiresPostgres;
+import dev.agentmemory.langchain4j.framing.FramedItem;
+import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
+import dev.agentmemory.testing.langchain4j.SharedEmbeddingModel;
+import dev.langchain4j.agent.tool.ToolExecutionRequest;
+import dev.langchain4j.data.message.AiMessage;
+import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.data.message.ChatMessageSerializer;
+import dev.langchain4j.data.message.ToolExecutionResultMessage;
+import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.model.chat.request.ChatRequest;
+import dev.langchain4j.service.AiServices;
+import dev.langchain4j.service.MemoryId;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Issue "PostgreSQL scale-out": application instances, each with its own {@link AgentMemory}
+ * (and its own in-memory episodic index), over one PostgreSQL database behave as one memory, as
+ * a user meets it through AiServices: what instance A saves, supersedes or forgets is what
+ * instance B's model is shown at B's next turn, in every layer of the request (memory block,
+ * chat window); a memory started cold on the database serves the user the same; and a new
+ * instance loads a user only on first use. Skipped without a server.
+ */
+@ExtendWith(RequiresPostgres.class)
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
+class PostgresInstancesAgentMemoryTest {
+
+    interface Assistant {
+        String chat(@MemoryId SessionRef session, @dev.langchain4j.service.UserMessage String text);
+    }
+
+    private static final SessionRef ON_A = new SessionRef("shop", "erin", "on-a");
+    private static final SessionRef ON_B = new SessionRef("shop", "erin", "on-b");
+    private static final SessionRef ON_C = new SessionRef("shop", "erin", "on-c");
+    private static final String PARIS = "I live in Paris";
+    private static final String LYON = "I moved to Lyon";
+    private static final String FORGET = "Forget where I live";
+
+    private PostgresTestDatabase pg;
+    private String schema;
+    private final List<AgentMemory> opened = new ArrayList<>();
+
+    @BeforeEach
+    void freshDatabase() {
+        pg = PostgresTestDatabase.require(getClass());
+        schema = pg.createSchema("instances");
+    }
+
+    @AfterEach
+    void dropDatabase() {
+        opened.forEach(AgentMemory::close);
+        pg.dropSchema(schema);
+    }
+
+    /** One application instance: its own memory over the shared database, and an assistant on it. */
+    private final class Instance {
+        final AgentMemory memory;
+        final ScriptedChatModel model;
+        final Assistant assistant;
+
+        Instance() {
+            memory = AgentMemory.builder().jdbc(pg.urlOf(schema), pg.user(), pg.password())
+                    .embeddingModel(SharedEmbeddingModel.get()).resultsPerLayer(20, 10, 10).build();
+            opened.add(memory);
+            model = new ScriptedChatModel(r -> agent(memory, r));
+            assistant = AiServices.builder(Assistant.class).chatModel(model)
+                    .chatMemoryProvider(memory.chatMemoryProvider())
+                    .retrievalAugmentor(memory.retrievalAugmentor())
+                    .tools(memory.tools()).build();
+        }
+
+        /** One turn; returns the first request the model received for it (the one with the memory block). */
+        ChatRequest turn(SessionRef session, String text) {
+            int before = model.requests().size();
+            assistant.chat(session, text);
+            return model.requests().get(before);
+        }
+
+        List<FramedItem> items(ChatRequest request) {
+            return FramedRequests.items(memory, request);
+        }
+
+        /** The full serialized text of every message of the request except the memory block of the current one. */
+        String outsideTheBlock(ChatRequest request) {
+            StringBuilder out = new StringBuilder();
+            for (ChatMessage m : request.messages()) {
+                out.append(ChatMessageSerializer.messageToJson(m instanceof UserMessage u && u.hasSingleText()
+                        ? UserMessage.from(memory.framer().stripFrames(u.singleText())) : m)).append('\n');
+            }
+            return out.toString();
+        }
+    }
+
+    /** Saves the city the user states with the remember tool, forgets it when asked, else answers without values. */
+    private static AiMessage agent(AgentMemory memory, ChatRequest r) {
+        ChatMessage last = r.messages().get(r.messages().size() - 1);
+        if (last instanceof ToolExecutionResultMessage) {
+            return AiMessage.from("Noted.");
+        }
+        String text = memory.framer().stripFrames(ScriptedChatModel.lastUserText(r));
+        if (text.contains(PARIS) || text.contains(LYON)) {
+            String city = text.contains(PARIS) ? "Paris" : "Lyon";
+            return tool("remember", "{\"key\":\"home.city\",\"value\":\"" + city + "\",\"kind\":\"fact\","
+                    + "\"userQuote\":\"" + (city.equals("Paris") ? PARIS : LYON) + "\"}");
+        }
+        if (text.contains(FORGET)) {
+            return tool("forget", "{\"key\":\"home.city\",\"scope\":\"persistent\",\"userQuote\":\"" + FORGET + "\"}");
+        }
+        return AiMessage.from("Sure.");
+    }
+
+    private static AiMessage tool(String name, String arguments) {
+        return AiMessage.from(ToolExecutionRequest.builder().id("call-" + name).name(name).arguments(arguments).build());
+    }
+
+    private static String full(ChatRequest request) {
+        StringBuilder out = new StringBuilder();
+        request.messages().forEach(m -> out.append(ChatMessageSerializer.messageToJson(m)).append('\n'));
+        return out.toString();
+    }
+
+    private static List<FramedItem> layer(List<FramedItem> items, String layer) {
+        return items.stream().filter(i -> layer.equals(i.extra().get(FramedItem.LAYER))).toList();
+    }
+
+    /** Lyon is the current value in every layer; Paris appears only in items labelled superseded by it. */
+    private static void showsOnlyLyon(Instance i, ChatRequest request) {
+        List<FramedItem> items = i.items(request);
+        assertThat(layer(items, "persistent")).as("persistent items of %s", items)
+                .filteredOn(it -> it.text().startsWith("home.city"))
+                .singleElement().satisfies(it -> {
+                    assertThat(it.text()).isEqualTo("home.city = Lyon");
+                    assertThat(it.status()).isEqualTo("current");
+                });
+        assertThat(items).as("items saying Paris").filteredOn(it -> it.text().contains("Paris"))
+                .allSatisfy(it -> {
+                    assertThat(it.status()).isEqualTo("superseded");
+                    assertThat(it.extra().get(FramedItem.SUPERSEDED_BY)).startsWith("home.city@");
+                });
+        assertThat(i.outsideTheBlock(request)).as("the request outside its memory block").doesNotContain("Paris");
+    }
+
+    private static void showsNoCity(ChatRequest request) {
+        assertThat(full(request)).as("every message of the request, memory block included")
+                .doesNotContain("Paris").doesNotContain("Lyon");
+    }
+
+    @Test
+    void should_show_what_another_instance_saved_superseded_and_forgot_at_the_next_turn_in_every_layer() {
+        Instance a = new Instance();
+        Instance b = new Instance();
+
+        // A: the user states a fact, the model saves it
+        a.turn(ON_A, PARIS + ", by the way.");
+
+        // B, next turn of the same user in another session: the fact (records layer) and A's message (episodic)
+        ChatRequest first = b.turn(ON_B, "Where do I live?");
+        List<FramedItem> items = b.items(first);
+        assertThat(layer(items, "persistent")).extracting(FramedItem::text, FramedItem::status)
+                .contains(org.assertj.core.groups.Tuple.tuple("home.city = Paris", "current"));
+        assertThat(layer(items, "episodic")).extracting(FramedItem::text).contains(PARIS + ", by the way.");
+
+        // B continues A's session: its chat window holds A's turn (statement, tool call and result, answer)
+        ChatRequest continued = b.turn(ON_A, "Do you know my job?");
+        assertThat(continued.messages()).contains(UserMessage.from(PARIS + ", by the way."), AiMessage.from("Noted."));
+        assertThat(continued.messages()).anySatisfy(m -> assertThat(m).isInstanceOf(ToolExecutionResultMessage.class));
+
+        // A supersedes it, in the same session: A's window holds B's turn
+        ChatRequest moving = a.turn(ON_A, LYON + " last month.");
+        assertThat(moving.messages()).contains(UserMessage.from("Do you know my job?"), AiMessage.from("Sure."));
+
+        // B's next request shows only the new value as current, in every layer
+        ChatRequest afterMove = b.turn(ON_B, "Where do I live now?");
+        showsOnlyLyon(b, afterMove);
+        assertThat(layer(b.items(afterMove), "episodic")).extracting(FramedItem::text).contains(LYON + " last month.");
+
+        // a memory started cold on the database serves the user the same
+        Instance c = new Instance();
+        ChatRequest cold = c.turn(ON_C, "Where do I live now?");
+        showsOnlyLyon(c, cold);
+        assertThat(layer(c.items(cold), "episodic")).extracting(FramedItem::text).contains(LYON + " last month.");
+
+        // A forgets it: no layer of B's (or C's) next request says either city
+        a.turn(ON_A, FORGET + ", please.");
+        showsNoCity(b.turn(ON_B, "Where do I live?"));
+        showsNoCity(c.turn(ON_C, "Where do I live?"));
+        // nor does B's window of the session where the city was said and saved (redacted there)
+        ChatRequest window = b.turn(ON_A, "Anything else?");
+        showsNoCity(window);
+        assertThat(window.messages()).contains(UserMessage.from("Do you know my job?"));
+        // and B's record of what it last showed holds nothing of it either
+        assertThat(b.memory.lastRecall(ON_B).orElseThrow().used()).extracting(x -> x.textSegment().text())
+                .noneMatch(t -> t.contains("Paris") || t.contains("Lyon"));
+
+        // nor does a memory started cold after the forget
+        showsNoCity(new Instance().turn(ON_C, "Where do I live?"));
+    }
+
+    /**
+     * A new instance replays no user when it starts, and the first call for a user reads that
+     * user only, from the user's snapshot on.
+     */
+    @Test
+    void should_read_no_user_when_built_and_only_the_user_of_the_first_call_from_its_snapshot() {
+        int users = 30;
+        int writesPerUser = 12;
+        try (MemoryEngine writer = MemoryEngine.builder()
+                .store(JdbcEventStore.connect(pg.urlOf(schema), pg.user(), pg.password())).snapshotEvery(10).build()) {
+            for (int u = 0; u < users; u++) {
+                Caller caller = Caller.of("shop", "user" + u);
+                for (int w = 0; w < writesPerUser; w++) {
+                    writer.write(caller, Proposal.set(caller.persistent(), "fact" + w, "value " + w + " of user " + u)
+                            .kind(Kind.PREFERENCE).build());
+                }
+            }
+        }
+        ReadsLog reads = new ReadsLog(JdbcEventStore.connect(pg.urlOf(schema), pg.user(), pg.password()));
+        CountingStore counting = new CountingStore(reads);
+        AgentMemory memory = AgentMemory.builder().store(counting).embeddingModel(SharedEmbeddingModel.get()).build();
+        opened.add(memory);
+        assertThat(reads.reads).as("reads while building the memory").isEmpty();
+        assertThat(counting.eventsRead()).isZero();
+
+        ScriptedChatModel model = new ScriptedChatModel(r -> agent(memory, r));
+        Assistant assistant = AiServices.builder(Assistant.class).chatModel(model)
+                .chatMemoryProvider(memory.chatMemoryProvider())
+                .retrievalAugmentor(memory.retrievalAugmentor())
+                .tools(memory.tools()).build();
+        assistant.chat(new SessionRef("shop", "user7", "s1"), "What is fact3?");
+
+        Partition user7 = new Partition("shop", "user7");
+        assertThat(reads.reads).as("reads of the first turn").isNotEmpty()
+                .allSatisfy(r -> assertThat(r.partition()).isEqualTo(user7));
+        Read first = reads.reads.get(0);
+        assertThat(first.what()).isEqualTo("snapshot");
+        assertThat(reads.reads.get(1)).as("the state loads from the snapshot on").isEqualTo(new Read(user7, "events", 10));
+        // the episodic index's first catch-up reads the user's log once; nothing else reads events
+        assertThat(counting.eventsRead()).isLessThanOrEqualTo(2L * writesPerUser);
+        assertThat(model.lastRequest().messages().get(model.lastRequest().messages().size() - 1).toString())
+                .contains("value 3 of user 7");
+    }
+
+    /** One read of the store: a snapshot, or the events after a sequence. */
+    record Read(Partition partition, String what, long afterSeq) {
+    }
+
+    /** Passes every call on and records which partition each read was for. */
+    private static final class ReadsLog implements EventStore {
+        final List<Read> reads = new CopyOnWriteArrayList<>();
+        private final EventStore delegate;
+
+        ReadsLog(EventStore delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public void append(Partition partition, long expectedLastSeq, List<StoredEvent> events) {
+            delegate.append(partition, expectedLastSeq, events);
+        }
+
+        @Override
+        public List<StoredEvent> read(Partition partition, long afterSeq) {
+            reads.add(new Read(partition, "events", afterSeq));
+            return delegate.read(partition, afterSeq);
+        }
+
+        @Override
+        public long lastSequence(Partition partition) {
+            return delegate.lastSequence(partition);
+        }
+
+        @Override
+        public void rewrite(Partition partition, Map<Long, String> payloadBySeq) {
+            delegate.rewrite(partition, payloadBySeq);
+        }
+
+        @Override
+        public List<Partition> partitions(String tenant) {
+            reads.add(new Read(new Partition(tenant, "*"), "partitions", -1));
+            return delegate.partitions(tenant);
+        }
+
+        @Override
+        public Optional<StoredSnapshot> snapshot(Partition partition) {
+            reads.add(new Read(partition, "snapshot", -1));
+            return delegate.snapshot(partition);
+        }
+
+        @Override
+        public boolean saveSnapshot(Partition partition, StoredSnapshot snapshot) {
+            return delegate.saveSnapshot(partition, snapshot);
+        }
+
+        @Override
+        public void deleteSnapshots(Partition partition) {
+            delegate.deleteSnapshots(partition);
+        }
+
+        @Override
+        public void compact() {
+            delegate.compact();
+        }
+
+        @Override
+        public void close() {
+            delegate.close();
+        }
+    }
+}
