@@ -58,6 +58,7 @@ class PostgresInstancesAgentMemoryTest {
     }
 
     private static final SessionRef ON_A = new SessionRef("shop", "erin", "on-a");
+    private static final SessionRef ON_A_AGAIN = new SessionRef("shop", "erin", "on-a-again");
     private static final SessionRef ON_B = new SessionRef("shop", "erin", "on-b");
     private static final SessionRef ON_C = new SessionRef("shop", "erin", "on-c");
     private static final String PARIS = "I live in Paris";
@@ -221,6 +222,11 @@ class PostgresInstancesAgentMemoryTest {
         // including the summary A made of the messages that left the window (which said Paris)
         assertThat(layer(b.items(afterMove), "summary")).extracting(FramedItem::text, FramedItem::status)
                 .contains(org.assertj.core.groups.Tuple.tuple("The user lives in Paris.", "superseded"));
+        // and B, continuing A's session, is sent A's turn
+        ChatRequest thanks = b.turn(ON_A, "Thanks.");
+        assertThat(thanks.messages()).contains(UserMessage.from(LYON + " last month."));
+        showsOnlyLyon(b, thanks);
+
         // a memory started cold on the database serves the user the same
         Instance c = new Instance();
         // what B's index learnt from A's followed events is what C's built from the log
@@ -228,17 +234,20 @@ class PostgresInstancesAgentMemoryTest {
         ChatRequest cold = c.turn(ON_C, "Where do I live now?");
         showsOnlyLyon(c, cold);
 
-        // A forgets it: no layer of B's (or C's) next request says either city
-        a.turn(ON_A, FORGET + ", please.");
+        // A forgets it, asked in another session of the user
+        a.turn(ON_A_AGAIN, FORGET + ", please.");
+        // the first thing B is asked for is the window of the session where the city was said:
+        // it holds the messages as they are now, redacted
+        assertThat(b.memory.chatMemoryStore().getMessages(ON_A)).extracting(ChatMessageSerializer::messageToJson)
+                .isNotEmpty().noneMatch(j -> j.contains("Paris") || j.contains("Lyon"));
+        // the first thing C is asked for is what it last showed the model in its session: nothing of it
+        assertThat(c.memory.lastRecall(ON_C)).isEmpty();
+        // and no layer of B's or C's next request says either city
         showsNoCity(b.turn(ON_B, "Where do I live?"));
         showsNoCity(c.turn(ON_C, "Where do I live?"));
-        // nor does B's window of the session where the city was said and saved (redacted there)
         ChatRequest window = b.turn(ON_A, "Anything else?");
         showsNoCity(window);
-        assertThat(window.messages()).contains(UserMessage.from(FORGET + ", please."));
-        // and B's record of what it last showed holds nothing of it either
-        assertThat(b.memory.lastRecall(ON_B).orElseThrow().used()).extracting(x -> x.textSegment().text())
-                .noneMatch(t -> t.contains("Paris") || t.contains("Lyon"));
+        assertThat(window.messages()).contains(UserMessage.from("Thanks."));
 
         // nor does a memory started cold after the forget, which recalls just what B and C do
         Instance d = new Instance();
