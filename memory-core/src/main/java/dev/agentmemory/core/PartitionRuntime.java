@@ -47,8 +47,14 @@ final class PartitionRuntime {
     /** Whether other writers may append to the store (see {@link EventStore#sharedWithOtherWriters()}). */
     private final boolean shared;
 
-    /** How many times a write whose append lost the race to another writer is made again. */
-    static final int WRITE_ATTEMPTS = 10;
+    /**
+     * How many times a write whose append lost the race to another writer is made: with three
+     * instances writing one user without a pause, 10 attempts still ran out for about 1 write
+     * in 100 (MultiInstanceTest, PostgresInstancesTest); each attempt loses with a chance of about
+     * (n-1)/n for n busy writers, so for three 30 attempts all lose with a chance of (2/3)^30, about
+     * 5 in a million.
+     */
+    static final int WRITE_ATTEMPTS = 30;
 
     PartitionRuntime(EventStore store, EventCodec codec, Clock clock, List<EventListener> listeners,
                      List<DerivedData> derived, int snapshotEvery) {
@@ -285,9 +291,9 @@ final class PartitionRuntime {
         }
     }
 
-    /** Sleeps a random 1 to 2^attempt milliseconds (at most 64), so racing writers spread out. */
+    /** Sleeps a random 1 to 2^attempt milliseconds (at most 128), so racing writers spread out. */
     private static void backOff(int attempt) {
-        long bound = 1L << Math.min(attempt, 6);
+        long bound = 1L << Math.min(attempt, 7);
         try {
             Thread.sleep(1 + java.util.concurrent.ThreadLocalRandom.current().nextLong(bound));
         } catch (InterruptedException e) {

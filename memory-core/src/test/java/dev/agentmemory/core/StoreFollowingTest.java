@@ -28,6 +28,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -117,10 +118,11 @@ class StoreFollowingTest {
         EventStore[] s = stores(shared);
         List<Long> heard = new CopyOnWriteArrayList<>();
         List<ForgetRequest> forgets = new CopyOnWriteArrayList<>();
+        AtomicInteger compactions = new AtomicInteger();
         MemoryEngine a = engine(s[0]);
         MemoryEngine b = engine(s[1], MemoryEngine.builder()
                 .listener((p, events) -> events.forEach(e -> heard.add(e.seq())))
-                .derived(recording(forgets)));
+                .derived(recording(forgets, compactions)));
         b.admin().sync(ALICE);
 
         set(a, "white");
@@ -141,6 +143,7 @@ class StoreFollowingTest {
         // the forgotten value, for derived text that states it (a summary)
         assertThat(request.states("my favourite colour is black")).isTrue();
         assertThat(heard).hasSizeGreaterThan(2);
+        assertThat(compactions).as("a hard forget's bytes leave b's derived files too").hasValue(1);
 
         a.forget(ALICE, ForgetTarget.user(), ForgetMode.SOFT);
         b.admin().sync(ALICE);
@@ -267,7 +270,7 @@ class StoreFollowingTest {
         return log.stream().map(LoggedEvent::seq).toList();
     }
 
-    private static DerivedData recording(List<ForgetRequest> into) {
+    private static DerivedData recording(List<ForgetRequest> into, AtomicInteger compactions) {
         return new DerivedData() {
             @Override
             public String name() {
@@ -278,6 +281,11 @@ class StoreFollowingTest {
             public int forget(ForgetRequest request) {
                 into.add(request);
                 return 1;
+            }
+
+            @Override
+            public void compact() {
+                compactions.incrementAndGet();
             }
         };
     }

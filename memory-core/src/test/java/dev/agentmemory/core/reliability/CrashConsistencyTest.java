@@ -10,6 +10,7 @@ import dev.agentmemory.core.Status;
 import dev.agentmemory.core.audit.AuditReport;
 import dev.agentmemory.core.event.LoggedEvent;
 import dev.agentmemory.core.event.StoredMessage;
+import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.core.store.jdbc.JdbcEventStore;
 import org.junit.jupiter.api.Tag;
@@ -33,6 +34,7 @@ import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
@@ -42,7 +44,8 @@ import static org.assertj.core.api.Assertions.fail;
  * and is killed with SIGKILL at random moments, many times in a row on the same database. After
  * every kill the store is reopened and checked: every acknowledged batch is there in full, no
  * batch is there in part, message appends acknowledged are there, versions are contiguous,
- * the audit passes and the state equals a replay of the log.
+ * the audit passes and the state equals a replay of the log. {@link PostgresCrashConsistencyTest}
+ * runs the same on PostgreSQL.
  */
 @Tag("slow")
 class CrashConsistencyTest {
@@ -65,8 +68,25 @@ class CrashConsistencyTest {
     @Test
     void should_keep_every_acknowledged_batch_whole_when_the_writer_is_killed_repeatedly(@TempDir Path dir)
             throws Exception {
-        // given
         Path db = dir.resolve("crash");
+        // A close that leaves the file locked would stop the next process from opening it.
+        // (H2's own asserts, when enabled, aborted SHUTDOWN in LOB cleanup after a kill.)
+        runKills(dir, db.toString(), () -> JdbcEventStore.h2File(db),
+                run -> assertThat(lockHolder(db)).as("the file after the checker closed it, run %d", run).isEqualTo("free"));
+    }
+
+    /** What a store-specific test checks after each run's check has closed its store. */
+    @FunctionalInterface
+    interface AfterCheck {
+        void run(int run) throws Exception;
+    }
+
+    /**
+     * The test on any store: {@code target} is what {@link CrashWriter} opens (an H2 file path or
+     * a JDBC URL), {@code reopen} opens the same store in this JVM for the check after each kill.
+     */
+    void runKills(Path dir, String target, Supplier<EventStore> reopen, AfterCheck afterCheck) throws Exception {
+        // given
         Random random = new Random(20241015L);
         List<Ack> acked = new ArrayList<>();
         int killed = 0;
@@ -76,18 +96,16 @@ class CrashConsistencyTest {
         long usersWithSnapshots = 0;
         for (int run = 1; run <= KILLS; run++) {
             // when: the child writes until it is killed after a random number of acknowledgements
-            int killAfter = run % 5 == 0 ? 0 : 1 + random.nextInt(Integer.getInteger("crash.maxAcks", 30));
+            int killAfter = run % 5 == 0 ? 0 : 1 + random.nextInt(MAX_ACKS);
             long t0 = System.nanoTime();
-            List<Ack> runAcks = runAndKill(db, run, killAfter);
+            List<Ack> runAcks = runAndKill(dir, target, run, killAfter);
             long t1 = System.nanoTime();
             acked.addAll(runAcks);
             killed++;
 
             // then
-            Stats s = check(db, acked);
-            // A close that leaves the file locked would stop the next process from opening it.
-            // (H2's own asserts, when enabled, aborted SHUTDOWN in LOB cleanup after a kill.)
-            assertThat(lockHolder(db)).as("the file after the checker closed it, run %d", run).isEqualTo("free");
+            Stats s = check(reopen.get(), acked);
+            afterCheck.run(run);
             System.out.printf("crash run %d: child %d ms, check %d ms%n", run, (t1 - t0) / 1_000_000,
                     (System.nanoTime() - t1) / 1_000_000);
             batchesChecked += s.batches;
@@ -98,8 +116,8 @@ class CrashConsistencyTest {
                             + " %d users with a snapshot%n",
                     run, runAcks.size(), killAfter, s.batchesPresent, s.batchesPresent - acked.size(), s.snapshots);
         }
-        System.out.printf("CRASH CONSISTENCY: kills survived=%d, acknowledged batches=%d, "
-                        + "batch checks=%d, record checks=%d, message checks=%d%n",
+        System.out.printf("CRASH CONSISTENCY (%s): kills survived=%d, acknowledged batches=%d, "
+                        + "batch checks=%d, record checks=%d, message checks=%d%n", target.startsWith("jdbc:") ? "jdbc" : "H2 file",
                 killed, acked.size(), batchesChecked, recordsChecked, messagesChecked);
         assertThat(killed).isEqualTo(KILLS);
         assertThat(acked).isNotEmpty();
@@ -132,11 +150,11 @@ class CrashConsistencyTest {
         return modules.isEmpty() ? classes : modules + java.io.File.pathSeparator + classes;
     }
 
-    private List<Ack> runAndKill(Path db, int run, int killAfter) throws Exception {
+    private List<Ack> runAndKill(Path dir, String target, int run, int killAfter) throws Exception {
         ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m", "-cp", childClassPath(), CrashWriter.class.getName(),
-                db.toString(), Integer.toString(run), Integer.toString(THREADS), Integer.toString(USERS));
-        Path err = db.resolveSibling("child-" + run + ".err");
+                target, Integer.toString(run), Integer.toString(THREADS), Integer.toString(USERS));
+        Path err = dir.resolve("child-" + run + ".err");
         pb.redirectError(err.toFile());
         Process child = pb.start();
         BlockingQueue<String> lines = new LinkedBlockingQueue<>();
@@ -198,9 +216,8 @@ class CrashConsistencyTest {
         long snapshots;
     }
 
-    private static Stats check(Path db, List<Ack> acked) {
+    private static Stats check(EventStore store, List<Ack> acked) {
         Stats stats = new Stats();
-        JdbcEventStore store = JdbcEventStore.h2File(db);
         try (MemoryEngine engine = MemoryEngine.builder().store(store).build()) {
             Map<String, Map<String, Integer>> partsByBatchByUser = new HashMap<>();
             Map<String, Map<String, Long>> countersByUser = new HashMap<>();

@@ -19,8 +19,8 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * The child process of {@link CrashConsistencyTest}: writes proposal batches to an H2 file store
- * from several threads until it is killed, printing {@code ACK} lines for every batch the
+ * The child process of {@link CrashConsistencyTest}: writes proposal batches to a store (an H2
+ * file, or a JDBC URL such as PostgreSQL's) from several threads until it is killed, printing {@code ACK} lines for every batch the
  * engine acknowledged. Not a test by itself.
  *
  * <p>Each batch {@code b} of a thread holds {@code parts} records {@code b.<id>.p<i>} whose value
@@ -29,7 +29,9 @@ import java.util.Random;
  *
  * <p>Snapshots are taken every {@value #SNAPSHOT_EVERY} events, so kills also hit snapshot writes.
  *
- * <p>Arguments: database path, run number, threads, users.
+ * <p>Arguments: the store (an H2 file path, or a JDBC URL whose user and password are the
+ * environment's {@code AGENTMEMORY_TEST_PG_USER} and {@code AGENTMEMORY_TEST_PG_PASSWORD}), run
+ * number, threads, users.
  */
 final class CrashWriter {
 
@@ -49,13 +51,13 @@ final class CrashWriter {
     }
 
     public static void main(String[] args) throws Exception {
-        Path db = Path.of(args[0]);
+        String target = args[0];
         int run = Integer.parseInt(args[1]);
         int threads = Integer.parseInt(args[2]);
         int users = Integer.parseInt(args[3]);
         PrintStream out = System.out;
         // a snapshot every few events, so that kills land while snapshots are written too
-        MemoryEngine engine = MemoryEngine.builder().store(JdbcEventStore.h2File(db)).snapshotEvery(SNAPSHOT_EVERY).build();
+        MemoryEngine engine = MemoryEngine.builder().store(open(target)).snapshotEvery(SNAPSHOT_EVERY).build();
         // A parent that died leaves our stdin at EOF: stop then instead of writing forever.
         Thread watchdog = new Thread(() -> {
             try {
@@ -88,6 +90,19 @@ final class CrashWriter {
             w.join();
         }
         engine.close();
+    }
+
+    /** The store {@code target} names: a JDBC URL (credentials from the environment) or an H2 file path. */
+    static JdbcEventStore open(String target) {
+        if (target.startsWith("jdbc:")) {
+            return JdbcEventStore.connect(target, env("AGENTMEMORY_TEST_PG_USER"), env("AGENTMEMORY_TEST_PG_PASSWORD"));
+        }
+        return JdbcEventStore.h2File(Path.of(target));
+    }
+
+    static String env(String name) {
+        String value = System.getenv(name);
+        return value == null ? "" : value;
     }
 
     private static void writeForever(MemoryEngine engine, PrintStream out, int run, int thread, int users) {
