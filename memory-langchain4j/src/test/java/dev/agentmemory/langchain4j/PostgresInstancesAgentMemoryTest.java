@@ -4,6 +4,7 @@ import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.Kind;
 import dev.agentmemory.core.MemoryEngine;
 import dev.agentmemory.core.Proposal;
+import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.core.spi.StoredEvent;
@@ -88,7 +89,18 @@ class PostgresInstancesAgentMemoryTest {
         final Assistant assistant;
 
         Instance() {
-            memory = AgentMemory.builder().jdbc(pg.urlOf(schema), pg.user(), pg.password())
+            this(null);
+        }
+
+        /** An instance over {@code store} (a wrapper of the shared database), or its own connection pool when null. */
+        Instance(@org.jspecify.annotations.Nullable EventStore store) {
+            AgentMemory.Builder builder = AgentMemory.builder();
+            if (store != null) {
+                builder.store(store);
+            } else {
+                builder.jdbc(pg.urlOf(schema), pg.user(), pg.password());
+            }
+            memory = builder
                     .embeddingModel(SharedEmbeddingModel.get()).resultsPerLayer(20, 10, 10)
                     .windowSize(6).summarizer(SUMMARIES, 2).build();
             opened.add(memory);
@@ -257,6 +269,49 @@ class PostgresInstancesAgentMemoryTest {
     }
 
     /**
+     * Another instance follows a forget while the forgetting instance is still dropping the
+     * summaries built from the forgotten value: the forget still succeeds, once, and no summary
+     * of it is left.
+     */
+    @Test
+    void should_forget_through_the_summaries_when_another_instance_follows_the_forget_before_they_are_dropped() {
+        Instance b = new Instance();
+        Caller erin = Caller.of("shop", "erin");
+        java.util.concurrent.atomic.AtomicBoolean armed = new java.util.concurrent.atomic.AtomicBoolean();
+        // A's store: right after A appends the forget itself, B catches up (before A's summarizer runs)
+        EventStore onA = new ReadsLog(JdbcEventStore.connect(pg.urlOf(schema), pg.user(), pg.password())) {
+            @Override
+            public void append(Partition partition, long expectedLastSeq, List<StoredEvent> events) {
+                super.append(partition, expectedLastSeq, events);
+                if (events.stream().anyMatch(e -> e.type().equals("records-forgotten")) && armed.compareAndSet(true, false)) {
+                    b.memory.engine().admin().sync(erin);
+                }
+            }
+        };
+        Instance a = new Instance(onA);
+        a.turn(ON_A, PARIS + ", by the way.");
+        a.turn(ON_A, "Tell me a joke.");
+        a.turn(ON_A, "Another one.");
+        b.turn(ON_B, "Hello.");
+        assertThat(a.memory.engine().servable(erin, dev.agentmemory.core.Layer.SESSION)).as("summaries")
+                .anySatisfy(k -> assertThat(k.current().text()).contains("Paris"));
+
+        armed.set(true);
+        a.turn(ON_A_AGAIN, FORGET + ", please.");
+
+        assertThat(armed).as("B followed the forget").isFalse();
+        // one forget of the fact and one of the summary that stated it, whichever instance dropped it
+        assertThat(a.memory.engine().admin().log(erin)).filteredOn(e -> e.change() instanceof Change.RecordsForgotten)
+                .hasSize(2);
+        assertThat(a.model.requests().get(a.model.requests().size() - 1).messages())
+                .filteredOn(m -> m instanceof ToolExecutionResultMessage).last()
+                .satisfies(m -> assertThat(((ToolExecutionResultMessage) m).text()).startsWith("Forgot home.city"));
+        for (Instance i : List.of(a, b, new Instance())) {
+            showsNoCity(i.turn(ON_C, "Where do I live?"));
+        }
+    }
+
+    /**
      * A new instance replays no user when it starts, and the first call for a user reads that
      * user only, from the user's snapshot on.
      */
@@ -305,7 +360,7 @@ class PostgresInstancesAgentMemoryTest {
     }
 
     /** Passes every call on and records which partition each read was for. */
-    private static final class ReadsLog implements EventStore {
+    private static class ReadsLog implements EventStore {
         final List<Read> reads = new CopyOnWriteArrayList<>();
         private final EventStore delegate;
 
