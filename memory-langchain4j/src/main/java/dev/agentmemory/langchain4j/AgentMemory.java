@@ -85,6 +85,11 @@ import java.util.function.Function;
  * naming the setting. Settings applied in the order given: a later call or file overrides an
  * earlier one.
  *
+ * <p>Several application instances, each with its own {@code AgentMemory} (and episodic index),
+ * may share one server database ({@link Builder#jdbc}, {@link Builder#dataSource}): each call
+ * first catches up on what the others wrote for its user, so they serve one memory, and a new
+ * instance loads a user only when it is first asked about that user.
+ *
  * <p>Thread-safe. Close it to close the store it opened.
  */
 public final class AgentMemory implements AutoCloseable {
@@ -239,8 +244,9 @@ public final class AgentMemory implements AutoCloseable {
     /**
      * Blocks until every message and record committed so far is embedded and in the episodic
      * index. Indexing runs on a background thread so that a chat turn does not wait for it; a
-     * recall, a forget and {@code close} already wait by themselves, so call this only to observe
-     * the index directly (tests, bulk imports). Returns at once without an embedding model.
+     * recall (at most 30 s, then it fails naming the user), a forget and {@code close} already
+     * wait by themselves, so call this only to observe the index directly (tests, bulk imports).
+     * Returns at once without an embedding model.
      */
     public void awaitIndexed() {
         if (episodic != null) {
@@ -281,9 +287,15 @@ public final class AgentMemory implements AutoCloseable {
         return tools;
     }
 
-    /** What the last augmentation of a session put in front of the model, if any. */
+    /**
+     * What the last augmentation of a session put in front of the model, if any; nothing once a
+     * forget of the user (made here or by another instance over the same store) removed it.
+     */
     public Optional<Recall> lastRecall(Object memoryId) {
-        return augmentor.last(store.ref(memoryId));
+        SessionRef ref = store.ref(memoryId);
+        // another instance's forget reaches this memory's derived data (which drops the recall) here
+        engine.admin().sync(ref.caller(agent));
+        return augmentor.last(ref);
     }
 
     /** The framer used for injection (and for stripping blocks before messages are stored). */

@@ -3,6 +3,7 @@ package dev.agentmemory.langchain4j;
 import dev.agentmemory.langchain4j.internal.EnumText;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.MemoryException;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.Status;
 import dev.agentmemory.core.Verification;
@@ -26,6 +27,7 @@ import dev.langchain4j.rag.content.Content;
 import dev.langchain4j.rag.content.ContentMetadata;
 import org.jspecify.annotations.Nullable;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -41,7 +43,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The episodic layer: every user and AI message and every record value is embedded once, when
@@ -53,6 +58,14 @@ import java.util.concurrent.TimeUnit;
  * <p>After a restart, the first recall for a user brings the index in step with that user's log:
  * items missing from the index are embedded and added, forgotten ones are removed. With an
  * index kept in a directory (next to an H2 file) nothing already indexed is embedded again.
+ *
+ * <p>Several instances over one shared store each keep an index of their own. Before it answers,
+ * a recall asks the engine to catch up with the store ({@code admin().sync}): the engine tells
+ * this listener about the other instances' events (and its derived data about their forgets), so
+ * the index holds what they wrote and nothing they forgot. A recall then waits for the indexing
+ * queue at most the catch-up wait (30 s by default) and fails with a {@link MemoryException}
+ * naming the user when the queue is not done by then; waits on the engine's commit path are
+ * bounded the same way (what could not wait is queued in order, and the next recall waits for it).
  */
 final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData {
 
@@ -64,6 +77,12 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     private final MemoryEngine engine;
     private final String agent;
     private final Set<String> caughtUp = ConcurrentHashMap.newKeySet();
+    /** The default {@link #catchUpWait}. */
+    static final Duration CATCH_UP_WAIT = Duration.ofSeconds(30);
+    /** How long a recall (or a commit that removes items) waits for the indexing queue. */
+    private final Duration catchUpWait;
+    /** Names the removals queued because the queue did not drain in time (see {@link #inOrder}). */
+    private final AtomicLong queuedRemovals = new AtomicLong();
     /** Which records past messages state, for labelling message hits (see {@link Lineage}). */
     private final StatedRecords stated = new StatedRecords();
     private final Lineage lineage;
@@ -86,6 +105,14 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     });
 
     EpisodicMemory(HybridIndex index, EmbeddingModel model, MemoryEngine engine, String agent) {
+        this(index, model, engine, agent, CATCH_UP_WAIT);
+    }
+
+    EpisodicMemory(HybridIndex index, EmbeddingModel model, MemoryEngine engine, String agent, Duration catchUpWait) {
+        if (catchUpWait.isNegative() || catchUpWait.isZero()) {
+            throw new IllegalArgumentException("the recall index's catch-up wait must be positive: " + catchUpWait);
+        }
+        this.catchUpWait = catchUpWait;
         this.index = index;
         this.model = model;
         this.engine = engine;
@@ -158,8 +185,78 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
                 ids.forEach(pending::remove);
             }
         }
-        awaitIndexed();
-        apply(partition, events);
+        inOrder(partition, () -> apply(partition, events));
+    }
+
+    /**
+     * Runs a removal after everything queued before it: here, once the queue drained within the
+     * catch-up wait (so that it is done when the engine's call returns), else queued behind it,
+     * marked pending for the user so that the next recall waits for it. Never blocks longer
+     * than the catch-up wait, since it runs on the engine's commit path under the user's lock.
+     */
+    private void inOrder(Partition partition, Runnable removal) {
+        if (drained(catchUpWait)) {
+            removal.run();
+            return;
+        }
+        String part = partitionKey(partition.tenant(), partition.user());
+        String marker = "removal|" + queuedRemovals.incrementAndGet();
+        Set<String> pending = pendingByPartition.computeIfAbsent(part, k -> ConcurrentHashMap.newKeySet());
+        pending.add(marker);
+        LOG.log(System.Logger.Level.WARNING, "the recall index queue did not drain in " + text(catchUpWait)
+                + "; a removal for " + partition + " is queued behind it, and recalls of that user wait for it");
+        try {
+            indexer.execute(() -> {
+                try {
+                    removal.run();
+                } finally {
+                    pending.remove(marker);
+                }
+            });
+        } catch (RejectedExecutionException closed) {
+            pending.remove(marker);
+            removal.run();
+        }
+    }
+
+    /**
+     * Whether everything queued so far was indexed within {@code wait} (true at once on the
+     * indexing thread itself and once closed).
+     */
+    private boolean drained(Duration wait) {
+        if (Thread.currentThread().getName().equals(INDEXER_THREAD)) {
+            return true;
+        }
+        Future<?> done;
+        try {
+            done = indexer.submit(() -> { });
+        } catch (RejectedExecutionException closed) {
+            return true; // closed: nothing is queued any more
+        }
+        try {
+            done.get(wait.toNanos(), TimeUnit.NANOSECONDS);
+            return true;
+        } catch (TimeoutException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the recall index", e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("the recall index queue failed", e.getCause());
+        }
+    }
+
+    private static String text(Duration d) {
+        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
+    }
+
+    /** Waits for the queue before a recall of {@code caller}; fails naming the user when it takes too long. */
+    private void awaitIndexedFor(Caller caller) {
+        if (!drained(catchUpWait)) {
+            throw new MemoryException("episodic recall for " + caller.tenant() + "/" + caller.user()
+                    + " failed: the recall index did not catch up within " + text(catchUpWait)
+                    + " (the embedding of queued messages is still running)");
+        }
     }
 
     private static List<String> addedIds(Partition partition, List<LoggedEvent> events) {
@@ -309,36 +406,53 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
 
     @Override
     public int forget(ForgetRequest request) {
-        awaitIndexed();
         Partition p = request.partition();
         String part = partitionKey(p.tenant(), p.user());
         if (request.wholeUser()) {
+            if (!drained(catchUpWait)) {
+                inOrder(p, () -> index.deletePartition(part));
+                return 0;
+            }
             Integer before = partitionsRemoved.remove(part);
             return index.deletePartition(part) + (before == null ? 0 : before);
         }
+        // read from the engine here, never on the indexing thread (the caller holds the user's lock)
+        List<String> ids = droppedBy(request);
+        if (!drained(catchUpWait)) {
+            // on the engine's forget path (this instance's or another's, followed): the drops go
+            // behind what is queued, and the next recall of the user waits for them
+            inOrder(p, () -> ids.forEach(this::drop));
+            return 0;
+        }
         int n = 0;
+        for (String id : ids) {
+            n += drop(id);
+        }
+        return n;
+    }
+
+    /** The index ids a forget removes: its records, the messages they were stated in, its messages. */
+    private List<String> droppedBy(ForgetRequest request) {
+        Partition p = request.partition();
+        List<String> ids = new ArrayList<>();
         Caller caller = new Caller(p.tenant(), p.user(), agent);
         for (String id : request.recordIds()) {
-            n += drop(recordId(id));
+            ids.add(recordId(id));
             // The message a forgotten fact was stated in must not bring it back through recall either.
-            Optional<String> stated = engine.record(caller, id).map(MemoryRecord::sourceRef)
-                    .flatMap(ref -> statedIn(p, ref));
-            if (stated.isPresent()) {
-                n += drop(stated.get());
-            }
+            engine.record(caller, id).map(MemoryRecord::sourceRef).flatMap(ref -> statedIn(p, ref)).ifPresent(ids::add);
         }
         for (Map.Entry<String, List<Long>> e : request.messages().entrySet()) {
             for (Long i : e.getValue()) {
-                n += drop(messageId(p.tenant(), p.user(), e.getKey(), i));
+                ids.add(messageId(p.tenant(), p.user(), e.getKey(), i));
             }
         }
         // messages that stated a forgotten value (the user's or the assistant's, in any session)
         for (Map.Entry<String, List<Long>> e : request.redacted().entrySet()) {
             for (Long i : e.getValue()) {
-                n += drop(messageId(p.tenant(), p.user(), e.getKey(), i));
+                ids.add(messageId(p.tenant(), p.user(), e.getKey(), i));
             }
         }
-        return n;
+        return ids;
     }
 
     private int drop(String id) {
@@ -353,6 +467,9 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     public List<Content> recall(Caller caller, @Nullable SessionRef session, String text, int max, double minScore,
                                 Set<String> shown) {
         String part = partitionKey(caller.tenant(), caller.user());
+        // what other instances committed reaches this index (as events to the listener, forgets
+        // to the derived data) before the window is read and the queue is awaited
+        engine.admin().sync(caller);
         Set<String> inWindow = new HashSet<>();
         if (session != null) {
             for (StoredMessage m : engine.messages().window(caller, session.session())) {
@@ -364,7 +481,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
         // committed does not hold up the next question.
         Set<String> pending = pendingByPartition.get(part);
         if (!caughtUp.contains(part) || (pending != null && !inWindow.containsAll(pending))) {
-            awaitIndexed();
+            awaitIndexedFor(caller);
         }
         catchUp(caller, part);
         float[] query = model.embed(text).content().vector();

@@ -7,6 +7,7 @@ import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,7 +19,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * history index, the window as last read or written, and which message instances it handed out
  * or stored. It is only a cache of what the engine holds (every decision is taken on the engine's
  * window, under the user's lock), so several stores over one engine never disagree; dropping it
- * loses nothing.
+ * loses nothing. A decoded message is reused only while the stored message of its index is still
+ * the one it was decoded from (same serialized form): a message another instance over the same
+ * store redacted, or anything else that rewrote it, is decoded again from what is stored now.
  */
 final class SessionCache {
 
@@ -26,7 +29,7 @@ final class SessionCache {
     static final int REMEMBERED_INSTANCES = 4096;
 
     final SessionRef ref;
-    private final Map<Long, ChatMessage> decoded = new ConcurrentHashMap<>();
+    private final Map<Long, Decoded> decoded = new ConcurrentHashMap<>();
     /** The window as last read or written here, with its decoded messages (same positions); null when unknown. */
     private volatile @Nullable Snapshot snapshot;
     /** Message instances this cache handed out or stored, with their history index (the most recent ones). */
@@ -51,6 +54,10 @@ final class SessionCache {
         }
     }
 
+    /** A message decoded from {@code json}, its stored serialized form. */
+    private record Decoded(String json, ChatMessage message) {
+    }
+
     SessionCache(SessionRef ref) {
         this.ref = ref;
     }
@@ -71,13 +78,13 @@ final class SessionCache {
     }
 
     private ChatMessage decode(StoredMessage m) {
-        ChatMessage known = decoded.get(m.index());
-        if (known != null) {
-            return known;
-        }
         String json = Objects.requireNonNull(m.json(), "a forgotten message is never in a window");
+        Decoded known = decoded.get(m.index());
+        if (known != null && known.json().equals(json)) {
+            return known.message();
+        }
         ChatMessage fresh = ChatMessageDeserializer.messageFromJson(json);
-        decoded.put(m.index(), fresh);
+        decoded.put(m.index(), new Decoded(json, fresh));
         remember(fresh, m.index());
         return fresh;
     }
@@ -89,8 +96,17 @@ final class SessionCache {
 
     /** Records a change this store computed (under the user's lock, before it is written). */
     void apply(WindowDiff.Result result) {
+        Map<Long, String> json = new HashMap<>();
+        for (StoredMessage m : result.change().appended()) {
+            if (m.json() != null) {
+                json.put(m.index(), m.json());
+            }
+        }
         for (Map.Entry<Long, WindowDiff.Appended> e : result.appended().entrySet()) {
-            decoded.put(e.getKey(), e.getValue().stored());
+            String stored = json.get(e.getKey());
+            if (stored != null) {
+                decoded.put(e.getKey(), new Decoded(stored, e.getValue().stored()));
+            }
             remember(e.getValue().stored(), e.getKey());
             remember(e.getValue().given(), e.getKey());
         }
