@@ -10,13 +10,14 @@
 #   bash .ci/postgres.sh crash          stops it at once (pg_ctl stop -m immediate: no shutdown
 #                                       checkpoint, as a crash), for the restart test
 #
-# Settings (environment): AGENTMEMORY_PG_PORT (55432), AGENTMEMORY_PG_OS_USER (the user that
+# Settings (environment): AGENTMEMORY_PG_PORT (25432: below Linux's ephemeral range, 32768-60999,
+# where any client connection may hold the port for a while), AGENTMEMORY_PG_OS_USER (the user that
 # runs the server when this script runs as root; postgres, created when missing).
 # Diagnostics go to stderr; stdout carries only the export lines.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-PORT="${AGENTMEMORY_PG_PORT:-55432}"
+PORT="${AGENTMEMORY_PG_PORT:-25432}"
 BASE="$ROOT/target/pg"
 DATA="$BASE/data"
 LOG="$BASE/server.log"

@@ -332,7 +332,7 @@ final class PartitionRuntime {
             }
             if (!tx.events.isEmpty()) {
                 announce(partition, h, List.copyOf(tx.events));
-                tellDerived(partition, tx.events, Map.of());
+                tellDerived(partition, tx.events, Map.of(), false);
             }
             return result;
         } finally {
@@ -470,7 +470,7 @@ final class PartitionRuntime {
                 // listeners and derived data hear of them as if committed here; snapshots are
                 // left to the writer that committed them
                 tell(partition, tail);
-                tellDerived(partition, tail, erased);
+                tellDerived(partition, tail, erased, true);
             }
         }
     }
@@ -608,7 +608,8 @@ final class PartitionRuntime {
      * {@code erased} holds the values of erased records, for derived text that states them. A
      * hard forget that removed anything here is also compacted out of the derived data.
      */
-    private void tellDerived(Partition partition, List<LoggedEvent> events, Map<String, MemoryValue> erased) {
+    private void tellDerived(Partition partition, List<LoggedEvent> events, Map<String, MemoryValue> erased,
+                             boolean followed) {
         Map<String, List<LoggedEvent>> byCall = new java.util.LinkedHashMap<>();
         for (LoggedEvent e : events) {
             if (forgets(e.change())) {
@@ -616,7 +617,7 @@ final class PartitionRuntime {
             }
         }
         for (List<LoggedEvent> call : byCall.values()) {
-            ForgetRequest request = forgetRequest(partition, call, erased);
+            ForgetRequest request = forgetRequest(partition, call, erased, followed);
             int removed = 0;
             for (DerivedData d : derived) {
                 removed += d.forget(request);
@@ -635,7 +636,8 @@ final class PartitionRuntime {
     }
 
     /** The forget request the events of one call amount to (see {@link Forgetter}'s). */
-    private static ForgetRequest forgetRequest(Partition partition, List<LoggedEvent> call, Map<String, MemoryValue> erased) {
+    private static ForgetRequest forgetRequest(Partition partition, List<LoggedEvent> call, Map<String, MemoryValue> erased,
+                                               boolean followed) {
         Set<String> ids = new LinkedHashSet<>();
         Map<String, List<Long>> messages = new java.util.LinkedHashMap<>();
         Map<String, List<Long>> redacted = new java.util.LinkedHashMap<>();
@@ -665,6 +667,6 @@ final class PartitionRuntime {
                 hard |= u.hard();
             }
         }
-        return new ForgetRequest(partition, ids, messages, wholeUser, hard, redacted, StatedValues.of(values));
+        return new ForgetRequest(partition, ids, messages, wholeUser, hard, redacted, StatedValues.of(values), followed);
     }
 }

@@ -139,6 +139,7 @@ class StoreFollowingTest {
         assertThat(request.partition()).isEqualTo(new Partition("shop", "alice"));
         assertThat(request.recordIds()).containsExactlyInAnyOrderElementsOf(receipt.recordIds());
         assertThat(request.hard()).isTrue();
+        assertThat(request.followed()).as("made by another engine").isTrue();
         assertThat(request.wholeUser()).isFalse();
         // the forgotten value, for derived text that states it (a summary)
         assertThat(request.states("my favourite colour is black")).isTrue();

@@ -18,9 +18,15 @@ import java.util.Set;
  *                   session (they stay in history and window, rewritten; copies of their old
  *                   content must go)
  * @param values     the forgotten values, for {@link #states}
+ * @param followed   whether another engine on a shared store made the forget and this engine
+ *                   learned of it by following the log (see
+ *                   {@link EventStore#sharedWithOtherWriters()}): derived data removes its own
+ *                   copies as always, but writes nothing to the memory in response (dropping a
+ *                   summary record, say), since the engine that made the forget does that
  */
 public record ForgetRequest(Partition partition, Set<String> recordIds, Map<String, List<Long>> messages,
-                            boolean wholeUser, boolean hard, Map<String, List<Long>> redacted, StatedValues values) {
+                            boolean wholeUser, boolean hard, Map<String, List<Long>> redacted, StatedValues values,
+                            boolean followed) {
     public ForgetRequest {
         Objects.requireNonNull(partition, "partition");
         recordIds = Set.copyOf(recordIds);
@@ -29,7 +35,13 @@ public record ForgetRequest(Partition partition, Set<String> recordIds, Map<Stri
         Objects.requireNonNull(values, "values");
     }
 
-    /** A forget that redacted no message and names no value. */
+    /** A forget made by this engine. */
+    public ForgetRequest(Partition partition, Set<String> recordIds, Map<String, List<Long>> messages,
+                         boolean wholeUser, boolean hard, Map<String, List<Long>> redacted, StatedValues values) {
+        this(partition, recordIds, messages, wholeUser, hard, redacted, values, false);
+    }
+
+    /** A forget made by this engine that redacted no message and names no value. */
     public ForgetRequest(Partition partition, Set<String> recordIds, Map<String, List<Long>> messages,
                          boolean wholeUser, boolean hard) {
         this(partition, recordIds, messages, wholeUser, hard, Map.of(), StatedValues.of(List.of()));

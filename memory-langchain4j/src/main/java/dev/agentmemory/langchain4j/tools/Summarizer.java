@@ -329,9 +329,14 @@ public final class Summarizer {
         return configured != null && !configured.isBlank() ? configured : model.getClass().getSimpleName();
     }
 
-    /** Drops the summaries built from what was forgotten; runs inside the engine's forget. */
+    /**
+     * Drops the summaries built from what was forgotten; runs inside the engine's forget. A forget
+     * another instance made ({@link ForgetRequest#followed()}) is left to that instance's own
+     * summarizer, which drops them in the same call (two instances writing the same drops would
+     * only race).
+     */
     private int forgotten(ForgetRequest request) {
-        if (cascading.get() || request.wholeUser()) {
+        if (cascading.get() || request.wholeUser() || request.followed()) {
             return 0;
         }
         cascading.set(true);
