@@ -59,10 +59,25 @@ public interface Admin {
     void compact();
 
     /**
-     * Drops the cached state of every user so that the next call reloads it from the store: for
-     * a store that another process has changed behind this engine's back.
+     * Drops the cached state of every user so that the next call reloads it from the store. Not
+     * needed for instances sharing a database server: on a store
+     * {@linkplain dev.agentmemory.core.spi.EventStore#sharedWithOtherWriters() shared with other
+     * writers} every call catches up on their writes by itself (see {@link #sync}).
      */
     void invalidateCache();
+
+    /**
+     * Brings this engine's state of the caller's memory up to what the store holds now, and
+     * returns its last sequence. Every call does this by itself on a store
+     * {@linkplain dev.agentmemory.core.spi.EventStore#sharedWithOtherWriters() shared with other
+     * writers} (another instance's acknowledged write is seen by this instance's next call); the
+     * events this finds are told to the listeners and, when they forget something, to the derived
+     * data, as if they had been committed here. For derived data that answers without a call to
+     * the engine (a recall index), before it answers.
+     *
+     * @throws MemoryException when the store cannot be read
+     */
+    long sync(Caller caller);
 
     /** Registers derived data that must forget what the engine forgets. */
     void register(DerivedData data);

@@ -94,6 +94,11 @@ final class AdminTools implements Admin {
     }
 
     @Override
+    public long sync(Caller caller) {
+        return runtime.sync(caller);
+    }
+
+    @Override
     public void register(DerivedData data) {
         runtime.register(Objects.requireNonNull(data, "data"));
     }

@@ -9,6 +9,7 @@ import dev.agentmemory.core.spi.EventListener;
 import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.core.spi.ForgetRequest;
 import dev.agentmemory.core.spi.Partition;
+import dev.agentmemory.core.spi.StatedValues;
 import dev.agentmemory.core.spi.StoredEvent;
 
 import org.jspecify.annotations.Nullable;
@@ -43,6 +44,11 @@ final class PartitionRuntime {
     private final List<EventListener> listeners = new CopyOnWriteArrayList<>();
     private final List<DerivedData> derived = new CopyOnWriteArrayList<>();
     private final Snapshots snapshots;
+    /** Whether other writers may append to the store (see {@link EventStore#sharedWithOtherWriters()}). */
+    private final boolean shared;
+
+    /** How many times a write whose append lost the race to another writer is made again. */
+    static final int WRITE_ATTEMPTS = 10;
 
     PartitionRuntime(EventStore store, EventCodec codec, Clock clock, List<EventListener> listeners,
                      List<DerivedData> derived, int snapshotEvery) {
@@ -50,6 +56,7 @@ final class PartitionRuntime {
         this.codec = codec;
         this.clock = clock;
         this.snapshots = new Snapshots(store, codec, snapshotEvery);
+        this.shared = store.sharedWithOtherWriters();
         this.listeners.addAll(listeners);
         this.derived.addAll(derived);
     }
@@ -66,6 +73,11 @@ final class PartitionRuntime {
         boolean tailUnknown;
         /** Events {@link #catchUp} applied in the open change, announced once the call succeeds. */
         @Nullable List<LoggedEvent> caughtUp;
+        /**
+         * The values of the records that forgets among {@link #caughtUp} erased, taken before
+         * they were applied, for the derived data's forget requests.
+         */
+        Map<String, MemoryValue> caughtUpForgotten = Map.of();
 
         Handle(PartitionState state) {
             this.state = state;
@@ -202,15 +214,34 @@ final class PartitionRuntime {
         return new Partition(caller.tenant(), caller.user());
     }
 
-    /** Runs {@code f} on the caller's live state under the partition's lock. */
+    /**
+     * Runs {@code f} on the caller's live state under the partition's lock, after catching up on
+     * what other writers appended (see {@link #follow}).
+     */
     <T> T read(Caller caller, Function<PartitionState, T> f) {
-        Handle h = handle(partition(caller));
+        Partition partition = partition(caller);
+        Handle h = handle(partition);
         h.lock.lock();
         try {
+            if (shared && !h.state.changing()) {
+                h.state.begin();
+                try {
+                    follow(partition, h, false);
+                    catchUp(partition, h);
+                    settle(partition, h);
+                } finally {
+                    undo(h); // no-op once settled
+                }
+            }
             return f.apply(h.state);
         } finally {
             h.lock.unlock();
         }
+    }
+
+    /** Catches the caller's live state up with the store now; returns its last sequence. */
+    long sync(Caller caller) {
+        return read(caller, PartitionState::lastSeq);
     }
 
     /**
@@ -225,16 +256,65 @@ final class PartitionRuntime {
         Partition partition = partition(caller);
         Handle h = handle(partition);
         h.lock.lock();
-        boolean owner = !h.state.changing(); // false in a call nested in another call on this partition
+        try {
+            boolean owner = !h.state.changing(); // false in a call nested in another call on this partition
+            if (!owner) {
+                return writeOnce(partition, h, caller, work, false);
+            }
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    return writeOnce(partition, h, caller, work, true);
+                } catch (AppendRaced raced) {
+                    // rolled back; the next attempt reads the other writer's events and decides again
+                    if (attempt >= WRITE_ATTEMPTS) {
+                        throw new StaleVersionException("write to " + partition + " not applied: other writers kept"
+                                + " appending to it first (" + WRITE_ATTEMPTS + " attempts): " + raced.getMessage());
+                    }
+                    backOff(attempt);
+                }
+            }
+        } finally {
+            h.lock.unlock();
+        }
+    }
+
+    /** A write's own append refused because another writer appended first: made again on the fresh state. */
+    private static final class AppendRaced extends RuntimeException {
+        AppendRaced(StaleVersionException cause) {
+            super(cause.getMessage(), cause, false, false);
+        }
+    }
+
+    /** Sleeps a random 1 to 2^attempt milliseconds (at most 64), so racing writers spread out. */
+    private static void backOff(int attempt) {
+        long bound = 1L << Math.min(attempt, 6);
+        try {
+            Thread.sleep(1 + java.util.concurrent.ThreadLocalRandom.current().nextLong(bound));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new MemoryException("interrupted while retrying a write", e);
+        }
+    }
+
+    /** One attempt of {@link #write}; throws {@link AppendRaced} when an owner's append lost the race. */
+    private <T> T writeOnce(Partition partition, Handle h, Caller caller, Work<T> work, boolean owner) {
         try {
             if (owner) {
                 h.state.begin();
+                follow(partition, h, true);
             }
             catchUp(partition, h);
             Tx tx = new Tx(caller);
             T result = work.run(h.state, tx);
             if (!tx.events.isEmpty()) {
-                append(partition, h, tx);
+                try {
+                    append(partition, h, tx);
+                } catch (StaleVersionException e) {
+                    if (owner && shared) {
+                        throw new AppendRaced(e);
+                    }
+                    throw e;
+                }
                 if (!owner) {
                     // stored, but the enclosing call may still roll the live state back: let the
                     // next call read the stored tail
@@ -246,14 +326,13 @@ final class PartitionRuntime {
             }
             if (!tx.events.isEmpty()) {
                 announce(partition, h, List.copyOf(tx.events));
-                cascadeForgotten(partition, tx.events);
+                tellDerived(partition, tx.events, Map.of());
             }
             return result;
         } finally {
             if (owner) {
                 undo(h); // no-op once settled
             }
-            h.lock.unlock();
         }
     }
 
@@ -269,6 +348,7 @@ final class PartitionRuntime {
         try {
             if (owner) {
                 h.state.begin();
+                follow(partition, h, true);
             }
             catchUp(partition, h);
             Held held = new Held(partition, h, caller);
@@ -301,8 +381,73 @@ final class PartitionRuntime {
             return;
         }
         List<LoggedEvent> tail = store.read(partition, h.state.lastSeq()).stream().map(codec::decode).toList();
-        tail.forEach(h.state::apply);
+        Map<String, MemoryValue> erased = new java.util.HashMap<>();
+        for (LoggedEvent e : tail) {
+            if (e.change() instanceof Change.RecordsForgotten f && f.erased()) {
+                for (String id : f.ids()) {
+                    MemoryRecord r = h.state.record(id);
+                    if (r != null && r.value() != null && r.kind() != Kind.REFERENCE) {
+                        erased.put(id, r.value());
+                    }
+                }
+            }
+            h.state.apply(e);
+        }
         h.caughtUp = tail;
+        h.caughtUpForgotten = erased;
+    }
+
+    /**
+     * When other writers may append to the store, reads the partition's stored last sequence
+     * (one indexed query) at the start of a call; when the store is ahead of the live state the
+     * call's {@link #catchUp} reads and applies the missing tail, so a write acknowledged by
+     * another instance is seen by this instance's next call. A store whose log is behind the live
+     * state (restored from an older backup) is loaded again. A store that cannot be read fails the
+     * call: no answer is given from a state that may be stale.
+     */
+    private void follow(Partition partition, Handle h, boolean writing) {
+        if (!shared || h.tailUnknown) {
+            return; // the call reads the tail anyway
+        }
+        long head;
+        try {
+            head = store.lastSequence(partition);
+        } catch (RuntimeException e) {
+            throw headUnreadable(partition, e, writing);
+        }
+        if (head > h.state.lastSeq()) {
+            h.tailUnknown = true;
+        } else if (head < h.state.lastSeq()) {
+            LOG.log(System.Logger.Level.WARNING, "store " + store + " holds " + head + " events of " + partition
+                    + ", fewer than the " + h.state.lastSeq() + " this engine applied (restored from a backup?): loading it again");
+            h.state.rollback();
+            h.state = load(partition);
+            h.state.begin();
+        }
+    }
+
+    /**
+     * The error of a call whose check of the stored head failed: the store's own error (it names
+     * the store, the user and the reason), for a write led by saying that it was not applied.
+     */
+    private RuntimeException headUnreadable(Partition partition, RuntimeException e, boolean writing) {
+        String text = e.getMessage() == null ? "store " + store + ": cannot read " + partition : e.getMessage();
+        String first = firstCause(e);
+        if (!text.contains(first)) {
+            text += " (" + first + ")";
+        }
+        if (!writing && e instanceof MemoryException m && text.equals(e.getMessage())) {
+            return m;
+        }
+        return new MemoryException((writing ? "write to " + partition + " not applied: " : "") + text, e);
+    }
+
+    private static String firstCause(Throwable e) {
+        Throwable first = e;
+        while (first.getCause() != null && first.getCause() != first) {
+            first = first.getCause();
+        }
+        return first.getMessage() == null ? first.getClass().getName() : first.getMessage();
     }
 
     /** Keeps the open change of a call that succeeded, and announces what {@link #catchUp} found. */
@@ -310,11 +455,16 @@ final class PartitionRuntime {
         h.state.keep();
         List<LoggedEvent> tail = h.caughtUp;
         if (tail != null) {
+            Map<String, MemoryValue> erased = h.caughtUpForgotten;
             h.caughtUp = null;
+            h.caughtUpForgotten = Map.of();
             h.tailUnknown = false;
             if (!tail.isEmpty()) {
-                announce(partition, h, tail);
-                cascadeForgotten(partition, tail);
+                // another writer's events (or a failed append's that was kept after all): the
+                // listeners and derived data hear of them as if committed here; snapshots are
+                // left to the writer that committed them
+                tell(partition, tail);
+                tellDerived(partition, tail, erased);
             }
         }
     }
@@ -323,6 +473,7 @@ final class PartitionRuntime {
     private static void undo(Handle h) {
         h.state.rollback();
         h.caughtUp = null;
+        h.caughtUpForgotten = Map.of();
     }
 
     /** The caller's stored log, decoded, in sequence order (read without the lock). */
@@ -410,6 +561,12 @@ final class PartitionRuntime {
 
     /** Tells the listeners about events now stored, and snapshots the state when an interval is crossed. */
     private void announce(Partition partition, Handle h, List<LoggedEvent> committed) {
+        tell(partition, committed);
+        snapshots.committed(partition, h.state, committed);
+    }
+
+    /** Tells the listeners about events now stored. */
+    private void tell(Partition partition, List<LoggedEvent> committed) {
         for (EventListener l : listeners) {
             try {
                 l.committed(partition, committed);
@@ -418,7 +575,6 @@ final class PartitionRuntime {
                 LOG.log(System.Logger.Level.WARNING, "event listener " + l + " failed on " + partition, e);
             }
         }
-        snapshots.committed(partition, h.state, committed);
     }
 
     /**
@@ -428,37 +584,81 @@ final class PartitionRuntime {
      * {@link MemoryException} that already says all that is passed on as it is.
      */
     private RuntimeException appendFailed(Partition partition, RuntimeException e) {
-        Throwable first = e;
-        while (first.getCause() != null && first.getCause() != first) {
-            first = first.getCause();
-        }
-        String firstText = first.getMessage() == null ? first.getClass().getName() : first.getMessage();
+        String firstText = firstCause(e);
         String storeName = String.valueOf(store);
         String text = e.getMessage() == null ? "" : e.getMessage();
         if (e instanceof MemoryException m && text.contains(firstText) && text.contains(storeName)) {
             return m;
         }
         return new MemoryException("write to " + partition + " not applied: the append to store " + storeName
-                + " failed: " + firstText + (first == e ? "" : " (" + e.getClass().getSimpleName() + ": " + text + ")"), e);
+                + " failed: " + firstText + (e.getCause() == null ? "" : " (" + e.getClass().getSimpleName() + ": " + text + ")"), e);
     }
 
     /**
-     * Tells derived data about records a write forgot on its way (an invalidation, the record
-     * limit), so that those reach every derived copy too, as a forget does.
+     * Tells derived data about what {@code events} forgot: records a write forgot on its way (an
+     * invalidation, the record limit), and, in events another writer committed, whole forgets
+     * (records, messages, redactions, the user), so that those reach every derived copy in this
+     * process too. One request per call that made them (events of one call share a trace id);
+     * {@code erased} holds the values of erased records, for derived text that states them. A
+     * hard forget that removed anything here is also compacted out of the derived data.
      */
-    private void cascadeForgotten(Partition partition, List<LoggedEvent> events) {
-        Set<String> ids = new LinkedHashSet<>();
+    private void tellDerived(Partition partition, List<LoggedEvent> events, Map<String, MemoryValue> erased) {
+        Map<String, List<LoggedEvent>> byCall = new java.util.LinkedHashMap<>();
         for (LoggedEvent e : events) {
-            if (e.change() instanceof Change.RecordsForgotten f) {
-                ids.addAll(f.ids());
+            if (forgets(e.change())) {
+                byCall.computeIfAbsent(e.traceId(), k -> new ArrayList<>()).add(e);
             }
         }
-        if (ids.isEmpty()) {
-            return;
+        for (List<LoggedEvent> call : byCall.values()) {
+            ForgetRequest request = forgetRequest(partition, call, erased);
+            int removed = 0;
+            for (DerivedData d : derived) {
+                removed += d.forget(request);
+            }
+            if (request.hard() && removed > 0) {
+                for (DerivedData d : derived) {
+                    d.compact();
+                }
+            }
         }
-        ForgetRequest request = new ForgetRequest(partition, ids, Map.of(), false, false);
-        for (DerivedData d : derived) {
-            d.forget(request);
+    }
+
+    private static boolean forgets(Change c) {
+        return c instanceof Change.RecordsForgotten || c instanceof Change.MessagesForgotten
+                || c instanceof Change.MessagesRedacted || c instanceof Change.UserForgotten;
+    }
+
+    /** The forget request the events of one call amount to (see {@link Forgetter}'s). */
+    private static ForgetRequest forgetRequest(Partition partition, List<LoggedEvent> call, Map<String, MemoryValue> erased) {
+        Set<String> ids = new LinkedHashSet<>();
+        Map<String, List<Long>> messages = new java.util.LinkedHashMap<>();
+        Map<String, List<Long>> redacted = new java.util.LinkedHashMap<>();
+        List<MemoryValue> values = new ArrayList<>();
+        boolean wholeUser = false;
+        boolean hard = false;
+        for (LoggedEvent e : call) {
+            Change c = e.change();
+            if (c instanceof Change.RecordsForgotten f) {
+                ids.addAll(f.ids());
+                hard |= f.hard();
+                for (String id : f.ids()) {
+                    MemoryValue v = erased.get(id);
+                    if (v != null) {
+                        values.add(v);
+                    }
+                }
+            } else if (c instanceof Change.MessagesForgotten f) {
+                messages.computeIfAbsent(f.session(), k -> new ArrayList<>()).addAll(f.indices());
+                hard |= f.hard();
+            } else if (c instanceof Change.MessagesRedacted r) {
+                redacted.computeIfAbsent(r.session(), k -> new ArrayList<>())
+                        .addAll(r.messages().stream().map(m -> m.index()).toList());
+                hard |= r.hard();
+            } else if (c instanceof Change.UserForgotten u) {
+                wholeUser = true;
+                hard |= u.hard();
+            }
         }
+        return new ForgetRequest(partition, ids, messages, wholeUser, hard, redacted, StatedValues.of(values));
     }
 }

@@ -58,7 +58,7 @@ class FailedWritePropertyTest {
     @Property(tries = 80, seed = "20261202")
     void live_state_is_the_replay_of_what_the_store_holds_whatever_fails(@ForAll("steps") List<Step> steps) {
         TestClock clock = TestClock.start();
-        FaultyEventStore store = new FaultyEventStore(new InMemoryEventStore());
+        FaultyEventStore store = new FaultyEventStore(new InMemoryEventStore()).alone();
         List<Long> heard = new ArrayList<>();
         EventListener listener = (p, events) -> events.forEach(e -> heard.add(e.seq()));
         MemoryEngine engine = MemoryEngine.builder().store(store).clock(clock).ttl(Kind.OBSERVATION, Duration.ofHours(2))

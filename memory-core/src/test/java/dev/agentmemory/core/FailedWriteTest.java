@@ -21,7 +21,7 @@ class FailedWriteTest {
     private static final MemoryKey COLOR = MemoryKey.of("color");
     private static final Scope S1 = ALICE.session("s1");
 
-    private final FaultyEventStore store = new FaultyEventStore(new InMemoryEventStore());
+    private final FaultyEventStore store = new FaultyEventStore(new InMemoryEventStore()).alone();
     private final MemoryEngine engine = MemoryEngine.builder().store(store).build();
     private final List<LoggedEvent> heard = new ArrayList<>();
 

@@ -66,6 +66,18 @@ public interface EventStore extends AutoCloseable {
     default void deleteSnapshots(Partition partition) {
     }
 
+    /**
+     * Whether other writers (another engine, another process or machine) may append to this
+     * store while this engine runs on it, as several instances of one application on one database
+     * server do. When true (the default, always safe) the engine checks a user's
+     * {@link #lastSequence} before every call on that user and catches up on what others
+     * appended, so a write acknowledged anywhere is seen by the next call everywhere; a store
+     * only this engine writes to (an embedded file it owns) returns false and saves that query.
+     */
+    default boolean sharedWithOtherWriters() {
+        return true;
+    }
+
     /** Reclaims space freed by rewrites so purged bytes leave the storage medium. No-op by default. */
     default void compact() {
     }

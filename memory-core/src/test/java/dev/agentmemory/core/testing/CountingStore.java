@@ -102,6 +102,11 @@ public final class CountingStore implements EventStore {
     }
 
     @Override
+    public boolean sharedWithOtherWriters() {
+        return delegate.sharedWithOtherWriters();
+    }
+
+    @Override
     public void compact() {
         delegate.compact();
     }

@@ -34,11 +34,23 @@ public final class FaultyEventStore implements EventStore {
     private final AtomicInteger refuse = new AtomicInteger();
     private final AtomicInteger loseAck = new AtomicInteger();
     private volatile boolean down;
+    private volatile boolean alone;
     private final Map<Partition, Long> acknowledged = new ConcurrentHashMap<>();
     private final AtomicInteger failures = new AtomicInteger();
 
     public FaultyEventStore(EventStore store) {
         this.store = store;
+    }
+
+    /**
+     * Makes this store one that its engine alone writes to (as an embedded file it owns):
+     * {@link #sharedWithOtherWriters()} is false, so the engine serves its cached state without
+     * checking the store's head, and finds a lost acknowledgement only at its next write. By
+     * default the underlying store says.
+     */
+    public FaultyEventStore alone() {
+        alone = true;
+        return this;
     }
 
     /** The store underneath, which holds what was really stored. */
@@ -135,6 +147,11 @@ public final class FaultyEventStore implements EventStore {
             throw failure("list " + tenant, "The database has been closed");
         }
         return store.partitions(tenant);
+    }
+
+    @Override
+    public boolean sharedWithOtherWriters() {
+        return !alone && store.sharedWithOtherWriters();
     }
 
     @Override

@@ -6,51 +6,79 @@ import java.sql.SQLException;
 
 /**
  * Where {@link JdbcEventStore} gets its connections, and what the database needs around them
- * beyond portable SQL: locks, durability after a commit, compaction, closing. A caller's own
- * {@link DataSource} needs none of it ({@link CallerDataSource}); an H2 database the store opened
- * itself needs all of it ({@link H2Database}).
+ * beyond portable SQL: locks, durability after a commit, compaction, closing. The defaults are a
+ * database server's (it keeps its own durability, locks and space): a caller's own
+ * {@link DataSource} ({@link CallerDataSource}) and a pool the store opened ({@link PooledDatabase})
+ * need nothing more; an embedded H2 database the store opened itself overrides them all
+ * ({@link H2Database}).
  */
 interface Database {
 
     /** The connections to use now (may change across {@link #compact()}). */
     DataSource dataSource();
 
-    /** Held around every database call; released by closing. */
-    Held reading();
+    /** Held around every database call; released by closing. Nothing by default. */
+    default Held reading() {
+        return () -> { };
+    }
 
-    /** Held around every write transaction (includes {@link #reading()}); released by closing. */
-    Held writing();
+    /** Held around every write transaction (includes {@link #reading()}); released by closing. Nothing by default. */
+    default Held writing() {
+        return () -> { };
+    }
 
     /**
      * Called after each write transaction committed, on its connection: make it durable, and
      * record {@code writes} (the count of write transactions committed, including this one) as
-     * the high-water mark when {@link #keepsHighWaterMark()}.
+     * the high-water mark when {@link #keepsHighWaterMark()}. Nothing by default: a server's
+     * commit is durable (PostgreSQL's {@code synchronous_commit = on}).
      */
-    void afterCommit(Connection c, long writes) throws SQLException;
+    default void afterCommit(Connection c, long writes) throws SQLException {
+    }
 
     /** What errors call this store: a file path, or a JDBC URL without credentials. */
     String name();
 
     /**
      * Whether the store counts its write transactions in the database, for a high-water mark kept
-     * outside it ({@link #highWaterMark()}).
+     * outside it ({@link #highWaterMark()}). Not by default: a server keeps its own durability.
      */
-    boolean keepsHighWaterMark();
+    default boolean keepsHighWaterMark() {
+        return false;
+    }
 
     /** The count of write transactions the database is known to have committed; 0 when none is kept. */
-    long highWaterMark();
+    default long highWaterMark() {
+        return 0;
+    }
 
     /**
      * Whether the database existed before it was opened and must therefore hold the memory schema
-     * already: a file that does not is refused rather than treated as a new database.
+     * already: a file that does not is refused rather than treated as a new database. Not by
+     * default: a new database on a server is an empty schema, created at the first start.
      */
-    boolean mustHoldSchema();
+    default boolean mustHoldSchema() {
+        return false;
+    }
 
-    /** Called after each append returned its locks. */
-    void afterAppend();
+    /**
+     * Whether other processes or stores may write to this database while the store is open (see
+     * {@code EventStore.sharedWithOtherWriters()}). By default yes: a server is shared.
+     */
+    default boolean sharedWithOtherWriters() {
+        return true;
+    }
 
-    /** Reclaims the space freed by rewrites, if this database can. */
-    void compact();
+    /** Called after each append returned its locks. Nothing by default. */
+    default void afterAppend() {
+    }
+
+    /**
+     * Reclaims the space freed by rewrites, if this database can. Nothing by default: a server
+     * reclaims space with its own tools (PostgreSQL: VACUUM, VACUUM FULL).
+     */
+    default void compact() {
+    }
 
     /** Releases what the store opened. */
     void close();
@@ -95,46 +123,8 @@ interface Database {
         }
 
         @Override
-        public boolean keepsHighWaterMark() {
-            return false;
-        }
-
-        @Override
-        public long highWaterMark() {
-            return 0;
-        }
-
-        @Override
-        public boolean mustHoldSchema() {
-            return false;
-        }
-
-        @Override
         public DataSource dataSource() {
             return dataSource;
-        }
-
-        @Override
-        public Held reading() {
-            return () -> { };
-        }
-
-        @Override
-        public Held writing() {
-            return () -> { };
-        }
-
-        @Override
-        public void afterCommit(Connection c, long writes) {
-        }
-
-        @Override
-        public void afterAppend() {
-        }
-
-        /** Other databases reclaim space with their own tools (PostgreSQL: VACUUM FULL). */
-        @Override
-        public void compact() {
         }
 
         /** The caller owns the data source's life. */

@@ -214,6 +214,12 @@ final class H2Database implements Database {
         return isFile() && creating == null;
     }
 
+    /** An embedded database is this store's alone: a second owner of the file is refused. */
+    @Override
+    public boolean sharedWithOtherWriters() {
+        return false;
+    }
+
     private JdbcConnectionPool openPool() {
         JdbcConnectionPool p = JdbcConnectionPool.create(url, "sa", "");
         p.setMaxConnections(16);

@@ -642,6 +642,15 @@ public final class JdbcEventStore implements EventStore {
                 + seq + ": " + what + "; its events are not served");
     }
 
+    /**
+     * True for a database server or a caller's data source (other instances may write to it);
+     * false for an embedded H2 database this store opened, which no other store can open.
+     */
+    @Override
+    public boolean sharedWithOtherWriters() {
+        return database.sharedWithOtherWriters();
+    }
+
     @Override
     public long lastSequence(Partition partition) {
         Objects.requireNonNull(partition, "partition");

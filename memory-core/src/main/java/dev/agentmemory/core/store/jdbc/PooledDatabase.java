@@ -84,23 +84,6 @@ final class PooledDatabase implements Database {
         return where;
     }
 
-    /** A server keeps its own durability; nothing is counted outside it. */
-    @Override
-    public boolean keepsHighWaterMark() {
-        return false;
-    }
-
-    @Override
-    public long highWaterMark() {
-        return 0;
-    }
-
-    /** A new database on a server is an empty schema: created at the first start. */
-    @Override
-    public boolean mustHoldSchema() {
-        return false;
-    }
-
     /**
      * A connection outside the pool, for the migration lock: held while the migration borrows
      * from the pool, so that a pool of one connection still migrates.
@@ -117,29 +100,6 @@ final class PooledDatabase implements Database {
     @Override
     public DataSource dataSource() {
         return connections;
-    }
-
-    @Override
-    public Held reading() {
-        return () -> { };
-    }
-
-    @Override
-    public Held writing() {
-        return () -> { };
-    }
-
-    @Override
-    public void afterCommit(Connection c, long writes) {
-    }
-
-    @Override
-    public void afterAppend() {
-    }
-
-    /** PostgreSQL reclaims space with its own tools (VACUUM, VACUUM FULL). */
-    @Override
-    public void compact() {
     }
 
     @Override

@@ -1,0 +1,329 @@
+package dev.agentmemory.core;
+
+import dev.agentmemory.core.event.Change;
+import dev.agentmemory.core.event.LoggedEvent;
+import dev.agentmemory.core.spi.DerivedData;
+import dev.agentmemory.core.spi.EventStore;
+import dev.agentmemory.core.spi.ForgetRequest;
+import dev.agentmemory.core.spi.Partition;
+import dev.agentmemory.core.spi.StoredEvent;
+import dev.agentmemory.core.store.InMemoryEventStore;
+import dev.agentmemory.core.store.jdbc.JdbcEventStore;
+import dev.agentmemory.core.testing.FaultyEventStore;
+import org.h2.jdbcx.JdbcDataSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Two engines on one store, as two instances of an application on one database: each sees the
+ * other's acknowledged writes at its next call, hears of them as listeners and derived data do,
+ * and a write that loses the append race is made again on the fresh state.
+ */
+class StoreFollowingTest {
+
+    private static final Caller ALICE = Caller.of("shop", "alice");
+    private static final Scope USER = ALICE.session("s1");
+    private static final MemoryKey COLOR = MemoryKey.of("color");
+
+    /** Two stores that share what they hold. */
+    enum Shared {
+        /** One in-memory store given to both engines. */
+        IN_MEMORY,
+        /** Two JDBC stores on one database (H2 in memory, reached through a data source of the caller's). */
+        JDBC
+    }
+
+    private final List<AutoCloseable> opened = new ArrayList<>();
+
+    @AfterEach
+    void close() throws Exception {
+        for (AutoCloseable c : opened) {
+            c.close();
+        }
+    }
+
+    private EventStore[] stores(Shared shared) {
+        if (shared == Shared.IN_MEMORY) {
+            InMemoryEventStore one = new InMemoryEventStore();
+            return new EventStore[]{one, one};
+        }
+        JdbcDataSource ds = new JdbcDataSource();
+        ds.setURL("jdbc:h2:mem:following-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+        return new EventStore[]{new JdbcEventStore(ds), new JdbcEventStore(ds)};
+    }
+
+    private MemoryEngine engine(EventStore store, MemoryEngine.Builder... builder) {
+        MemoryEngine e = (builder.length == 0 ? MemoryEngine.builder() : builder[0]).store(store).build();
+        opened.add(e::close);
+        return e;
+    }
+
+    private static MemoryRecord set(MemoryEngine e, String value) {
+        return e.write(ALICE, Proposal.set(USER, COLOR, MemoryValue.of(value)).build());
+    }
+
+    private static Optional<String> color(MemoryEngine e) {
+        return e.current(ALICE, USER, COLOR).map(r -> r.value().text());
+    }
+
+    @ParameterizedTest
+    @EnumSource(Shared.class)
+    void each_engine_sees_the_others_writes_supersessions_and_forgets_at_its_next_call(Shared shared) {
+        EventStore[] s = stores(shared);
+        MemoryEngine a = engine(s[0]);
+        MemoryEngine b = engine(s[1]);
+        assertThat(color(b)).isEmpty(); // b has loaded alice before a writes
+
+        set(a, "white");
+        assertThat(color(b)).contains("white");
+
+        set(a, "black");
+        assertThat(color(b)).contains("black");
+        assertThat(b.current(ALICE, USER, COLOR).orElseThrow().version()).isEqualTo(2);
+
+        a.forget(ALICE, ForgetTarget.key(USER, COLOR), ForgetMode.SOFT);
+        assertThat(color(b)).isEmpty();
+
+        // and the other way round, continuing the same log
+        set(b, "red");
+        assertThat(color(a)).contains("red");
+        assertThat(a.admin().audit(ALICE, java.time.Duration.ofDays(1)).replayMatches()).isTrue();
+        assertThat(b.admin().audit(ALICE, java.time.Duration.ofDays(1)).replayMatches()).isTrue();
+        assertThat(seqs(a.admin().log(ALICE))).containsExactly(1L, 2L, 3L, 4L);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Shared.class)
+    void listeners_hear_the_other_engines_events_in_order_and_derived_data_its_forgets(Shared shared) {
+        EventStore[] s = stores(shared);
+        List<Long> heard = new CopyOnWriteArrayList<>();
+        List<ForgetRequest> forgets = new CopyOnWriteArrayList<>();
+        MemoryEngine a = engine(s[0]);
+        MemoryEngine b = engine(s[1], MemoryEngine.builder()
+                .listener((p, events) -> events.forEach(e -> heard.add(e.seq())))
+                .derived(recording(forgets)));
+        b.admin().sync(ALICE);
+
+        set(a, "white");
+        set(a, "black");
+        assertThat(heard).isEmpty(); // b has made no call since
+        assertThat(b.admin().sync(ALICE)).isEqualTo(2);
+        assertThat(heard).containsExactly(1L, 2L);
+
+        ForgetReceipt receipt = a.forget(ALICE, ForgetTarget.key(USER, COLOR), ForgetMode.HARD);
+        assertThat(forgets).isEmpty();
+        b.admin().sync(ALICE);
+        assertThat(forgets).hasSize(1);
+        ForgetRequest request = forgets.get(0);
+        assertThat(request.partition()).isEqualTo(new Partition("shop", "alice"));
+        assertThat(request.recordIds()).containsExactlyInAnyOrderElementsOf(receipt.recordIds());
+        assertThat(request.hard()).isTrue();
+        assertThat(request.wholeUser()).isFalse();
+        // the forgotten value, for derived text that states it (a summary)
+        assertThat(request.states("my favourite colour is black")).isTrue();
+        assertThat(heard).hasSizeGreaterThan(2);
+
+        a.forget(ALICE, ForgetTarget.user(), ForgetMode.SOFT);
+        b.admin().sync(ALICE);
+        assertThat(forgets).hasSize(2);
+        assertThat(forgets.get(1).wholeUser()).isTrue();
+    }
+
+    @ParameterizedTest
+    @EnumSource(Shared.class)
+    void a_write_that_loses_the_append_race_is_made_again_on_the_fresh_state(Shared shared) {
+        EventStore[] s = stores(shared);
+        MemoryEngine a = engine(s[0]);
+        AtomicReference<Runnable> beforeAppend = new AtomicReference<>();
+        MemoryEngine b = engine(new RacingStore(s[1], beforeAppend));
+        assertThat(color(b)).isEmpty();
+        // a appends between b's check of the head and b's append
+        beforeAppend.set(() -> set(a, "white"));
+
+        MemoryRecord written = b.write(ALICE, Proposal.set(USER, MemoryKey.of("size"), MemoryValue.of("M")).build());
+
+        assertThat(written.key()).isEqualTo(MemoryKey.of("size"));
+        assertThat(color(b)).contains("white");
+        assertThat(seqs(a.admin().log(ALICE))).containsExactly(1L, 2L);
+        assertThat(b.admin().audit(ALICE, java.time.Duration.ofDays(1)).replayMatches()).isTrue();
+    }
+
+    @ParameterizedTest
+    @EnumSource(Shared.class)
+    void an_expected_version_that_another_engine_moved_on_fails_clearly_and_stores_nothing(Shared shared) {
+        EventStore[] s = stores(shared);
+        MemoryEngine a = engine(s[0]);
+        AtomicReference<Runnable> beforeAppend = new AtomicReference<>();
+        MemoryEngine b = engine(new RacingStore(s[1], beforeAppend));
+        set(a, "white");
+        assertThat(b.current(ALICE, USER, COLOR).orElseThrow().version()).isEqualTo(1);
+        beforeAppend.set(() -> set(a, "black"));
+
+        assertThatThrownBy(() -> b.write(ALICE, Proposal.set(USER, COLOR, MemoryValue.of("red")).expectVersion(1).build()))
+                .isInstanceOf(StaleVersionException.class)
+                .hasMessageContaining("color")
+                .hasMessageContaining("at version 2")
+                .hasMessageContaining("expected version 1");
+        assertThat(color(b)).contains("black");
+        assertThat(seqs(a.admin().log(ALICE))).containsExactly(1L, 2L);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Shared.class)
+    void writers_on_one_user_from_two_engines_lose_nothing_and_duplicate_nothing(Shared shared) throws Exception {
+        EventStore[] s = stores(shared);
+        MemoryEngine[] engines = {engine(s[0]), engine(s[1])};
+        int perThread = 40;
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<List<String>>> done = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                MemoryEngine e = engines[t % 2];
+                int thread = t;
+                done.add(pool.submit(() -> {
+                    List<String> acknowledged = new ArrayList<>();
+                    for (int i = 0; i < perThread; i++) {
+                        String key = "k" + thread + "-" + i;
+                        e.write(ALICE, Proposal.set(USER, MemoryKey.of(key), MemoryValue.of("v" + i)).build());
+                        acknowledged.add(key);
+                    }
+                    return acknowledged;
+                }));
+            }
+            List<String> acknowledged = new ArrayList<>();
+            for (Future<List<String>> f : done) {
+                acknowledged.addAll(f.get(60, TimeUnit.SECONDS));
+            }
+            List<LoggedEvent> log = engines[0].admin().log(ALICE);
+            assertThat(seqs(log)).doesNotHaveDuplicates().hasSize(4 * perThread);
+            List<String> keys = log.stream().map(e -> ((Change.RecordWritten) e.change()).record().key().path()).toList();
+            assertThat(keys).containsExactlyInAnyOrderElementsOf(acknowledged);
+            for (MemoryEngine e : engines) {
+                for (String key : acknowledged) {
+                    assertThat(e.current(ALICE, USER, MemoryKey.of(key))).as(key).isPresent();
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void a_shared_store_that_cannot_be_read_fails_the_call_naming_the_store_instead_of_answering_from_the_cache() {
+        InMemoryEventStore one = new InMemoryEventStore();
+        MemoryEngine a = engine(one);
+        FaultyEventStore faulty = new FaultyEventStore(one);
+        MemoryEngine b = engine(faulty);
+        set(a, "white");
+        assertThat(color(b)).contains("white");
+        faulty.down();
+
+        assertThatThrownBy(() -> color(b))
+                .isInstanceOf(MemoryException.class)
+                .hasMessageContaining("cannot read shop/alice")
+                .hasMessageContaining("store " + faulty)
+                .hasMessageContaining("The database has been closed");
+        assertThatThrownBy(() -> set(b, "red"))
+                .isInstanceOf(MemoryException.class)
+                .hasMessageContaining("not applied");
+        faulty.up();
+        set(a, "black");
+        assertThat(color(b)).contains("black");
+    }
+
+    @Test
+    void an_embedded_file_is_not_shared_and_a_database_server_or_a_callers_data_source_is(@TempDir Path dir) {
+        try (JdbcEventStore file = JdbcEventStore.h2File(dir.resolve("m"));
+             JdbcEventStore mem = JdbcEventStore.h2InMemory("following")) {
+            assertThat(file.sharedWithOtherWriters()).isFalse();
+            assertThat(mem.sharedWithOtherWriters()).isFalse();
+        }
+        EventStore[] jdbc = stores(Shared.JDBC);
+        assertThat(jdbc[0].sharedWithOtherWriters()).isTrue();
+        jdbc[0].close();
+        assertThat(new InMemoryEventStore().sharedWithOtherWriters()).isTrue();
+    }
+
+    private static List<Long> seqs(List<LoggedEvent> log) {
+        return log.stream().map(LoggedEvent::seq).toList();
+    }
+
+    private static DerivedData recording(List<ForgetRequest> into) {
+        return new DerivedData() {
+            @Override
+            public String name() {
+                return "recording";
+            }
+
+            @Override
+            public int forget(ForgetRequest request) {
+                into.add(request);
+                return 1;
+            }
+        };
+    }
+
+    /** Runs a one-shot action (another engine's write) just before passing an append on. */
+    private static final class RacingStore implements EventStore {
+        private final EventStore store;
+        private final AtomicReference<Runnable> beforeAppend;
+
+        RacingStore(EventStore store, AtomicReference<Runnable> beforeAppend) {
+            this.store = store;
+            this.beforeAppend = beforeAppend;
+        }
+
+        @Override
+        public void append(Partition partition, long expectedLastSeq, List<StoredEvent> events) {
+            Runnable r = beforeAppend.getAndSet(null);
+            if (r != null) {
+                r.run();
+            }
+            store.append(partition, expectedLastSeq, events);
+        }
+
+        @Override
+        public List<StoredEvent> read(Partition partition, long afterSeq) {
+            return store.read(partition, afterSeq);
+        }
+
+        @Override
+        public long lastSequence(Partition partition) {
+            return store.lastSequence(partition);
+        }
+
+        @Override
+        public void rewrite(Partition partition, Map<Long, String> payloadBySeq) {
+            store.rewrite(partition, payloadBySeq);
+        }
+
+        @Override
+        public List<Partition> partitions(String tenant) {
+            return store.partitions(tenant);
+        }
+
+        @Override
+        public void close() {
+            store.close();
+        }
+    }
+}
