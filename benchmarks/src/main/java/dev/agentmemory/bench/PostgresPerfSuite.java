@@ -118,11 +118,9 @@ final class PostgresPerfSuite implements Suite {
             t = System.nanoTime();
             json.set("scale_out", new ScaleOutBench(server, tenant, turns).run(out)
                     .put("seconds", Stats.round((System.nanoTime() - t) / 1e9)));
-            // until EventStore.sharedWithOtherWriters() exists (branch follow) there is no check to switch off
-            json.set("visibility_check", JsonNodeFactory.instance.objectNode().put("status",
-                    "needs EventStore.sharedWithOtherWriters() (branch follow): not measured"));
-            out.printf("%nc. cross-instance visibility check: needs EventStore.sharedWithOtherWriters() (branch follow),"
-                    + " not measured%n");
+            t = System.nanoTime();
+            json.set("visibility_check", new VisibilityCheckBench(server, tenant, turns).run(out)
+                    .put("seconds", Stats.round((System.nanoTime() - t) / 1e9)));
         } finally {
             try (var files = Files.walk(dir)) {
                 files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());

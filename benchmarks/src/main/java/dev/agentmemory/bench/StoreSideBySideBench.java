@@ -36,10 +36,11 @@ final class StoreSideBySideBench {
     ObjectNode run(PrintStream out) throws Exception {
         SessionRef session = new SessionRef(tenant, "side-by-side", "chat-1");
         // the H2 file given as a store, not as h2File(...), so that both keep their episodic index in memory
-        try (AgentMemory h2 = AgentMemory.builder()
-                .store(JdbcEventStore.h2File(Files.createDirectories(dir.resolve("h2")).resolve("memory")))
+        JdbcEventStore h2Store = JdbcEventStore.h2File(Files.createDirectories(dir.resolve("h2")).resolve("memory"));
+        JdbcEventStore pgStore = JdbcEventStore.connect(server.url(), server.user(), server.password());
+        try (AgentMemory h2 = AgentMemory.builder().store(h2Store)
                 .embeddingModel(new TurnOverheadBench.HashingEmbeddingModel(384)).build();
-             AgentMemory pg = AgentMemory.builder().jdbc(server.url(), server.user(), server.password())
+             AgentMemory pg = AgentMemory.builder().store(pgStore)
                      .embeddingModel(new TurnOverheadBench.HashingEmbeddingModel(384)).build()) {
             ChatTurns[] systems = {new ChatTurns(h2, "note.", 11), new ChatTurns(pg, "note.", 11)};
             long loadStart = System.nanoTime();
@@ -70,6 +71,8 @@ final class StoreSideBySideBench {
             json.put("turns", turns);
             json.put("records_per_user", RECORDS);
             json.put("preload_seconds", Stats.round(loadSeconds));
+            json.put("h2_checks_head", h2Store.sharedWithOtherWriters());
+            json.put("postgres_checks_head", pgStore.sharedWithOtherWriters());
             json.put("turn", "user message + AI reply through the chat memory, one record write, a window read");
             json.put("recall", "AgentMemory.contentRetriever().retrieve, after the episodic index caught up");
             json.set("turn_ms", compare(turnMs));

@@ -62,6 +62,12 @@ final class UnsharedEventStore implements EventStore {
         delegate.deleteSnapshots(partition);
     }
 
+    /** False: no other writer, so the engine skips the head check before each call. */
+    @Override
+    public boolean sharedWithOtherWriters() {
+        return false;
+    }
+
     @Override
     public void compact() {
         delegate.compact();

@@ -41,8 +41,12 @@ final class VisibilityCheckBench {
     }
 
     ObjectNode run(PrintStream out) {
-        try (MemoryEngine on = MemoryEngine.builder()
-                .store(JdbcEventStore.connect(server.url(), server.user(), server.password())).build();
+        JdbcEventStore shared = JdbcEventStore.connect(server.url(), server.user(), server.password());
+        if (!shared.sharedWithOtherWriters()) {
+            shared.close();
+            throw new IllegalStateException(server + " does not count as shared with other writers: no check to measure");
+        }
+        try (MemoryEngine on = MemoryEngine.builder().store(shared).build();
              MemoryEngine off = MemoryEngine.builder()
                      .store(new UnsharedEventStore(JdbcEventStore.connect(server.url(), server.user(), server.password())))
                      .build();
