@@ -22,8 +22,8 @@ import java.util.concurrent.TimeUnit;
  * its own in that user), so a quarter of its turns append to a partition the others append to
  * too. The measured turns are split among the instances (same total at every count), after a
  * warm-up on each. Reported: turns/second (measured turns over the wall time from the start
- * barrier to the last thread's end), median and p99 turn latency, and turns that failed (with
- * the first failure's message).
+ * barrier to the last thread's end), median and p99 turn latency (all turns, and the shared
+ * user's alone), and turns that failed (with the first failure's message).
  */
 final class ScaleOutBench {
 
@@ -47,13 +47,15 @@ final class ScaleOutBench {
         json.put("users", OWN_USERS + " own per instance + 1 shared by all (every fourth turn)");
         ArrayNode rows = json.putArray("rows");
         out.printf("%nb. instances on one PostgreSQL database, %d measured turns in all, one thread per instance%n", turns);
-        out.printf("%-10s %12s %12s %12s %8s%n", "instances", "turns/s", "median ms", "p99 ms", "failed");
+        out.printf("%-10s %10s %10s %10s %14s %14s %8s%n", "instances", "turns/s", "median ms", "p99 ms",
+                "shared med ms", "shared p99 ms", "failed");
         for (int n : INSTANCES) {
             ObjectNode row = measure(n);
             rows.add(row);
-            out.printf("%-10d %12s %12s %12s %8d%n", n, Stats.f3(row.get("turns_per_second").asDouble()),
+            out.printf("%-10d %10s %10s %10s %14s %14s %8d%n", n, Stats.f3(row.get("turns_per_second").asDouble()),
                     Stats.f3(row.get("turn_median_ms").asDouble()), Stats.f3(row.get("turn_p99_ms").asDouble()),
-                    row.get("failed_turns").asInt());
+                    Stats.f3(row.path("shared_user_turn_median_ms").asDouble()),
+                    Stats.f3(row.path("shared_user_turn_p99_ms").asDouble()), row.get("failed_turns").asInt());
             if (row.has("first_failure")) {
                 out.println("  first failure: " + row.get("first_failure").asText());
             }
@@ -99,16 +101,19 @@ final class ScaleOutBench {
             }
             double seconds = (System.nanoTime() - begin) / 1e9;
             List<Double> ms = new ArrayList<>();
+            List<Double> sharedMs = new ArrayList<>();
             int failed = 0;
             String firstFailure = null;
             for (Worker w : workers) {
                 ms.addAll(w.ms);
+                sharedMs.addAll(w.sharedMs);
                 failed += w.failed;
                 if (firstFailure == null) {
                     firstFailure = w.firstFailure;
                 }
             }
             double[] samples = ms.stream().mapToDouble(Double::doubleValue).toArray();
+            double[] shared = sharedMs.stream().mapToDouble(Double::doubleValue).toArray();
             ObjectNode row = JsonNodeFactory.instance.objectNode();
             row.put("instances", instances);
             row.put("turns", samples.length);
@@ -116,6 +121,10 @@ final class ScaleOutBench {
             row.put("turns_per_second", Stats.round(samples.length / seconds));
             row.put("turn_median_ms", samples.length == 0 ? 0 : Stats.round(Stats.percentile(samples, 50)));
             row.put("turn_p99_ms", samples.length == 0 ? 0 : Stats.round(Stats.percentile(samples, 99)));
+            if (shared.length > 0) {
+                row.put("shared_user_turn_median_ms", Stats.round(Stats.percentile(shared, 50)));
+                row.put("shared_user_turn_p99_ms", Stats.round(Stats.percentile(shared, 99)));
+            }
             row.put("failed_turns", failed);
             if (firstFailure != null) {
                 row.put("first_failure", firstFailure);
@@ -135,6 +144,8 @@ final class ScaleOutBench {
         private final List<SessionRef> sessions = new ArrayList<>();
         private final int turns;
         final List<Double> ms = new ArrayList<>();
+        /** The turns on the shared user, also in {@link #ms}. */
+        final List<Double> sharedMs = new ArrayList<>();
         int failed;
         @org.jspecify.annotations.Nullable String firstFailure;
         private int next;
@@ -142,10 +153,11 @@ final class ScaleOutBench {
         Worker(AgentMemory memory, String run, int instance, int turns) {
             this.chat = new ChatTurns(memory, "note.i" + instance + ".", 100L * instance + run.hashCode());
             this.turns = turns;
+            // the shared user first: the warm-up takes whole rounds, so each instance's first measured turn is on it
+            sessions.add(new SessionRef(tenant, run + "-shared", "chat-i" + instance));
             for (int u = 0; u < OWN_USERS; u++) {
                 sessions.add(new SessionRef(tenant, run + "-i" + instance + "-u" + u, "chat-1"));
             }
-            sessions.add(new SessionRef(tenant, run + "-shared", "chat-i" + instance));
         }
 
         void warmUp() {
@@ -166,6 +178,9 @@ final class ScaleOutBench {
                 long took = chat.turn(session);
                 if (record) {
                     ms.add(took / 1e6);
+                    if (session.user().endsWith("-shared")) {
+                        sharedMs.add(took / 1e6);
+                    }
                 }
             } catch (RuntimeException e) {
                 if (record) {

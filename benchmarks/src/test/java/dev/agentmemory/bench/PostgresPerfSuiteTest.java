@@ -69,6 +69,8 @@ class PostgresPerfSuiteTest {
                 assertThat(row.get("turns_per_second").asDouble()).isPositive();
                 assertThat(row.get("turn_p99_ms").asDouble()).isGreaterThanOrEqualTo(row.get("turn_median_ms").asDouble())
                         .isPositive();
+                assertThat(row.get("shared_user_turn_p99_ms").asDouble())
+                        .isGreaterThanOrEqualTo(row.get("shared_user_turn_median_ms").asDouble()).isPositive();
             }
             assertThat(result.get("scale_out").get("throughput_vs_one_instance").get("1").asDouble()).isEqualTo(1.0);
             assertThat(result.get("scale_out").get("throughput_vs_one_instance").get("4").asDouble()).isPositive();
