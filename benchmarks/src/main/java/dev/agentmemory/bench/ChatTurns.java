@@ -38,6 +38,7 @@ final class ChatTurns {
     private final String[] words;
     private final Map<SessionRef, ChatMemory> chats = new HashMap<>();
     private int n;
+    private String step = "nothing yet";
 
     /**
      * @param recordPrefix the key prefix of the records this object writes (instances writing to one
@@ -76,14 +77,23 @@ final class ChatTurns {
         int i = n++;
         String about = Words.sentence(words, random, 4);
         long start = System.nanoTime();
+        step = "adding the user message";
         chat.add(UserMessage.from("Turn " + i + ": please remember that we chose " + about));
+        step = "adding the AI reply";
         chat.add(AiMessage.from("Noted: " + about + "."));
+        step = "writing the record";
         memory.engine().write(caller, Proposal.set(caller.persistent(), recordPrefix + i, about)
                 .kind(Kind.DECISION).source(Source.USER).build());
+        step = "reading the window";
         if (chat.messages().isEmpty()) {
             throw new IllegalStateException("the window of " + session + " is empty after a turn");
         }
         return System.nanoTime() - start;
+    }
+
+    /** What the last {@link #turn} was doing when it ended (the step a failed turn failed in). */
+    String step() {
+        return step;
     }
 
     /** One recall for the session (after waiting for the episodic index); returns its duration in nanoseconds. */

@@ -187,7 +187,7 @@ final class ScaleOutBench {
                     failed++;
                 }
                 if (firstFailure == null) {
-                    firstFailure = session.user() + ": " + e;
+                    firstFailure = session.user() + ", " + chat.step() + ": " + e;
                 }
             }
         }
