@@ -11,7 +11,8 @@ import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
- * Command line: {@code java -jar benchmarks.jar SUITE [--data FILE] [--out FILE] [--limit N]}.
+ * Command line: {@code java -jar benchmarks.jar SUITE [--data FILE] [--out FILE] [--limit N] [--turns N]
+ * [--pg-url URL --pg-user USER --pg-password PASSWORD]}.
  * Every suite runs our plugin and LangChain4j's default side by side, prints a table and, with
  * {@code --out}, writes JSON in the shape of the benchmarks issue.
  */
@@ -48,6 +49,7 @@ public final class BenchMain {
         SuiteOptions options;
         try {
             options = parse(Arrays.copyOfRange(args, 1, args.length));
+            suite.get().check(options);
             if (suite.get().needsData()) {
                 Path data = options.requireData(suite.get().name());
                 if (!Files.isRegularFile(data)) {
@@ -75,6 +77,10 @@ public final class BenchMain {
         Path data = null;
         Path out = null;
         Integer limit = null;
+        Integer turns = null;
+        String pgUrl = null;
+        String pgUser = null;
+        String pgPassword = null;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             if (i + 1 >= args.length) {
@@ -84,25 +90,36 @@ public final class BenchMain {
             switch (a) {
                 case "--data" -> data = Path.of(v);
                 case "--out" -> out = Path.of(v);
-                case "--limit" -> {
-                    try {
-                        limit = Integer.parseInt(v);
-                    } catch (NumberFormatException e) {
-                        throw new IllegalArgumentException("--limit must be a positive integer: " + v);
-                    }
-                    if (limit < 1) {
-                        throw new IllegalArgumentException("--limit must be a positive integer: " + v);
-                    }
-                }
+                case "--limit" -> limit = positive(a, v);
+                case "--turns" -> turns = positive(a, v);
+                case "--pg-url" -> pgUrl = v;
+                case "--pg-user" -> pgUser = v;
+                case "--pg-password" -> pgPassword = v;
                 default -> throw new IllegalArgumentException("unknown option: " + a);
             }
         }
         return new SuiteOptions(Optional.ofNullable(data), Optional.ofNullable(out),
-                limit == null ? OptionalInt.empty() : OptionalInt.of(limit));
+                limit == null ? OptionalInt.empty() : OptionalInt.of(limit),
+                turns == null ? OptionalInt.empty() : OptionalInt.of(turns),
+                Optional.ofNullable(pgUrl), Optional.ofNullable(pgUser), Optional.ofNullable(pgPassword));
+    }
+
+    private static int positive(String option, String value) {
+        int n;
+        try {
+            n = Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(option + " must be a positive integer: " + value);
+        }
+        if (n < 1) {
+            throw new IllegalArgumentException(option + " must be a positive integer: " + value);
+        }
+        return n;
     }
 
     private static void usage(SuiteRegistry registry, PrintStream err) {
-        err.println("usage: java -jar benchmarks.jar SUITE [--data FILE] [--out FILE] [--limit N]");
+        err.println("usage: java -jar benchmarks.jar SUITE [--data FILE] [--out FILE] [--limit N] [--turns N]"
+                + " [--pg-url URL --pg-user USER --pg-password PASSWORD]");
         for (Suite s : registry.inOrder()) {
             err.printf("  %-17s %s%n", s.name(), s.description());
         }

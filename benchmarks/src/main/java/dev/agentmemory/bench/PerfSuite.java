@@ -125,7 +125,7 @@ final class PerfSuite implements Suite {
             context.model().embed(q);
             ms[i] = (System.nanoTime() - t) / 1e6;
         }
-        return latency(ms);
+        return Stats.latency(ms);
     }
 
     private static ObjectNode measure(int size, PrintStream out) {
@@ -196,9 +196,9 @@ final class PerfSuite implements Suite {
             ObjectNode row = JsonNodeFactory.instance.objectNode();
             row.put("memories", size);
             row.put("queries", QUERIES);
-            row.set("agent-memory", latency(oursMs).put("build_seconds", Stats.round(oursBuild)));
-            row.set("agent-memory-hybrid", latency(hybridMs));
-            row.set(DefaultRag.NAME, latency(exactMs).put("build_seconds", Stats.round(exactBuild)));
+            row.set("agent-memory", Stats.latency(oursMs).put("build_seconds", Stats.round(oursBuild)));
+            row.set("agent-memory-hybrid", Stats.latency(hybridMs));
+            row.set(DefaultRag.NAME, Stats.latency(exactMs).put("build_seconds", Stats.round(exactBuild)));
             double recall = recallSum / QUERIES;
             row.put("recall@10_vs_exact", Stats.round(recall));
             row.put("speedup_median", Stats.round(Stats.percentile(exactMs, 50) / Stats.percentile(oursMs, 50)));
@@ -213,13 +213,6 @@ final class PerfSuite implements Suite {
                     "1.000");
             return row;
         }
-    }
-
-    private static ObjectNode latency(double[] ms) {
-        ObjectNode o = JsonNodeFactory.instance.objectNode();
-        o.put("median", Stats.round(Stats.percentile(ms, 50)));
-        o.put("p99", Stats.round(Stats.percentile(ms, 99)));
-        return o;
     }
 
     private static float[] vector(Random random, List<float[]> centroids) {

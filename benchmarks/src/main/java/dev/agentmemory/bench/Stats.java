@@ -1,5 +1,7 @@
 package dev.agentmemory.bench;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -33,6 +35,19 @@ final class Stats {
         Arrays.sort(s);
         int rank = (int) Math.ceil(p / 100.0 * s.length);
         return s[Math.max(0, Math.min(s.length - 1, rank - 1))];
+    }
+
+    /** {@code {"median": .., "p99": ..}} of the samples, rounded. */
+    static ObjectNode latency(double[] samples) {
+        ObjectNode o = JsonNodeFactory.instance.objectNode();
+        o.put("median", round(percentile(samples, 50)));
+        o.put("p99", round(percentile(samples, 99)));
+        return o;
+    }
+
+    /** {@code a / b}, rounded. */
+    static double ratio(double a, double b) {
+        return round(a / b);
     }
 
     static double round(double x) {

@@ -18,6 +18,13 @@ interface Suite {
     /** One line of help. */
     String description();
 
+    /**
+     * Fails with an {@link IllegalArgumentException} naming what is wrong when the options do not
+     * let the suite run (checked before {@link #run}, reported with the usage). Accepts all by default.
+     */
+    default void check(SuiteOptions options) {
+    }
+
     /** Runs the suite. */
     ObjectNode run(SuiteOptions options, BenchContext context) throws Exception;
 }

@@ -34,6 +34,7 @@ final class SuiteRegistry {
                 .register(new LocomoSuite())
                 .register(new KnowledgeUpdateSuite())
                 .register(new InjectionSuite())
-                .register(new PerfSuite());
+                .register(new PerfSuite())
+                .register(new PostgresPerfSuite());
     }
 }
