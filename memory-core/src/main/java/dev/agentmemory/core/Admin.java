@@ -79,6 +79,16 @@ public interface Admin {
      */
     long sync(Caller caller);
 
+    /**
+     * Runs {@code work} with the caller's memory caught up once, at the start ({@link #sync}):
+     * the engine calls {@code work} makes for that user on this thread then skip the per-call
+     * check of a shared store, and see its state as of the start plus this thread's own writes (a
+     * write that races another instance is still made again on its events). One round trip to
+     * the database instead of one per call, for a read made of many calls (a retrieval); nothing
+     * changes on a store that is not shared.
+     */
+    <T> T consistently(Caller caller, java.util.function.Supplier<T> work);
+
     /** Registers derived data that must forget what the engine forgets. */
     void register(DerivedData data);
 

@@ -99,6 +99,11 @@ final class AdminTools implements Admin {
     }
 
     @Override
+    public <T> T consistently(Caller caller, java.util.function.Supplier<T> work) {
+        return runtime.consistently(Objects.requireNonNull(caller, "caller"), Objects.requireNonNull(work, "work"));
+    }
+
+    @Override
     public void register(DerivedData data) {
         runtime.register(Objects.requireNonNull(data, "data"));
     }

@@ -46,6 +46,8 @@ final class PartitionRuntime {
     private final Snapshots snapshots;
     /** Whether other writers may append to the store (see {@link EventStore#sharedWithOtherWriters()}). */
     private final boolean shared;
+    /** The partitions this thread has caught up once for the work it runs (see {@link #consistently}). */
+    private final ThreadLocal<Set<Partition>> checkedOnce = ThreadLocal.withInitial(java.util.HashSet::new);
 
     /**
      * How many times a write whose append lost the race to another writer is made: with three
@@ -251,6 +253,27 @@ final class PartitionRuntime {
     }
 
     /**
+     * Runs {@code work} after catching the caller's state up once: the calls it makes on this
+     * thread for that user skip the head check (they see the state as of the start, plus what
+     * this thread writes; a write that races another writer still reads its events and is made
+     * again). For a read made of many engine calls, such as a retrieval.
+     */
+    <T> T consistently(Caller caller, java.util.function.Supplier<T> work) {
+        Partition partition = partition(caller);
+        Set<Partition> mine = checkedOnce.get();
+        if (!shared || mine.contains(partition)) {
+            return work.get();
+        }
+        sync(caller);
+        mine.add(partition);
+        try {
+            return work.get();
+        } finally {
+            mine.remove(partition);
+        }
+    }
+
+    /**
      * Runs {@code work} under the partition's lock and appends what it added as one atomic
      * append. When the work fails after adding changes, or the append fails, or anything else
      * throws before the append returned, the live state is rolled back to exactly what it was
@@ -414,6 +437,9 @@ final class PartitionRuntime {
     private void follow(Partition partition, Handle h, boolean writing) {
         if (!shared || h.tailUnknown) {
             return; // the call reads the tail anyway
+        }
+        if (checkedOnce.get().contains(partition)) {
+            return; // checked at the start of the work this call is part of
         }
         long head;
         try {

@@ -231,6 +231,42 @@ class StoreFollowingTest {
         }
     }
 
+    @ParameterizedTest
+    @EnumSource(Shared.class)
+    void work_run_consistently_checks_the_head_once_and_sees_one_state_plus_its_own_writes(Shared shared) {
+        EventStore[] s = stores(shared);
+        MemoryEngine a = engine(s[0]);
+        AtomicInteger checks = new AtomicInteger();
+        MemoryEngine b = engine(new ForwardingEventStore(s[1]) {
+            @Override
+            public long lastSequence(Partition partition) {
+                checks.incrementAndGet();
+                return super.lastSequence(partition);
+            }
+        });
+        set(a, "white");
+        color(b);
+        checks.set(0);
+        color(b);
+        color(b);
+        assertThat(checks).as("one check per call").hasValue(2);
+
+        checks.set(0);
+        List<Optional<String>> seen = b.admin().consistently(ALICE, () -> {
+            Optional<String> first = color(b);
+            set(a, "black"); // another instance writes meanwhile
+            Optional<String> second = color(b);
+            // b's own write races a's: it reads a's event and is made again, on top of it
+            b.write(ALICE, Proposal.set(USER, MemoryKey.of("size"), MemoryValue.of("M")).build());
+            return List.of(first, second, color(b));
+        });
+        assertThat(checks).as("one check for the whole work").hasValue(1);
+        assertThat(seen).containsExactly(Optional.of("white"), Optional.of("white"), Optional.of("black"));
+        assertThat(color(b)).contains("black");
+        assertThat(seqs(a.admin().log(ALICE))).containsExactly(1L, 2L, 3L);
+        assertThat(b.admin().audit(ALICE, java.time.Duration.ofDays(1)).replayMatches()).isTrue();
+    }
+
     @Test
     void a_shared_store_that_cannot_be_read_fails_the_call_naming_the_store_instead_of_answering_from_the_cache() {
         InMemoryEventStore one = new InMemoryEventStore();

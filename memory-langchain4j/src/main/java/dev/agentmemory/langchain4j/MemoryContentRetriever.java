@@ -80,10 +80,19 @@ final class MemoryContentRetriever implements ContentRetriever {
     record Target(Caller caller, @Nullable SessionRef session) {
     }
 
+    /**
+     * The contents for {@code query}, read from one state of the user's memory: on a database
+     * shared by several instances, caught up once at the start rather than at each of the many
+     * reads a retrieval makes.
+     */
     @Override
     public List<Content> retrieve(Query query) {
         Objects.requireNonNull(query, "query");
         Target target = target(query);
+        return engine.admin().consistently(target.caller(), () -> retrieve(query, target));
+    }
+
+    private List<Content> retrieve(Query query, Target target) {
         Caller caller = target.caller();
         Lineage.Tasks tasks = lineage.tasks(caller);
         Set<String> queryTerms = PersistentIndex.terms(query.text());
