@@ -80,7 +80,15 @@ class SingleOwnerTest {
             assertThat(line).as("child output (stderr: %s)", dir.resolve("child.err")).startsWith("READY");
 
             // then: refused after the lock wait, with the same kind of message as in one JVM
-            assertThatThrownBy(() -> JdbcEventStore.h2File(db))
+            // (a child that died meanwhile released the file: say so, with what it printed)
+            assertThatThrownBy(() -> {
+                JdbcEventStore opened = JdbcEventStore.h2File(db);
+                opened.close();
+                if (!child.isAlive()) {
+                    throw new AssertionError("the owning child exited (code " + child.exitValue() + ") before the"
+                            + " second open; its stderr: " + Files.readString(dir.resolve("child.err")));
+                }
+            })
                     .isInstanceOf(MemoryException.class)
                     .hasMessage("the H2 file " + db + ".mv.db is in use by another process (waited 5 s);"
                             + " close it there first");
