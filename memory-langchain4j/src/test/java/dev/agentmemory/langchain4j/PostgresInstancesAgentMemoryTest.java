@@ -6,6 +6,7 @@ import dev.agentmemory.core.MemoryEngine;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.spi.EventStore;
+import dev.agentmemory.core.spi.ForwardingEventStore;
 import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.core.spi.StoredEvent;
 import dev.agentmemory.core.spi.StoredSnapshot;
@@ -360,70 +361,29 @@ class PostgresInstancesAgentMemoryTest {
     }
 
     /** Passes every call on and records which partition each read was for. */
-    private static class ReadsLog implements EventStore {
+    private static class ReadsLog extends ForwardingEventStore {
         final List<Read> reads = new CopyOnWriteArrayList<>();
-        private final EventStore delegate;
 
         ReadsLog(EventStore delegate) {
-            this.delegate = delegate;
-        }
-
-        @Override
-        public void append(Partition partition, long expectedLastSeq, List<StoredEvent> events) {
-            delegate.append(partition, expectedLastSeq, events);
+            super(delegate);
         }
 
         @Override
         public List<StoredEvent> read(Partition partition, long afterSeq) {
             reads.add(new Read(partition, "events", afterSeq));
-            return delegate.read(partition, afterSeq);
-        }
-
-        @Override
-        public long lastSequence(Partition partition) {
-            return delegate.lastSequence(partition);
-        }
-
-        @Override
-        public void rewrite(Partition partition, Map<Long, String> payloadBySeq) {
-            delegate.rewrite(partition, payloadBySeq);
+            return super.read(partition, afterSeq);
         }
 
         @Override
         public List<Partition> partitions(String tenant) {
             reads.add(new Read(new Partition(tenant, "*"), "partitions", -1));
-            return delegate.partitions(tenant);
+            return super.partitions(tenant);
         }
 
         @Override
         public Optional<StoredSnapshot> snapshot(Partition partition) {
             reads.add(new Read(partition, "snapshot", -1));
-            return delegate.snapshot(partition);
-        }
-
-        @Override
-        public boolean saveSnapshot(Partition partition, StoredSnapshot snapshot) {
-            return delegate.saveSnapshot(partition, snapshot);
-        }
-
-        @Override
-        public void deleteSnapshots(Partition partition) {
-            delegate.deleteSnapshots(partition);
-        }
-
-        @Override
-        public void compact() {
-            delegate.compact();
-        }
-
-        @Override
-        public boolean sharedWithOtherWriters() {
-            return delegate.sharedWithOtherWriters();
-        }
-
-        @Override
-        public void close() {
-            delegate.close();
+            return super.snapshot(partition);
         }
     }
 }

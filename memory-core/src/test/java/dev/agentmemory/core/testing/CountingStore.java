@@ -1,12 +1,12 @@
 package dev.agentmemory.core.testing;
 
 import dev.agentmemory.core.spi.EventStore;
+import dev.agentmemory.core.spi.ForwardingEventStore;
 import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.core.spi.StoredEvent;
 import dev.agentmemory.core.spi.StoredSnapshot;
 
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
@@ -16,16 +16,15 @@ import java.util.function.UnaryOperator;
  * returned and the snapshots saved; it can also alter the snapshots it reads back (to damage
  * them). Tests only.
  */
-public final class CountingStore implements EventStore {
+public final class CountingStore extends ForwardingEventStore {
 
-    private final EventStore delegate;
     private final AtomicLong eventsRead = new AtomicLong();
     private final AtomicLong lastReadFrom = new AtomicLong(-1);
     private final AtomicLong snapshotsSaved = new AtomicLong();
     private volatile UnaryOperator<StoredSnapshot> onSnapshotRead = UnaryOperator.identity();
 
     public CountingStore(EventStore delegate) {
-        this.delegate = delegate;
+        super(delegate);
     }
 
     /** Events returned by reads so far. */
@@ -55,64 +54,24 @@ public final class CountingStore implements EventStore {
     }
 
     @Override
-    public void append(Partition partition, long expectedLastSeq, List<StoredEvent> events) {
-        delegate.append(partition, expectedLastSeq, events);
-    }
-
-    @Override
     public List<StoredEvent> read(Partition partition, long afterSeq) {
-        List<StoredEvent> events = delegate.read(partition, afterSeq);
+        List<StoredEvent> events = super.read(partition, afterSeq);
         eventsRead.addAndGet(events.size());
         lastReadFrom.set(afterSeq);
         return events;
     }
 
     @Override
-    public long lastSequence(Partition partition) {
-        return delegate.lastSequence(partition);
-    }
-
-    @Override
-    public void rewrite(Partition partition, Map<Long, String> payloadBySeq) {
-        delegate.rewrite(partition, payloadBySeq);
-    }
-
-    @Override
-    public List<Partition> partitions(String tenant) {
-        return delegate.partitions(tenant);
-    }
-
-    @Override
     public Optional<StoredSnapshot> snapshot(Partition partition) {
-        return delegate.snapshot(partition).map(onSnapshotRead);
+        return super.snapshot(partition).map(onSnapshotRead);
     }
 
     @Override
     public boolean saveSnapshot(Partition partition, StoredSnapshot snapshot) {
-        boolean kept = delegate.saveSnapshot(partition, snapshot);
+        boolean kept = super.saveSnapshot(partition, snapshot);
         if (kept) {
             snapshotsSaved.incrementAndGet();
         }
         return kept;
-    }
-
-    @Override
-    public void deleteSnapshots(Partition partition) {
-        delegate.deleteSnapshots(partition);
-    }
-
-    @Override
-    public boolean sharedWithOtherWriters() {
-        return delegate.sharedWithOtherWriters();
-    }
-
-    @Override
-    public void compact() {
-        delegate.compact();
-    }
-
-    @Override
-    public void close() {
-        delegate.close();
     }
 }

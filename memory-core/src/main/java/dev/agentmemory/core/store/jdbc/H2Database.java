@@ -50,6 +50,8 @@ final class H2Database implements Database {
     /** Where a new file is built until its schema is in place; null when the file existed. */
     private final @Nullable Path creating;
     private final @Nullable HighWaterMark mark;
+    /** Keeps other processes out of the file while it is open, compactions included. */
+    private final @Nullable ProcessLock processLock;
     private volatile JdbcConnectionPool pool;
     /**
      * On an H2 file, one write transaction at a time. H2's MVStore skips a commit's store when
@@ -70,7 +72,9 @@ final class H2Database implements Database {
     private final AtomicLong appendsSinceSizeCheck = new AtomicLong();
     private volatile boolean closed;
 
-    private H2Database(String url, @Nullable Path file, @Nullable Path owned, @Nullable Path creating, long autoCompactMinBytes) {
+    private H2Database(String url, @Nullable Path file, @Nullable Path owned, @Nullable Path creating, long autoCompactMinBytes,
+                       @Nullable ProcessLock processLock) {
+        this.processLock = processLock;
         this.url = url;
         this.file = file;
         this.owned = owned;
@@ -96,6 +100,13 @@ final class H2Database implements Database {
             throw new MemoryException("the H2 file " + mvFile + " is in use by another store in this process;"
                     + " close it there first");
         }
+        ProcessLock processLock;
+        try {
+            processLock = ProcessLock.acquire(Path.of(path + ".owner"), LOCK_WAIT_MILLIS, mvFile);
+        } catch (RuntimeException e) {
+            OPEN_FILES.remove(owned);
+            throw e;
+        }
         try {
             Path creating = null;
             String base = path;
@@ -113,11 +124,13 @@ final class H2Database implements Database {
                 creating = Path.of(base + ".mv.db");
                 Files.deleteIfExists(creating);
             }
-            return new H2Database(url(base), mvFile, owned, creating, autoCompactMinBytes);
+            return new H2Database(url(base), mvFile, owned, creating, autoCompactMinBytes, processLock);
         } catch (IOException e) {
+            processLock.release();
             OPEN_FILES.remove(owned);
             throw new MemoryException("cannot open the H2 file " + mvFile + ": " + e.getMessage(), e);
         } catch (RuntimeException e) {
+            processLock.release();
             OPEN_FILES.remove(owned);
             throw e;
         }
@@ -139,7 +152,7 @@ final class H2Database implements Database {
 
     /** A named in-memory database that lives until {@link #close()}. */
     static H2Database inMemory(String name) {
-        return new H2Database("jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1", null, null, null, Long.MAX_VALUE);
+        return new H2Database("jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1", null, null, null, Long.MAX_VALUE, null);
     }
 
     /**
@@ -406,6 +419,9 @@ final class H2Database implements Database {
             } catch (IOException e) {
                 // a leftover is deleted at the next creation
             }
+        }
+        if (processLock != null) {
+            processLock.release();
         }
         if (owned != null) {
             OPEN_FILES.remove(owned);

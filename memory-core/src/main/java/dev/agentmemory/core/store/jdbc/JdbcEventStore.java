@@ -158,7 +158,9 @@ public final class JdbcEventStore implements EventStore {
      * <p>One store per file: while this store is open, another {@code h2File} on the same file
      * (in this JVM, or through another path to it) is refused with a {@link MemoryException}, as
      * a second process is; share this store instead. {@link #close()} releases the file. The
-     * store also keeps {@code <name>.hwm} beside the file (see the class comment).
+     * store also keeps {@code <name>.hwm} beside the file (see the class comment), and holds an
+     * operating-system lock on {@code <name>.owner} while open, so that no other process opens
+     * the file, not even while H2 compacts it.
      *
      * @throws MemoryException when the file is in use, empty, not a memory database, damaged,
      *         or has lost writes it had acknowledged

@@ -1,24 +1,25 @@
-package dev.agentmemory.core.testing;
-
-import dev.agentmemory.core.spi.EventStore;
-import dev.agentmemory.core.spi.Partition;
-import dev.agentmemory.core.spi.StoredEvent;
-import dev.agentmemory.core.spi.StoredSnapshot;
+package dev.agentmemory.core.spi;
 
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 /**
- * An {@link EventStore} that passes every call, the optional ones included, to another: tests
- * extend it and override the calls they observe or disturb.
+ * An {@link EventStore} that passes every call to another, the optional ones included: extend it
+ * to observe or change some calls (count, time, log, wrap errors) and override only those. A
+ * decorator written from scratch must also pass on every default method, or the engine silently
+ * gets the default instead of the store's answer: a wrapper that forgets
+ * {@link #sharedWithOtherWriters()} over a shared database would let an instance serve stale
+ * state, one that forgets {@link #snapshot} replays whole logs. This class passes on each default
+ * method the interface gains.
  */
 public class ForwardingEventStore implements EventStore {
 
     private final EventStore delegate;
 
+    /** Passes every call to {@code delegate}. */
     public ForwardingEventStore(EventStore delegate) {
-        this.delegate = delegate;
+        this.delegate = java.util.Objects.requireNonNull(delegate, "delegate");
     }
 
     /** The store every call goes to. */
@@ -81,6 +82,7 @@ public class ForwardingEventStore implements EventStore {
         delegate.close();
     }
 
+    /** The delegate's, so that errors naming this store name the real one. */
     @Override
     public String toString() {
         return delegate.toString();
