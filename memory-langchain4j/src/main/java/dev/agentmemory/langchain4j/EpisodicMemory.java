@@ -197,8 +197,16 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     private void inOrder(Partition partition, Runnable removal) {
         if (drained(catchUpWait)) {
             removal.run();
-            return;
+        } else {
+            queueBehind(partition, removal);
         }
+    }
+
+    /**
+     * Queues a removal behind what the indexing queue holds, after the queue did not drain within
+     * the catch-up wait, marked pending for the user so that the next recall waits for it.
+     */
+    private void queueBehind(Partition partition, Runnable removal) {
         String part = partitionKey(partition.tenant(), partition.user());
         String marker = "removal|" + queuedRemovals.incrementAndGet();
         Set<String> pending = pendingByPartition.computeIfAbsent(part, k -> ConcurrentHashMap.newKeySet());
@@ -279,19 +287,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
 
     /** Blocks until everything committed so far is indexed. */
     void awaitIndexed() {
-        if (Thread.currentThread().getName().equals(INDEXER_THREAD)) {
-            return;
-        }
-        try {
-            indexer.submit(() -> { }).get();
-        } catch (RejectedExecutionException closed) {
-            // closed: nothing is queued any more
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for the recall index", e);
-        } catch (ExecutionException e) {
-            throw new IllegalStateException("the recall index queue failed", e.getCause());
-        }
+        drained(Duration.ofNanos(Long.MAX_VALUE));
     }
 
     private void apply(Partition partition, List<LoggedEvent> events) {
@@ -410,7 +406,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
         String part = partitionKey(p.tenant(), p.user());
         if (request.wholeUser()) {
             if (!drained(catchUpWait)) {
-                inOrder(p, () -> index.deletePartition(part));
+                queueBehind(p, () -> index.deletePartition(part));
                 return 0;
             }
             Integer before = partitionsRemoved.remove(part);
@@ -421,7 +417,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
         if (!drained(catchUpWait)) {
             // on the engine's forget path (this instance's or another's, followed): the drops go
             // behind what is queued, and the next recall of the user waits for them
-            inOrder(p, () -> ids.forEach(this::drop));
+            queueBehind(p, () -> ids.forEach(this::drop));
             return 0;
         }
         int n = 0;
