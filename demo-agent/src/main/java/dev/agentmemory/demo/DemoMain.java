@@ -392,6 +392,9 @@ public final class DemoMain {
             out.println("Try: \"I want to return my earbuds, the right ear is silent\", \"I'd rather exchange them, in white\","
                     + " \"Ship the replacement to 12 Baker Street, London.\", \"I prefer email over phone calls.\","
                     + " \"From now on answer in French.\", \"我更喜欢换成白色的。\", \"forget that\".");
+            out.println("Memory: \"Please always answer in French from now on.\", \"Actually I prefer English, not French.\","
+                    + " \"No, the colour is blue.\", \"Where were we?\", \"What do you remember about me?\", \"Forget my language"
+                    + " preference.\" (in Chinese too: 其实我更喜欢英文, 你记得我什么).");
             out.println("/help lists the commands (/memory, /why, /history KEY, /forget KEY, /tasks, /quit).");
             Chat chat = new Chat(agent, ref, out, err);
             chat.run(new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8)));

@@ -52,15 +52,31 @@ final class ScriptedShopModel implements ChatModel {
     private final AtomicInteger calls = new AtomicInteger();
 
     /** A remembered item as read from the framed block. */
-    record Item(String key, String value, String kind, String trust, String layer, String status, java.time.Instant date) {
+    record Item(String key, String value, String kind, String trust, String layer, String status, java.time.Instant date,
+                String task) {
         boolean trusted() {
             return trust.equals("trusted");
         }
+
+        boolean current() {
+            return status.equals("current");
+        }
+    }
+
+    /** An open task the memory block lists (suspended, or active in another conversation), most recent first. */
+    record OpenTask(String task, String text) {
     }
 
     /** Everything the model knows when it answers one request. */
     record Turn(String said, String low, Map<String, Item> memory, List<String> episodic, List<ToolExecutionResultMessage> results,
-                int round, LocalDate today, boolean zh, Set<String> tools, Optional<String> lastStatedPreference) {
+                int round, LocalDate today, boolean zh, Set<String> tools, Optional<String> lastStatedPreference,
+                List<OpenTask> openTasks, Intents.Intent intent) {
+
+        /** The task whose state the block serves as current, if any. */
+        Optional<String> activeTask() {
+            return memory.values().stream().filter(i -> i.layer().equals("task-state") && i.current() && !i.task().isEmpty())
+                    .map(Item::task).findFirst();
+        }
 
         Optional<String> mem(String key) {
             Item i = memory.get(key);
@@ -104,9 +120,14 @@ final class ScriptedShopModel implements ChatModel {
         String raw = userText((UserMessage) messages.get(lastUser));
         Map<String, Item> memory = new LinkedHashMap<>();
         List<String> episodic = new ArrayList<>();
+        List<OpenTask> openTasks = new ArrayList<>();
         for (ParsedFrame f : MemoryFrameParser.parse(raw)) {
             for (FramedItem it : f.items()) {
-                read(it, memory, episodic);
+                if (it.extra().getOrDefault(FramedItem.LAYER, "").equals("tasks")) {
+                    openTasks.add(new OpenTask(it.extra().getOrDefault(FramedItem.TASK, ""), it.text()));
+                } else {
+                    read(it, memory, episodic);
+                }
             }
         }
         String said = MemoryFrameParser.stripFrames(raw).trim();
@@ -152,7 +173,8 @@ final class ScriptedShopModel implements ChatModel {
                 }
             }
         }
-        Turn turn = new Turn(said, said.toLowerCase(Locale.ROOT), memory, episodic, results, round, today, zh, tools, lastStated);
+        Turn turn = new Turn(said, said.toLowerCase(Locale.ROOT), memory, episodic, results, round, today, zh, tools, lastStated,
+                openTasks, Intents.parse(said));
         return decide(turn);
     }
 
@@ -169,8 +191,13 @@ final class ScriptedShopModel implements ChatModel {
         int eq = it.text().indexOf(" = ");
         if (it.id().contains("@v") && eq > 0) {
             String key = it.text().substring(0, eq);
-            memory.put(key, new Item(key, it.text().substring(eq + 3), it.kind(), it.trust().name().toLowerCase(java.util.Locale.ROOT),
-                    it.extra().getOrDefault("layer", ""), it.status(), it.date()));
+            Item item = new Item(key, it.text().substring(eq + 3), it.kind(), it.trust().name().toLowerCase(java.util.Locale.ROOT),
+                    it.extra().getOrDefault(FramedItem.LAYER, ""), it.status(), it.date(), it.extra().getOrDefault(FramedItem.TASK, ""));
+            Item before = memory.get(key);
+            // an earlier (superseded, archived) version shown beside the current one never replaces it
+            if (before == null || !before.current() || item.current()) {
+                memory.put(key, item);
+            }
         } else {
             episodic.add(it.text());
         }
@@ -186,28 +213,37 @@ final class ScriptedShopModel implements ChatModel {
 
     // ------------------------------------------------------------------ intents
 
+    /**
+     * The memory intents first (read by {@link Intents}: forget, recall, continue, a preference,
+     * a correction), then the shop's own requests, then a fallback that lists what is understood.
+     */
     private ChatResponse decide(Turn t) {
         String l = t.low();
-        if (has(l, "forget", "忘记", "忘掉", "删除")) {
-            return forget(t);
-        }
-        if (has(l, "answer in", "reply in", "speak", "用中文", "用英文", "说中文")) {
-            return language(t);
-        }
-        if (has(l, "i prefer", "i'd prefer", "i would prefer", "prefer email", "prefer phone", "contact me by",
-                "我更喜欢用", "我喜欢用", "联系我")) {
-            Optional<String> channel = channel(t.low());
-            if (channel.isPresent()) {
-                return contact(t, channel.get());
+        Intents.Intent intent = t.intent();
+        switch (intent.act()) {
+            case FORGET -> {
+                return forget(t);
             }
+            case RECALL -> {
+                return recall(t);
+            }
+            case CONTINUE -> {
+                return resume(t);
+            }
+            case PREFERENCE -> {
+                return preference(t, intent.mentions(Intents.Slot.LANGUAGE) ? Intents.Slot.LANGUAGE : Intents.Slot.CHANNEL);
+            }
+            default -> {
+                // the shop's requests below; a correction of a fact after the address rule
+            }
+        }
+        if (has(l, "answer in", "reply in", "用什么语言")) {
+            return text(t.t("Which language would you like me to answer in?", "您希望我用哪种语言回答？"));
         }
         if (has(l, "broadband", "宽带", "internet", "wifi", "wi-fi", "router", "路由器")) {
             return broadband(t);
         }
-        if (has(l, "back to", "回到", "继续", "resume")) {
-            return back(t);
-        }
-        if (has(l, "status", "what do you remember", "summary", "状态", "记得什么", "进度")) {
+        if (has(l, "status", "summary", "状态", "进度")) {
             return status(t);
         }
         if (has(l, "approval", "approve", "审批", "p20")) {
@@ -223,6 +259,9 @@ final class ScriptedShopModel implements ChatModel {
         if (has(l, "address", "地址", "ship it to", "deliver it to", "寄到", "ship the replacement to", "send the replacement to",
                 "ship the exchange to", "ship them to", "send it to")) {
             return address(t);
+        }
+        if (intent.act() == Intents.Act.CORRECTION) {
+            return correction(t);
         }
         if (has(l, "submit", "place the exchange", "create the exchange", "go ahead", "提交", "下单")) {
             return submit(t);
@@ -244,10 +283,22 @@ final class ScriptedShopModel implements ChatModel {
         if (has(l, "thank", "谢谢", "bye", "再见")) {
             return text(t.t("You're welcome!", "不客气！"));
         }
-        return text(t.t("Sorry, I don't understand \"" + t.said() + "\". I'm the shop's offline assistant: I can look "
-                        + "up orders, handle returns and exchanges, change delivery addresses and explain shop policies.",
-                "抱歉，我不明白“" + t.said() + "”。我是本店的离线客服助手：可以查询订单、办理退换货、修改收货地址和解释店铺政策。"));
+        return text(t.t("Sorry, I don't understand \"" + t.said() + "\". " + UNDERSTOOD_EN,
+                "抱歉，我不明白“" + t.said() + "”。" + UNDERSTOOD_ZH));
     }
+
+    /** What the offline model understands, for the fallback answer. */
+    static final String UNDERSTOOD_EN = "I'm the shop's offline assistant (a scripted model with fixed rules), and I "
+            + "understand: returns and exchanges (\"I want to return my earbuds\", \"exchange them in white\", \"submit the "
+            + "exchange\"), delivery addresses (\"ship it to ...\"), policies (\"policy P17\"), and what memory is for: a "
+            + "preference (\"always answer in French\", \"I prefer email\") and its change (\"actually I prefer English, not "
+            + "French\", \"switch to English\", \"no longer French\"), a correction (\"no, the colour is blue\", \"my order "
+            + "number is actually ...\"), \"what do you remember about me?\", \"forget my language preference\" or \"forget "
+            + "that\", and \"where were we?\" or \"back to my exchange\". /help lists the commands.";
+    static final String UNDERSTOOD_ZH = "我是本店的离线客服助手（按固定规则回答的脚本模型），能理解：退换货（“我想退货，耳机坏了”、“换成白色”、"
+            + "“提交换货”）、收货地址（“地址改成……”）、店铺政策（“P17 政策”），以及记忆相关的话：偏好（“以后请用中文回答”）和它的更改"
+            + "（“其实我更喜欢英文”、“别再用中文了”）、更正（“不对，颜色是蓝色”、“订单号其实是……”）、“你记得我什么”、"
+            + "“忘掉我的语言偏好”、“继续刚才的换货”。/help 列出命令。";
 
     private ChatResponse returnRequest(Turn t) {
         String product = product(t.low()).orElse(null);
@@ -260,7 +311,7 @@ final class ScriptedShopModel implements ChatModel {
             List<ToolExecutionRequest> calls = new ArrayList<>();
             calls.add(call(t, "startTask", "task", task, "title", "Return or exchange of the " + product));
             calls.add(call(t, "lookupOrder", "query", product));
-            issue(t.low()).ifPresent(i -> calls.add(call(t, "updateState", "key", "issue", "value", i, "userQuote", t.said())));
+            issue(t.said()).ifPresent(i -> calls.add(call(t, "updateState", "key", "issue", "value", i, "userQuote", t.said())));
             return calls(calls);
         }
         String found = t.result(1);
@@ -323,28 +374,75 @@ final class ScriptedShopModel implements ChatModel {
                         + color(original, true) + "。确认提交（以及收货地址）时告诉我。"));
     }
 
-    private static Optional<String> channel(String low) {
-        for (String[] c : new String[][] {{"email", "email"}, {"e-mail", "email"}, {"邮件", "邮件"}, {"text message", "text message"},
-                {"sms", "SMS"}, {"短信", "短信"}, {"phone", "phone"}, {"电话", "电话"}}) {
-            int at = low.indexOf(c[0]);
-            if (at >= 0 && (low.indexOf("over") < 0 || at < low.indexOf("over"))) {
-                return Optional.of(c[1]);
-            }
-        }
-        return Optional.empty();
+    private static String keyOf(Intents.Slot slot) {
+        return slot == Intents.Slot.LANGUAGE ? "preference.language" : "preference.contact";
     }
 
-    private ChatResponse contact(Turn t, String channel) {
+    /** The value to store: the canonical name for a Latin-script word (English), else the user's own word (英语). */
+    private static String stored(Intents.Mention m) {
+        return m.said().chars().allMatch(c -> c < 128) ? m.value() : m.said();
+    }
+
+    /** State or change a preference (the new value is the mention not negated), or drop it when every mention is negated. */
+    private ChatResponse preference(Turn t, Intents.Slot slot) {
+        String key = keyOf(slot);
+        Optional<Intents.Mention> wanted = t.intent().wanted(slot);
+        Item current = t.memory().get(key);
+        Optional<String> before = Optional.ofNullable(current).filter(i -> i.trusted() && i.kind().equals("preference"))
+                .map(Item::value);
+        if (wanted.isEmpty()) {
+            return drop(t, slot, t.intent().unwanted(slot).orElseThrow(), before);
+        }
+        String value = stored(wanted.get());
         if (t.round() == 0) {
-            return calls(List.of(call(t, "remember", "key", "preference.contact", "value", channel, "kind", "preference",
-                    "userQuote", t.said())));
+            return calls(List.of(call(t, "remember", "key", key, "value", value, "kind", "preference", "userQuote", t.said())));
         }
         if (!t.result(0).startsWith("Remembered") && !t.result(0).startsWith("Saved")) {
             return text(t.t("Sorry, I could not keep that preference; please say it again in your own words.",
                     "抱歉，这个偏好没有记下来；请用您自己的话再说一次。"));
         }
-        return text(t.t("Noted: you prefer to be contacted by " + channel + ". I'll keep that for your next visits too.",
-                "好的，已记下：您希望通过" + channel + "联系。以后来访也会沿用。"));
+        Optional<String> replaced = before.filter(b -> !b.equals(value));
+        if (slot == Intents.Slot.CHANNEL) {
+            return text(t.t("Noted: you prefer to be contacted by " + value + ". I'll keep that for your next visits too."
+                            + replaced.map(b -> " It replaces " + b + " (/history " + key + " shows both versions).").orElse(""),
+                    "好的，已记下：您希望通过" + value + "联系。以后来访也会沿用。"
+                            + replaced.map(b -> "（取代了之前的" + b + "；/history " + key + " 显示两个版本。）").orElse("")));
+        }
+        String was = replaced.map(b -> " It replaces " + b + "; /history " + key + " shows both versions.").orElse("");
+        String wasZh = replaced.map(b -> "（取代了之前的" + b + "；/history " + key + " 显示两个版本。）").orElse("");
+        return switch (wanted.get().value()) {
+            case "Chinese" -> text("好的，从现在起我会用中文回答。" + wasZh);
+            case "English" -> text("OK, from now on I will answer in English." + was);
+            case "French" -> text("D'accord, je répondrai désormais en français. (Noted as your preference; this offline"
+                    + " model writes only English and Chinese, a real model follows it.)" + was);
+            default -> text("Noted: from now on answers in " + value + ". (This offline model writes only English and"
+                    + " Chinese; a real model follows the preference.)" + was);
+        };
+    }
+
+    /** "No longer French": forget the preference when it is the value named, through the forget tool. */
+    private ChatResponse drop(Turn t, Intents.Slot slot, Intents.Mention unwanted, Optional<String> before) {
+        String key = keyOf(slot);
+        boolean language = slot == Intents.Slot.LANGUAGE;
+        if (before.isEmpty() || !Intents.canonical(slot, before.get()).equals(unwanted.value())) {
+            String now = before.map(b -> t.t(" (your preference is " + b + ")", "（您的偏好是" + b + "）"))
+                    .orElse(t.t(" (no preference is remembered)", "（目前没有记住任何偏好）"));
+            return text(t.t("Nothing to change: I was not set to " + (language ? "answer in " : "contact you by ") + unwanted.value()
+                    + now + ".", "无需更改：我没有设定" + (language ? "用" + unwanted.said() + "回答" : "通过" + unwanted.said() + "联系")
+                    + now + "。"));
+        }
+        if (t.round() == 0) {
+            return calls(List.of(call(t, "forget", "key", key, "scope", "persistent", "userQuote", t.said())));
+        }
+        if (!t.result(0).startsWith("Forgot")) {
+            return text(t.t("Sorry, I could not drop that preference: " + t.result(0), "抱歉，这个偏好没有删除：" + t.result(0)));
+        }
+        String old = before.get();
+        return text(language
+                ? t.t("OK, I will no longer answer in " + unwanted.value() + ": I have forgotten that preference, so I answer in the"
+                        + " language you write in.", "好的，以后不再用" + old + "回答；这项偏好已删除，我会用您书写的语言回答。")
+                : t.t("OK, I will no longer contact you by " + unwanted.value() + ": I have forgotten that preference.",
+                        "好的，以后不再通过" + old + "联系您；这项偏好已删除。"));
     }
 
     private ChatResponse broadband(Turn t) {
@@ -358,46 +456,123 @@ final class ScriptedShopModel implements ChatModel {
                 "宽带的问题很抱歉。我们是电子产品商店，线路由您的运营商负责；我已把故障记在单独的任务里。您之前的请求先暂停，随时可以回来继续。"));
     }
 
-    private ChatResponse back(Turn t) {
-        String product = product(t.low()).orElse(has(t.low(), "exchange", "换货", "return", "退货") ? "earbuds" : null);
-        if (product == null) {
-            return text(t.t("Back to which request? Tell me the item.", "回到哪个请求？请告诉我商品。"));
+    /**
+     * Continue a task: the open task the memory block lists whose id or title names the topic said
+     * ("back to my exchange"), else the latest one ("where were we?"), resumed with resumeTask.
+     */
+    private ChatResponse resume(Turn t) {
+        Optional<String> topic = t.intent().mentions().stream().filter(m -> m.slot() == Intents.Slot.TOPIC).map(Intents.Mention::value)
+                .findFirst();
+        Optional<OpenTask> open = t.openTasks().stream().filter(o -> topic.map(w -> about(o.task() + " " + o.text(), w)).orElse(true))
+                .findFirst();
+        Optional<String> active = t.activeTask();
+        if (open.isEmpty() && active.isPresent() && topic.map(w -> about(active.get(), w)).orElse(true)) {
+            return status(t);
         }
+        if (open.isEmpty()) {
+            return text(topic.isPresent()
+                    ? t.t("I have no open request about the " + topic.get() + ".", "没有关于" + thing(topic.get(), true) + "的未完成请求。")
+                    : t.t("Nothing is open at the moment; what can I do for you?", "目前没有未完成的请求；请问有什么可以帮您？"));
+        }
+        String task = open.get().task();
         if (t.round() == 0) {
-            return calls(List.of(call(t, "resumeTask", "task", "return-" + product)));
+            return calls(List.of(call(t, "resumeTask", "task", task)));
         }
         String r = t.result(0);
         if (!r.startsWith("Task ")) {
-            return text(t.t("I have no open request about the " + product + ": " + r, "没有关于这件商品的未完成请求。"));
+            return text(t.t("I could not go back to " + task + ": " + r, "无法回到 " + task + "：" + r));
         }
-        return text(t.t("Back to your " + product + " request; everything is as you left it. " + r,
-                "回到您关于" + product + "的请求，状态保持不变。"));
+        String what = task.startsWith("return-") ? task.substring("return-".length()) : task;
+        Matcher state = Pattern.compile("; state: (.*?)\\. Resume it").matcher(open.get().text());
+        String was = state.find() && !state.group(1).equals("none") ? state.group(1) : "";
+        return text(t.t("Back to your " + what + " request; everything is as you left it" + (was.isEmpty() ? "." : ": " + was + ".")
+                        + " " + r,
+                "回到您关于" + thing(what, true) + "的请求，状态保持不变" + (was.isEmpty() ? "。" : "：" + was + "。")));
     }
 
-    private ChatResponse language(Turn t) {
-        String lang = t.low().contains("chinese") ? "Chinese" : t.said().contains("中文") ? "中文"
-                : t.low().contains("english") ? "English" : t.said().contains("英文") ? "英文"
-                : t.low().contains("french") ? "French" : t.said().contains("法语") ? "法语"
-                : t.low().contains("german") ? "German" : t.low().contains("spanish") ? "Spanish" : null;
-        if (lang == null) {
-            return text(t.t("Which language would you like me to answer in?", "您希望我用哪种语言回答？"));
+    /** Whether a task's id and description are about {@code topic} (a return and an exchange are one request). */
+    private static boolean about(String task, String topic) {
+        String low = task.toLowerCase(Locale.ROOT);
+        return topic.equals("exchange") || topic.equals("return") ? low.contains("exchange") || low.contains("return")
+                : low.contains(topic);
+    }
+
+    /** A topic in the user's language. */
+    private static String thing(String topic, boolean zh) {
+        if (!zh) {
+            return topic;
         }
-        if (t.round() == 0) {
-            return calls(List.of(call(t, "remember", "key", "preference.language", "value", lang, "kind", "preference",
-                    "userQuote", t.said())));
-        }
-        if (!t.result(0).startsWith("Remembered") && !t.result(0).startsWith("Saved")) {
-            return text(t.t("Sorry, I could not keep that preference; please say it again in your own words.",
-                    "抱歉，这个偏好没有记下来；请用您自己的话再说一次。"));
-        }
-        return switch (lang) {
-            case "Chinese", "中文" -> text("好的，从现在起我会用中文回答。");
-            case "English", "英文" -> text("OK, from now on I will answer in English.");
-            case "French", "法语" -> text("D'accord, je répondrai désormais en français. (Noted as your preference; this offline"
-                    + " model writes only English and Chinese, a real model follows it.)");
-            default -> text("Noted: from now on answers in " + lang + ". (This offline model writes only English and"
-                    + " Chinese; a real model follows the preference.)");
+        return switch (topic) {
+            case "earbuds" -> "耳机";
+            case "charger" -> "充电器";
+            case "watch" -> "手表";
+            case "broadband" -> "宽带";
+            case "exchange" -> "换货";
+            case "return" -> "退货";
+            default -> topic;
         };
+    }
+
+    /** A correction of a fact: the exchange's colour, or the order number. */
+    private ChatResponse correction(Turn t) {
+        Optional<Intents.Mention> colour = t.intent().wanted(Intents.Slot.COLOUR);
+        if (colour.isPresent()) {
+            return correctColour(t, colour.get());
+        }
+        return correctOrder(t, t.intent().wanted(Intents.Slot.ORDER).orElseThrow().value());
+    }
+
+    private ChatResponse correctColour(Turn t, Intents.Mention colour) {
+        Optional<String> origin = t.exchangeOrigin();
+        String persistentKey = origin.map(o -> "order:" + o + ".exchangeColor").orElse("");
+        Optional<String> inTask = t.mem("exchange.color");
+        Optional<String> kept = t.mem(persistentKey);
+        if (inTask.isEmpty() && kept.isEmpty()) {
+            return exchange(t); // nothing to correct yet: the first statement of the exchange
+        }
+        Optional<String> submitted = t.mem("order:" + origin.orElse("") + ".exchangeOrder");
+        if (submitted.isPresent()) {
+            return text(t.t("The exchange is already submitted (order " + submitted.get() + "); a different colour needs a new"
+                    + " exchange.", "换货已经提交（订单 " + submitted.get() + "）；换颜色需要重新办理换货。"));
+        }
+        String word = colorWord(t.said(), colour.value());
+        if (t.round() == 0) {
+            List<ToolExecutionRequest> calls = new ArrayList<>();
+            if (inTask.isPresent() && t.activeTask().isPresent()) {
+                calls.add(call(t, "updateState", "key", "exchange.color", "value", word, "userQuote", t.said()));
+            }
+            if (kept.isPresent()) {
+                calls.add(call(t, "remember", "key", persistentKey, "value", word, "kind", "fact", "userQuote", t.said()));
+            }
+            if (calls.isEmpty()) {
+                return exchange(t);
+            }
+            return calls(calls);
+        }
+        long refused = t.results().stream().map(ToolExecutionResultMessage::text).filter(r -> !r.startsWith("Saved")).count();
+        if (refused == t.results().size()) {
+            return text(t.t("Sorry, I could not change the colour: " + t.result(0), "抱歉，颜色没有改成：" + t.result(0)));
+        }
+        String old = inTask.or(() -> kept).orElse("?");
+        String original = origin.flatMap(o -> t.mem("order:" + o + ".color")).orElse("?");
+        return text(t.t("Corrected: the replacement will be " + colour.value() + ", not " + color(old, false) + " (the pair you have"
+                        + " now is " + original + "). The old colour stays in the history as a superseded version"
+                        + " (/history exchange.color).",
+                "已更正：新的一副是" + color(colour.value(), true) + "，不是" + color(old, true) + "（您手上的原件是" + color(original, true)
+                        + "）。旧的颜色作为被取代的版本保留在历史中（/history exchange.color）。"));
+    }
+
+    private ChatResponse correctOrder(Turn t, String number) {
+        if (t.round() == 0) {
+            return calls(List.of(call(t, "lookupOrder", "query", number)));
+        }
+        String r = t.result(0);
+        Optional<String> before = t.mem("order.current").filter(o -> !o.equals(number));
+        if (r.startsWith("No order") || before.isEmpty()) {
+            return text(t.t(r, "查询结果：" + r));
+        }
+        return text(t.t("Corrected: your order is " + number + ", not " + before.get() + ". " + r,
+                "已更正：订单号是 " + number + "，不是 " + before.get() + "。查询结果：" + r));
     }
 
     private ChatResponse trip(Turn t) {
@@ -502,9 +677,10 @@ final class ScriptedShopModel implements ChatModel {
     }
 
     private ChatResponse forget(Turn t) {
-        String key = has(t.low(), "language", "语言") ? "preference.language"
-                : has(t.low(), "contact", "email", "phone", "联系") ? "preference.contact"
-                : has(t.low(), "forget that", "forget it", "forget this", "忘掉它", "忘记它", "忘掉这个", "忘记这个", "忘了吧")
+        Intents.Intent intent = t.intent();
+        String key = has(t.low(), "language", "语言") || intent.mentions(Intents.Slot.LANGUAGE) ? "preference.language"
+                : has(t.low(), "contact", "联系") || intent.mentions(Intents.Slot.CHANNEL) ? "preference.contact"
+                : Pattern.compile("\\b(that|it|this|what i (just )?said)\\b|它|这个|那个|刚才|忘了吧").matcher(t.low()).find()
                 ? t.lastStatedPreference().filter(k -> t.memory().containsKey(k)).or(() -> lastPreference(t)).orElse(null) : null;
         if (key == null) {
             return text(t.t("I'm not sure what to forget; tell me which preference, e.g. \"forget my language preference\".",
@@ -536,6 +712,55 @@ final class ScriptedShopModel implements ChatModel {
             case "preference.contact" -> t.t("how you prefer to be contacted", "您偏好的联系方式");
             default -> t.t("your preference " + key, "您的偏好 " + key);
         };
+    }
+
+    /**
+     * "What do you remember about me?": everything current in the memory block, read as data:
+     * the user's preferences, the facts kept across sessions, the state of the current request and
+     * the open requests. Nothing is written.
+     */
+    private ChatResponse recall(Turn t) {
+        List<String> preferences = new ArrayList<>();
+        List<String> facts = new ArrayList<>();
+        List<String> request = new ArrayList<>();
+        for (Item i : t.memory().values()) {
+            if (!i.current()) {
+                continue;
+            }
+            if (i.kind().equals("preference") && i.trusted()) {
+                preferences.add(switch (i.key()) {
+                    case "preference.language" -> t.t("answers in " + i.value(), "用" + i.value() + "回答");
+                    case "preference.contact" -> t.t("contact by " + i.value(), "通过" + i.value() + "联系");
+                    default -> i.key() + " = " + i.value();
+                });
+            } else if (i.layer().equals("persistent")) {
+                facts.add(i.key() + " = " + i.value());
+            } else if (i.layer().endsWith("-state")) {
+                request.add(i.key() + " = " + i.value());
+            }
+        }
+        List<String> parts = new ArrayList<>();
+        if (!preferences.isEmpty()) {
+            parts.add(t.t("your preferences: ", "您的偏好：") + String.join(t.t(", ", "，"), preferences));
+        }
+        if (!facts.isEmpty()) {
+            parts.add(t.t("kept across sessions: ", "跨会话保存的事实：") + String.join(t.t(", ", "，"), facts));
+        }
+        if (!request.isEmpty()) {
+            parts.add(t.activeTask().map(a -> t.t("your current request (" + a + "): ", "当前请求（" + a + "）："))
+                    .orElse(t.t("this conversation: ", "本次对话：")) + String.join(t.t(", ", "，"), request));
+        }
+        if (!t.openTasks().isEmpty()) {
+            parts.add(t.t("open requests: ", "未完成的请求：") + t.openTasks().stream().map(OpenTask::task)
+                    .collect(Collectors.joining(t.t(", ", "，"))));
+        }
+        if (parts.isEmpty()) {
+            return text(t.t("I don't remember anything about you yet. Tell me a preference, e.g. \"always answer in French\","
+                    + " and I will keep it.", "我还没有记住关于您的任何信息。告诉我一个偏好，例如“以后请用中文回答”，我就会记住。"));
+        }
+        return text(t.t("Here is what I remember about you: " + String.join("; ", parts) + ". /memory lists every item with its"
+                        + " version, /history KEY its earlier versions.",
+                "我记得的关于您的信息：" + String.join("；", parts) + "。/memory 列出每一项及其版本，/history KEY 显示旧版本。"));
     }
 
     private ChatResponse status(Turn t) {
@@ -597,15 +822,31 @@ final class ScriptedShopModel implements ChatModel {
         return Optional.empty();
     }
 
-    private static Optional<String> issue(String low) {
-        if (has(low, "right ear", "右耳")) {
-            return Optional.of("right ear is silent");
+    /** The problem with the item, in the user's words (a value the tools accept only if the user said it). */
+    private static Optional<String> issue(String said) {
+        String low = said.toLowerCase(Locale.ROOT);
+        if (cjk(said)) {
+            // the clause that names the problem, as written
+            for (String clause : said.split("[，。！？；,.!?;]")) {
+                if (has(clause, "右耳", "左耳", "没声音", "坏")) {
+                    return Optional.of(clause.strip());
+                }
+            }
+            return Optional.empty();
         }
-        if (has(low, "left ear", "左耳")) {
-            return Optional.of("left ear is silent");
+        if (has(low, "right ear")) {
+            return Optional.of("right ear is silent").filter(i -> low.contains("silent"))
+                    .or(() -> Optional.of("right ear"));
         }
-        if (has(low, "silent", "broken", "没声音", "坏")) {
-            return Optional.of("does not work");
+        if (has(low, "left ear")) {
+            return Optional.of("left ear is silent").filter(i -> low.contains("silent"))
+                    .or(() -> Optional.of("left ear"));
+        }
+        if (has(low, "silent")) {
+            return Optional.of("silent");
+        }
+        if (has(low, "broken")) {
+            return Optional.of("broken");
         }
         return Optional.empty();
     }

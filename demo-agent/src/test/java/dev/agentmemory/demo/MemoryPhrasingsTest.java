@@ -9,6 +9,8 @@ import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.Scope;
 import dev.agentmemory.core.TaskInfo;
 import dev.agentmemory.core.store.jdbc.JdbcEventStore;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
@@ -19,6 +21,7 @@ import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -168,6 +171,68 @@ class MemoryPhrasingsTest {
         check(setup, said, reply, expect);
     }
 
+    @Test
+    void should_run_the_readme_chat_script_as_a_memory_lifecycle() throws IOException {
+        // given: the script the README's quick start suggests, read from the README itself
+        List<String> script = readmeScript();
+        assertThat(script).first().isEqualTo("Please always answer in French from now on.");
+
+        // when
+        DemoRun run = DemoRun.of(DAY1, Map.of(), String.join("\n", script) + "\n", "chat", "--db", dir.resolve("mem").toString(),
+                "--user", USER, "--session", "s1");
+
+        // then: every line understood, nothing refused
+        assertThat(run.code()).as(run.err()).isZero();
+        assertThat(run.err()).isEmpty();
+        assertThat(run.out()).doesNotContain("Sorry, I don't understand", "Not saved", "REFUSED", "Nothing forgotten");
+        Map<String, String> said = answers(script, run.out());
+        assertThat(said.get("Actually I prefer English, not French.")).contains("OK, from now on I will answer in English. It replaces"
+                + " French; /history preference.language shows both versions.");
+        assertThat(said.get("/history preference.language")).contains("v1 = French  [superseded, preference, from user, trusted",
+                "v2 = English  [active, preference, from user, trusted");
+        assertThat(said.get("No, the colour is blue.")).contains("Corrected: the replacement will be blue, not white");
+        assertThat(said.get("Where were we?")).contains("Back to your earbuds request; everything is as you left it");
+        assertThat(said.get("What do you remember about me?")).contains("Here is what I remember about you: your preferences: answers"
+                + " in English", "order:20241015.exchangeColor = blue");
+        assertThat(said.get("Forget my language preference.")).contains("Done: I have forgotten your language preference.");
+        assertThat(said.get("/memory")).contains("order:20241015.exchangeColor = blue  (v2, observation, from user, trusted)",
+                "exchange.color = blue  (v2, task_fact, from user, trusted)").doesNotContain("preference.language");
+        try (MemoryEngine engine = MemoryEngine.builder().store(JdbcEventStore.h2File(dir.resolve("mem"))).clock(DAY1).build()) {
+            assertThat(describe(engine, LANG)).isEqualTo("v1 (no value) forgotten, v2 (no value) forgotten");
+            assertThat(describe(engine, "task return-earbuds exchange.color")).isEqualTo("v1 white superseded, v2 blue active");
+            assertThat(describe(engine, "tasks")).isEqualTo("broadband suspended, return-earbuds active");
+        }
+    }
+
+    /** The lines of the README's block marked {@code <!-- chat-script ... -->}. */
+    private static List<String> readmeScript() throws IOException {
+        List<String> readme = Files.readAllLines(Path.of("..", "README.md"));
+        int marker = -1;
+        for (int i = 0; i < readme.size(); i++) {
+            if (readme.get(i).startsWith("<!-- chat-script")) {
+                marker = i;
+            }
+        }
+        assertThat(marker).as("the README marks its chat script with <!-- chat-script -->").isNotNegative();
+        assertThat(readme.get(marker + 1)).isEqualTo("```text");
+        List<String> script = new ArrayList<>();
+        for (int i = marker + 2; !readme.get(i).equals("```"); i++) {
+            script.add(readme.get(i));
+        }
+        return script;
+    }
+
+    /** What the chat printed after each line of {@code script} (the chat prompts "you> " before reading each). */
+    private static Map<String, String> answers(List<String> script, String out) {
+        String[] chunks = out.split("you> ", -1);
+        assertThat(chunks.length).as(out).isGreaterThan(script.size());
+        Map<String, String> by = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < script.size(); i++) {
+            by.put(script.get(i), chunks[i + 1]);
+        }
+        return by;
+    }
+
     private void check(List<String> setup, String said, String reply, Expect expect) {
         Path db = dir.resolve("mem");
         List<String> lines = new ArrayList<>(setup);
@@ -205,8 +270,8 @@ class MemoryPhrasingsTest {
         Scope scope = switch (parts[0]) {
             case "persistent" -> caller.persistent();
             case "session" -> caller.session("s1");
-            case "task" -> caller.task(engine.tasks().list(caller, "s1").stream().filter(t -> t.task().equals(parts[1]))
-                    .findFirst().map(TaskInfo::task).map(t -> caller.task("s1", t)).orElseThrow());
+            case "task" -> engine.tasks().list(caller, "s1").stream().filter(t -> t.task().equals(parts[1]))
+                    .findFirst().map(caller::task).orElseThrow();
             default -> throw new IllegalArgumentException(where);
         };
         List<MemoryRecord> versions = engine.history(caller, scope, MemoryKey.of(parts[parts.length - 1]));
