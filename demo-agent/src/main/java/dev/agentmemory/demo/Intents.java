@@ -16,7 +16,7 @@ import java.util.regex.Pattern;
  *
  * <p>The rules, in the order they are tried:
  * <ol>
- *   <li><b>forget</b>: a forget cue ("forget", "erase", "delete", "remove", "忘", "删", ...): forget the
+ *   <li><b>forget</b>: a forget cue ("forget", "erase", "delete", "remove", "忘", "删", ...; not "don't forget"): forget the
  *       slot named (language, contact) or, for "that"/"it", the preference stated last.</li>
  *   <li><b>recall</b>: a question about what the assistant remembers or knows ("what do you
  *       remember/know (about me)", "tell me what you remember", "你记得我什么", "你都知道我哪些事").</li>
@@ -100,23 +100,21 @@ final class Intents {
     private static final Pattern ORDER_NUMBER = Pattern.compile("(?<![\\d-])\\d{4,8}(?![\\d-])");
     private static final Pattern CLAUSE_END = Pattern.compile("[.!?;,\\n。！？；，、：:]");
 
-    private static final List<String> FORGET = List.of("forget", "erase", "delete", "remove", "wipe", "clear", "忘", "删",
-            "清除", "别记");
+    private static final Cues FORGET = Cues.of("forget", "erase", "delete", "remove", "wipe", "忘", "删", "清除", "别记");
+    private static final Cues NOT_FORGET = Cues.of("don't forget", "do not forget", "别忘", "不要忘");
     private static final Pattern RECALL_EN = Pattern.compile(
             "\\bwhat(?:'s| is| do| did| have| else)?\\b[^.?!]*?\\byou\\b[^.?!]*?\\b(?:remember|know|recall|stored|saved|kept|noted|memori[sz]ed)\\b"
                     + "(?!\\s+about\\s+(?!me\\b|us\\b|my\\b))");
     private static final Pattern RECALL_ZH = Pattern.compile("你.{0,6}(?:记得|记住|知道|记了|存了).{0,8}(?:什么|哪些|啥)");
-    private static final List<String> CONTINUE = List.of("back to", "where were we", "where was i", "where did we",
-            "continue", "resume", "carry on", "pick up", "go on with", "get back", "继续", "回到", "说到哪", "接着", "讲到哪");
-    private static final List<String> PREFERENCE_EN = List.of("answer", "reply", "respond", "speak", "talk", "write",
-            "use", "prefer", "switch", "change", "language", "rather", "instead", "go with", "from now on", "always",
-            "contact", "reach me");
-    private static final List<String> PREFERENCE_ZH = List.of("用", "回答", "回复", "说", "讲", "喜欢", "偏好", "改", "换",
-            "语言", "还是", "以后", "联系");
-    private static final List<String> CORRECTION_EN = List.of("actually", "no", "not", "wrong", "sorry", "meant",
-            "instead", "rather", "second thought", "correction", "make that", "make it", "change", "switch", "after all");
-    private static final List<String> CORRECTION_ZH = List.of("其实", "不对", "不是", "错了", "我是说", "改", "还是", "换成",
-            "应该是", "更正");
+    private static final Cues CONTINUE = Cues.of("back to", "where were we", "where was i", "where did we", "continue",
+            "resume", "carry on", "go on with", "get back", "继续", "回到", "说到哪", "接着", "讲到哪");
+    private static final Cues PREFERENCE = Cues.of("answer", "reply", "respond", "speak", "talk", "write", "use", "prefer",
+            "switch", "change", "language", "rather", "instead", "go with", "from now on", "always", "contact", "reach me",
+            "用", "回答", "回复", "说", "讲", "喜欢", "偏好", "改", "换", "语言", "还是", "以后", "联系");
+    private static final Cues CORRECTION = Cues.of("actually", "no", "not", "wrong", "sorry", "meant", "instead", "rather",
+            "second thought", "correction", "make that", "make it", "change", "switch", "after all", "其实", "不对", "不是",
+            "错了", "我是说", "改", "还是", "换成", "应该是", "更正");
+    private static final Cues SLOT_NAMES = Cues.of("colour", "color", "颜色", "order", "订单");
     private static final Pattern NEGATED_ANYWHERE = Pattern.compile(
             "\\bnot\\b|n't\\b|\\bno longer\\b|\\bno more\\b|\\bstop\\b|\\bstopped\\b|\\bnever\\b|不|别|没");
     private static final Pattern NEGATED_BEFORE = Pattern.compile("(?:\\bover|\\bfrom|\\binstead of|\\brather than|\\bthan)\\s*$");
@@ -136,28 +134,27 @@ final class Intents {
     }
 
     private static Act act(String low, List<Mention> mentions) {
-        if (any(low, FORGET)) {
+        if (FORGET.in(low) && !NOT_FORGET.in(low)) {
             return Act.FORGET;
         }
         if (RECALL_EN.matcher(low).find() || RECALL_ZH.matcher(low).find()) {
             return Act.RECALL;
         }
-        if (any(low, CONTINUE)) {
+        if (CONTINUE.in(low)) {
             return Act.CONTINUE;
         }
         for (Mention m : mentions) {
             if ((m.slot() == Slot.LANGUAGE || m.slot() == Slot.CHANNEL)
-                    && (any(low, PREFERENCE_EN) || any(low, PREFERENCE_ZH) || shortClause(low, m))) {
+                    && (PREFERENCE.in(low) || shortClause(low, m))) {
                 return Act.PREFERENCE;
             }
         }
-        boolean correcting = any(low, CORRECTION_EN) || any(low, CORRECTION_ZH);
+        boolean correcting = CORRECTION.in(low);
         for (Mention m : mentions) {
             if (m.negated()) {
                 continue;
             }
-            if (m.slot() == Slot.COLOUR && (correcting || any(low, List.of("colour", "color", "颜色")))
-                    || m.slot() == Slot.ORDER && (correcting || any(low, List.of("order", "订单")))) {
+            if ((m.slot() == Slot.COLOUR || m.slot() == Slot.ORDER) && (correcting || SLOT_NAMES.in(low))) {
                 return Act.CORRECTION;
             }
         }
@@ -223,19 +220,27 @@ final class Intents {
                 .findFirst().orElse(text);
     }
 
-    private static boolean any(String low, List<String> cues) {
-        for (String c : cues) {
-            if (c.chars().allMatch(ch -> ch < 128)) {
-                // a whole word, or the start of one when the cue has four letters or more (answer, answering)
-                String end = c.length() >= 4 ? "" : "(?![a-z])";
-                if (Pattern.compile("(?<![a-z])" + Pattern.quote(c) + end).matcher(low).find()) {
-                    return true;
+    /**
+     * A list of cue words. A Latin-script cue matches a whole word, or the start of one when it has
+     * four letters or more ("answer" in "answering"); a Chinese cue matches anywhere.
+     */
+    private record Cues(Pattern latin, List<String> han) {
+        static Cues of(String... cues) {
+            List<String> latin = new ArrayList<>();
+            List<String> han = new ArrayList<>();
+            for (String c : cues) {
+                if (c.chars().allMatch(ch -> ch < 128)) {
+                    latin.add(Pattern.quote(c) + (c.length() >= 4 ? "" : "(?![a-z])"));
+                } else {
+                    han.add(c);
                 }
-            } else if (low.contains(c)) {
-                return true;
             }
+            return new Cues(Pattern.compile("(?<![a-z])(?:" + String.join("|", latin) + ")"), List.copyOf(han));
         }
-        return false;
+
+        boolean in(String low) {
+            return latin.matcher(low).find() || han.stream().anyMatch(low::contains);
+        }
     }
 
     private static boolean han(int cp) {

@@ -121,7 +121,12 @@ class MemoryPhrasingsTest {
                 // continue a task
                 row("continue: back to my exchange", SWITCHED, "Back to my exchange.", "Back to your earbuds request", resumed()),
                 row("continue: where were we?", SWITCHED, "Where were we?", "Back to your earbuds request", resumed()),
-                row("continue zh: 继续刚才的换货", SWITCHED_ZH, "继续刚才的换货", "回到您关于耳机的请求", resumed()));
+                row("continue zh: 继续刚才的换货", SWITCHED_ZH, "继续刚才的换货", "回到您关于耳机的请求", resumed()),
+                // dropping what is not set changes nothing, and says so
+                row("drop what is not set", List.of(), "Stop answering in French.",
+                        "Nothing to change: I was not set to answer in French (no preference is remembered).", new Expect(LANG, "")),
+                row("drop another value", FRENCH, "No longer answer in German.",
+                        "Nothing to change: I was not set to answer in German (your preference is French).", langKept("French")));
     }
 
     static Stream<Arguments> heldOut() {
@@ -202,6 +207,20 @@ class MemoryPhrasingsTest {
             assertThat(describe(engine, "task return-earbuds exchange.color")).isEqualTo("v1 white superseded, v2 blue active");
             assertThat(describe(engine, "tasks")).isEqualTo("broadband suspended, return-earbuds active");
         }
+    }
+
+    @Test
+    void should_say_what_it_understands_when_it_does_not_understand_in_the_users_language() {
+        DemoRun run = DemoRun.of(DAY1, Map.of(), "What is the weather in Paris tomorrow?\n今天天气怎么样？\n", "chat", "--db",
+                dir.resolve("mem").toString(), "--user", USER, "--session", "s1");
+
+        String[] chunks = run.out().split("you> ");
+        assertThat(chunks[1]).startsWith("assistant> Sorry, I don't understand \"What is the weather in Paris tomorrow?\". "
+                + ScriptedShopModel.UNDERSTOOD_EN);
+        assertThat(ScriptedShopModel.UNDERSTOOD_EN).contains("\"actually I prefer English, not French\"",
+                "\"what do you remember about me?\"", "\"forget my language preference\"", "\"where were we?\"");
+        assertThat(chunks[2]).startsWith("assistant> 抱歉，我不明白“今天天气怎么样？”。" + ScriptedShopModel.UNDERSTOOD_ZH);
+        assertThat(ScriptedShopModel.UNDERSTOOD_ZH).contains("其实我更喜欢英文", "你记得我什么", "忘掉我的语言偏好", "继续刚才的换货");
     }
 
     /** The lines of the README's block marked {@code <!-- chat-script ... -->}. */
