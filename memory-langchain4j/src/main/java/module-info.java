@@ -1,6 +1,6 @@
 /**
  * Agent memory for LangChain4j: {@link dev.agentmemory.langchain4j.AgentMemory} (the chat memory
- * store, the retriever, the injector and the retrieval augmentor over a memory engine) and the
+ * store, the retriever and the retrieval augmentor over a memory engine) and the
  * memory tools a model calls ({@code dev.agentmemory.langchain4j.tools}). Those two packages are
  * all a program names; the recall index ({@code recall}), the framing of memory blocks
  * ({@code framing}) and the shared helpers ({@code internal}) are this module's own and are not

@@ -6,12 +6,14 @@ import dev.agentmemory.core.internal.state.PartitionState;
 import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /** The task lifecycle ({@link Tasks}): which transitions a task's status allows and which session holds it. */
 final class TaskLifecycle implements Tasks {
@@ -43,7 +45,12 @@ final class TaskLifecycle implements Tasks {
 
     @Override
     public TaskInfo suspend(Caller caller, String session, String task) {
-        return changeTask(caller, session, task, TaskStatus.SUSPENDED, EnumSet.of(TaskStatus.ACTIVE));
+        return suspend(caller, session, null, task);
+    }
+
+    @Override
+    public TaskInfo suspend(Caller caller, String session, @Nullable String startedIn, String task) {
+        return changeTask(caller, session, startedIn, task, TaskStatus.SUSPENDED, EnumSet.of(TaskStatus.ACTIVE));
     }
 
     @Override
@@ -53,21 +60,9 @@ final class TaskLifecycle implements Tasks {
 
     @Override
     public TaskInfo resume(Caller caller, String session, @Nullable String startedIn, String task) {
-        Objects.requireNonNull(caller, "caller");
-        Ids.check(session, "session");
-        Ids.check(task, "task");
-        if (startedIn != null) {
-            Ids.check(startedIn, "session");
-        }
+        check(caller, session, startedIn, task);
         return runtime.write(caller, (s, tx) -> {
-            TaskInfo t = startedIn != null ? s.task(startedIn, task) : heldTask(s, session, task);
-            if (t == null && startedIn == null) {
-                t = openElsewhere(s, session, task);
-            }
-            if (t == null) {
-                throw new IllegalStateException("no task " + task + (startedIn != null ? " started in session "
-                        + startedIn : " in session " + session + " or another session of this user"));
-            }
+            TaskInfo t = find(s, session, startedIn, task);
             if (t.status() == TaskStatus.ENDED) {
                 throw new IllegalStateException("task " + task + " is ended; cannot make it active");
             }
@@ -85,29 +80,89 @@ final class TaskLifecycle implements Tasks {
 
     @Override
     public TaskInfo end(Caller caller, String session, String task) {
-        return changeTask(caller, session, task, TaskStatus.ENDED, EnumSet.of(TaskStatus.ACTIVE, TaskStatus.SUSPENDED));
+        return end(caller, session, null, task);
     }
 
-    private TaskInfo changeTask(Caller caller, String session, String task, TaskStatus to, Set<TaskStatus> from) {
-        Objects.requireNonNull(caller, "caller");
-        Scope.task(caller.tenant(), caller.user(), session, task);
+    @Override
+    public TaskInfo end(Caller caller, String session, @Nullable String startedIn, String task) {
+        return changeTask(caller, session, startedIn, task, TaskStatus.ENDED,
+                EnumSet.of(TaskStatus.ACTIVE, TaskStatus.SUSPENDED));
+    }
+
+    /** Suspends or ends a task of the user wherever it is held; it stays held where it is. */
+    private TaskInfo changeTask(Caller caller, String session, @Nullable String startedIn, String task, TaskStatus to,
+                                Set<TaskStatus> from) {
+        check(caller, session, startedIn, task);
         return runtime.write(caller, (s, tx) -> {
-            TaskInfo t = heldTask(s, session, task);
-            if (t == null) {
-                TaskInfo away = s.task(session, task);
-                throw new IllegalStateException("no task " + task + " in session " + session
-                        + (away != null ? " (it moved to session " + away.heldBy() + ")" : ""));
-            }
+            TaskInfo t = find(s, session, startedIn, task);
             if (!from.contains(t.status())) {
                 throw new IllegalStateException("task " + task + " is " + t.status().name().toLowerCase(Locale.ROOT)
                         + "; cannot make it " + to.name().toLowerCase(Locale.ROOT));
             }
-            if (t.status() == to) {
-                return t;
-            }
             tx.add(s, new Change.TaskChanged(t.session(), task, to, null));
             return Objects.requireNonNull(s.task(t.session(), task), "the task just changed");
         });
+    }
+
+    private static void check(Caller caller, String session, @Nullable String startedIn, String task) {
+        Objects.requireNonNull(caller, "caller");
+        Ids.check(session, "session");
+        Ids.check(task, "task");
+        if (startedIn != null) {
+            Ids.check(startedIn, "session");
+        }
+    }
+
+    /**
+     * The task of the user that {@code task} names, asked from {@code session}: the one started in
+     * {@code startedIn} when given; else the one this session holds; else the one open (active or
+     * suspended) task of that id in the user's other sessions, or else the one ended task of that
+     * id (for the caller to refuse by its status). Fails naming the candidates when several are
+     * open, and naming the session when there is none. Only the caller's partition is searched:
+     * never another user's or tenant's tasks.
+     */
+    private static TaskInfo find(PartitionState s, String session, @Nullable String startedIn, String task) {
+        if (startedIn != null) {
+            TaskInfo t = s.task(startedIn, task);
+            if (t == null) {
+                throw new IllegalStateException("no task " + task + " started in session " + startedIn + " of this user");
+            }
+            return t;
+        }
+        TaskInfo held = heldTask(s, session, task);
+        if (held != null) {
+            return held;
+        }
+        List<TaskInfo> open = new ArrayList<>();
+        List<TaskInfo> ended = new ArrayList<>();
+        for (TaskInfo t : s.allTasks()) {
+            if (t.task().equals(task)) {
+                (t.status() == TaskStatus.ENDED ? ended : open).add(t);
+            }
+        }
+        if (open.size() > 1) {
+            open.sort(Comparator.comparing(TaskInfo::session));
+            throw new IllegalStateException("task " + task + " is open in several sessions of this user: "
+                    + open.stream().map(TaskLifecycle::describe).collect(Collectors.joining("; "))
+                    + "; name the session it was started in");
+        }
+        if (open.size() == 1) {
+            return open.get(0);
+        }
+        if (ended.size() == 1) {
+            return ended.get(0); // the caller's transition check names its status
+        }
+        if (ended.size() > 1) {
+            throw new IllegalStateException("task " + task + " is ended in sessions "
+                    + ended.stream().map(TaskInfo::session).sorted().toList() + " of this user");
+        }
+        throw new IllegalStateException("no task " + task + " in session " + session + " or another session of this user");
+    }
+
+    /** A candidate as an ambiguity error names it: where it was started, its title, who holds it, its status. */
+    private static String describe(TaskInfo t) {
+        return "started in " + t.session() + (t.title() != null ? " (\"" + t.title() + "\")" : "") + ", held by "
+                + t.heldBy() + ", " + t.status().name().toLowerCase(Locale.ROOT);
     }
 
     private static void suspendActive(PartitionState s, PartitionRuntime.Tx tx, String session, String except) {
@@ -126,21 +181,6 @@ final class TaskLifecycle implements Tasks {
             }
         }
         return null;
-    }
-
-    /** The one open task of that id held by another session; fails when there are several. */
-    private static @Nullable TaskInfo openElsewhere(PartitionState s, String session, String task) {
-        List<TaskInfo> open = new ArrayList<>();
-        for (TaskInfo t : s.allTasks()) {
-            if (t.task().equals(task) && t.status() != TaskStatus.ENDED && !t.heldBy().equals(session)) {
-                open.add(t);
-            }
-        }
-        if (open.size() > 1) {
-            throw new IllegalStateException("task " + task + " is open in sessions "
-                    + open.stream().map(TaskInfo::heldBy).sorted().toList() + "; name the session it was started in");
-        }
-        return open.isEmpty() ? null : open.get(0);
     }
 
     @Override

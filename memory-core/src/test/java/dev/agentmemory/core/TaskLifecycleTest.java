@@ -129,7 +129,7 @@ class TaskLifecycleTest {
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessage("task refund already exists in session s1 (ended); resume it instead");
         assertThatThrownBy(() -> engine.endTask(ALICE, "s1", "nope"))
-                .isInstanceOf(IllegalStateException.class).hasMessage("no task nope in session s1");
+                .isInstanceOf(IllegalStateException.class).hasMessage("no task nope in session s1 or another session of this user");
         assertThat(engine.log(ALICE)).hasSize(2);
     }
 

@@ -42,8 +42,6 @@ class TasksAcrossSessionsTest {
                 .map(MemoryRecord::text).contains("海岚");
         assertThat(engine.tasks(LIN, "wx-chat")).isEmpty();
         assertThat(engine.activeTask(LIN, "wx-chat")).isEmpty();
-        assertThatThrownBy(() -> engine.endTask(LIN, "wx-chat", "trip-hailan"))
-                .hasMessage("no task trip-hailan in session wx-chat (it moved to session web-2)");
         assertThat(engine.servable(LIN, Layer.TASK)).extracting(k -> k.current().text()).containsExactly("海岚");
         assertThat(engine.audit(LIN, Duration.ofDays(30)).consistent()).isTrue();
         assertThat(engine.readableLog(LIN)).anyMatch(l -> l.contains("task wx-chat/trip-hailan moved to session web-2"));
@@ -81,7 +79,8 @@ class TasksAcrossSessionsTest {
         // then
         assertThatThrownBy(() -> engine.resumeTask(LIN, "c", "trip"))
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessage("task trip is open in sessions [a, b]; name the session it was started in");
+                .hasMessage("task trip is open in several sessions of this user: started in a, held by a, active;"
+                        + " started in b, held by b, active; name the session it was started in");
         assertThat(engine.resumeTask(LIN, "c", "b", "trip").heldBy()).isEqualTo("c");
         assertThat(engine.activeTask(LIN, "b")).isEmpty();
         assertThat(engine.activeTask(LIN, "a")).map(TaskInfo::task).contains("trip");
@@ -105,9 +104,102 @@ class TasksAcrossSessionsTest {
         engine.endTask(LIN, "wx-chat", "trip-hailan");
 
         assertThatThrownBy(() -> engine.resumeTask(LIN, "web-2", "trip-hailan"))
-                .hasMessage("no task trip-hailan in session web-2 or another session of this user");
+                .hasMessage("task trip-hailan is ended; cannot make it active");
         assertThatThrownBy(() -> engine.resumeTask(LIN, "web-2", "wx-chat", "trip-hailan"))
                 .hasMessage("task trip-hailan is ended; cannot make it active");
+    }
+
+    @Test
+    void should_end_a_moved_task_from_the_chat_that_started_it_and_leave_it_held_where_it_was() {
+        // given: the trip started in wx-chat, continued in web-2
+        Tasks tasks = engine.tasks();
+        tasks.start(LIN, "wx-chat", "trip-hailan", "business trip to Hailan");
+        engine.write(LIN, Proposal.set(LIN.task("wx-chat", "trip-hailan"), "trip.destination", "海岚").build());
+        tasks.resume(LIN, "web-2", "trip-hailan");
+
+        // when: back in wx-chat, the user closes it
+        TaskInfo ended = tasks.end(LIN, "wx-chat", "trip-hailan");
+
+        // then: ended where it was held; its state is archived, out of every active view
+        assertThat(ended.status()).isEqualTo(TaskStatus.ENDED);
+        assertThat(ended.heldBy()).isEqualTo("web-2");
+        assertThat(ended.session()).isEqualTo("wx-chat");
+        assertThat(tasks.active(LIN, "web-2")).isEmpty();
+        assertThat(tasks.list(LIN, "web-2")).extracting(TaskInfo::task, TaskInfo::status)
+                .containsExactly(tuple("trip-hailan", TaskStatus.ENDED));
+        assertThat(engine.servable(LIN, Layer.TASK)).isEmpty();
+        assertThatThrownBy(() -> tasks.end(LIN, "app-3", "trip-hailan"))
+                .isInstanceOf(IllegalStateException.class).hasMessage("task trip-hailan is ended; cannot make it ended");
+        assertThat(engine.audit(LIN, Duration.ofDays(30)).consistent()).isTrue();
+    }
+
+    @Test
+    void should_suspend_a_task_held_by_another_chat_and_resume_it_back() {
+        // given: started in a, moved to b where it is active
+        Tasks tasks = engine.tasks();
+        tasks.start(LIN, "a", "refund-7", null);
+        tasks.resume(LIN, "b", "refund-7");
+
+        // when: a suspends it, then takes it back
+        TaskInfo suspended = tasks.suspend(LIN, "a", "refund-7");
+        TaskInfo resumed = tasks.resume(LIN, "a", "refund-7");
+
+        // then
+        assertThat(suspended.status()).isEqualTo(TaskStatus.SUSPENDED);
+        assertThat(suspended.heldBy()).isEqualTo("b");
+        assertThat(resumed.heldBy()).isEqualTo("a");
+        assertThat(tasks.active(LIN, "a")).map(TaskInfo::task).contains("refund-7");
+        assertThat(tasks.list(LIN, "b")).isEmpty();
+    }
+
+    @Test
+    void should_list_the_candidates_and_change_nothing_when_two_chats_have_an_open_task_of_that_id() {
+        // given: "trip" started in a and moved to c; another "trip" started in b
+        Tasks tasks = engine.tasks();
+        tasks.start(LIN, "a", "trip", "Hailan");
+        tasks.resume(LIN, "c", "trip");
+        tasks.start(LIN, "b", "trip", "Lisbon");
+        tasks.suspend(LIN, "b", "trip");
+        int events = engine.log(LIN).size();
+
+        // then: from a fourth chat the id is ambiguous, for end, suspend and resume alike
+        String candidates = "task trip is open in several sessions of this user: started in a (\"Hailan\"), held by c,"
+                + " active; started in b (\"Lisbon\"), held by b, suspended; name the session it was started in";
+        assertThatThrownBy(() -> tasks.end(LIN, "d", "trip")).isInstanceOf(IllegalStateException.class).hasMessage(candidates);
+        assertThatThrownBy(() -> tasks.suspend(LIN, "d", "trip")).hasMessage(candidates);
+        assertThatThrownBy(() -> tasks.resume(LIN, "d", "trip")).hasMessage(candidates);
+        assertThat(engine.log(LIN)).hasSize(events);
+
+        // and the chat holding one means its own; naming where it was started picks the other
+        assertThat(tasks.suspend(LIN, "c", "trip")).extracting(TaskInfo::session, TaskInfo::status)
+                .containsExactly("a", TaskStatus.SUSPENDED);
+        assertThat(tasks.end(LIN, "d", "b", "trip")).extracting(TaskInfo::session, TaskInfo::heldBy, TaskInfo::status)
+                .containsExactly("b", "b", TaskStatus.ENDED);
+        assertThat(tasks.end(LIN, "d", "trip")).extracting(TaskInfo::session, TaskInfo::status)
+                .containsExactly("a", TaskStatus.ENDED);
+        assertThatThrownBy(() -> tasks.end(LIN, "d", "nowhere", "trip"))
+                .hasMessage("no task trip started in session nowhere of this user");
+    }
+
+    @Test
+    void should_never_end_or_suspend_a_task_of_another_user_or_tenant() {
+        // given: Lin's trip, moved to web-2
+        Tasks tasks = engine.tasks();
+        tasks.start(LIN, "wx-chat", "trip-hailan", null);
+        tasks.resume(LIN, "web-2", "trip-hailan");
+        Caller linElsewhere = Caller.of("globex", "lin");
+
+        // then: neither Mallory nor a user named lin in another tenant reaches it, even naming its session
+        for (Caller other : java.util.List.of(MALLORY, linElsewhere)) {
+            assertThatThrownBy(() -> tasks.end(other, "wx-chat", "trip-hailan"))
+                    .hasMessage("no task trip-hailan in session wx-chat or another session of this user");
+            assertThatThrownBy(() -> tasks.suspend(other, "web-2", "trip-hailan"))
+                    .hasMessage("no task trip-hailan in session web-2 or another session of this user");
+            assertThatThrownBy(() -> tasks.end(other, "x", "wx-chat", "trip-hailan"))
+                    .hasMessage("no task trip-hailan started in session wx-chat of this user");
+            assertThat(engine.log(other)).isEmpty();
+        }
+        assertThat(tasks.active(LIN, "web-2")).map(TaskInfo::task).contains("trip-hailan");
     }
 
     @Test

@@ -19,7 +19,6 @@ import dev.langchain4j.memory.chat.MessageWindowChatMemory;
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.embedding.EmbeddingModel;
 import dev.langchain4j.rag.RetrievalAugmentor;
-import dev.langchain4j.rag.content.injector.ContentInjector;
 import dev.langchain4j.rag.content.retriever.ContentRetriever;
 import dev.langchain4j.store.memory.chat.ChatMemoryStore;
 import org.jspecify.annotations.Nullable;
@@ -105,6 +104,7 @@ public final class AgentMemory implements AutoCloseable {
     private final MemoryContentRetriever retriever;
     private final MemoryContentInjector injector;
     private final MemoryRetrievalAugmentor augmentor;
+    private final LastRecalls lastRecalls = new LastRecalls();
     private final SessionResolver sessions;
     private final MemoryTools tools;
     private final @Nullable EpisodicMemory episodic;
@@ -163,7 +163,8 @@ public final class AgentMemory implements AutoCloseable {
         }
         this.retriever = new MemoryContentRetriever(engine, agent, sessions, settings, episodic);
         this.injector = new MemoryContentInjector(framer);
-        this.augmentor = new MemoryRetrievalAugmentor(retriever, injector, engine.clock(), turnStore);
+        this.augmentor = new MemoryRetrievalAugmentor(retriever, new AppDocuments(List.of()), injector, engine.clock(),
+                turnStore, lastRecalls);
         this.tools = new MemoryTools(engine, agent, settings.deleteMode, sessions);
         register(new DerivedData() {
             @Override
@@ -174,7 +175,7 @@ public final class AgentMemory implements AutoCloseable {
             @Override
             public int forget(ForgetRequest request) {
                 int dropped = store.invalidate(request.partition()) + turnStore.invalidate(request.partition())
-                        + augmentor.forget(request.partition());
+                        + lastRecalls.forget(request.partition());
                 // the framer's cache of recent prompts is shared by all users: cleared, not counted
                 framer.forgetAttached();
                 return dropped;
@@ -260,22 +261,51 @@ public final class AgentMemory implements AutoCloseable {
     }
 
     /**
-     * The injection-safe injector: one framed data block in front of the user's text.
-     *
-     * @deprecated unused on its own; {@link #retrievalAugmentor()} already injects with it (and
-     *             records what it used for {@link #lastRecall})
-     */
-    @Deprecated
-    public ContentInjector contentInjector() {
-        return injector;
-    }
-
-    /**
      * The retrieval augmentor to register on an AiService: layered retrieval, framed injection,
      * and a record of what was used (see {@link #lastRecall}).
      */
     public RetrievalAugmentor retrievalAugmentor() {
         return augmentor;
+    }
+
+    /**
+     * The retrieval augmentor for an AiService that also has knowledge of its own (an
+     * {@code EmbeddingStoreContentRetriever} over its documents, a web search): the memory's
+     * layers and every content of {@code documents} go into one framed block, in one budget
+     * ({@link Builder#blockBudget}), and into {@link #lastRecall}. The application's contents are
+     * framed as untrusted documents (layer {@code document}, kind {@code document}, status
+     * {@code retrieved}, source {@code retriever-N} with N the retriever's position here, then
+     * {@code :} and the document's {@code file_name} or {@code url} when it has one), flagged
+     * when they read like instructions, and placed after the current state, the open tasks and the
+     * persistent facts, before episodic hits and summaries: a full budget cuts those first, then
+     * the last documents. Each retriever is asked with the same query (text and metadata) and
+     * keeps its own result limit; its contents keep their metadata, except {@code memory.*} keys,
+     * which the memory sets. With no retrievers this is {@link #retrievalAugmentor()}.
+     *
+     * <p>This is the one way to combine the memory with other retrievers: a
+     * {@code DefaultRetrievalAugmentor} over several retrievers would re-rank the memory's items
+     * out of their priority order and record nothing for {@code lastRecall}.
+     *
+     * @throws IllegalArgumentException when {@link #contentRetriever()} is among them (the memory
+     *                                  is already asked)
+     */
+    public RetrievalAugmentor retrievalAugmentor(ContentRetriever... documents) {
+        Objects.requireNonNull(documents, "documents");
+        List<ContentRetriever> list = new ArrayList<>();
+        for (int i = 0; i < documents.length; i++) {
+            ContentRetriever r = Objects.requireNonNull(documents[i], "documents[" + i + "]");
+            if (r == retriever) {
+                throw new IllegalArgumentException("documents[" + i + "] is this memory's own contentRetriever(),"
+                        + " which the augmentor already asks; pass only the application's retrievers");
+            }
+            list.add(r);
+        }
+        return list.isEmpty() ? augmentor : augmentor(list);
+    }
+
+    private MemoryRetrievalAugmentor augmentor(List<ContentRetriever> documents) {
+        return new MemoryRetrievalAugmentor(retriever, new AppDocuments(documents), injector, engine.clock(), turnStore,
+                lastRecalls);
     }
 
     /**
@@ -295,7 +325,7 @@ public final class AgentMemory implements AutoCloseable {
         SessionRef ref = store.ref(memoryId);
         // another instance's forget reaches this memory's derived data (which drops the recall) here
         engine.admin().sync(ref.caller(agent));
-        return augmentor.last(ref);
+        return lastRecalls.get(ref);
     }
 
     /** The framer used for injection (and for stripping blocks before messages are stored). */

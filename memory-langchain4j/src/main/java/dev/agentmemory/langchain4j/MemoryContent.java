@@ -10,7 +10,11 @@ public final class MemoryContent {
     /**
      * Which layer it came from: {@code session-state}, {@code task-state}, {@code persistent},
      * {@code episodic} or {@code summary} (a summary of earlier messages, whether found through
-     * the session's state or by similarity). Always present.
+     * the session's state or by similarity), {@code tasks} (the user's open tasks of other
+     * conversations), or {@code document} (a content of one of the application's retrievers given
+     * to {@link AgentMemory#retrievalAugmentor(dev.langchain4j.rag.content.retriever.ContentRetriever...)};
+     * its source is {@code retriever-N}, its trust {@code untrusted}, its status {@code retrieved},
+     * its id {@code document:} and the embedding id). Always present.
      */
     public static final String LAYER = "memory.layer";
     /** The record id, or for a past message {@code message:<session>#<index>}. */
@@ -19,7 +23,10 @@ public final class MemoryContent {
     public static final String KEY = "memory.key";
     /** The version of the key (records only). */
     public static final String VERSION = "memory.version";
-    /** The scope, e.g. {@code acme/alice/session/s1}; for a past message its session's scope. Always present. */
+    /**
+     * The scope, e.g. {@code acme/alice/session/s1}; for a past message its session's scope.
+     * Present on every memory item; absent on {@code document} contents.
+     */
     public static final String SCOPE = "memory.scope";
     /** The kind, e.g. {@code preference}; {@code message} for past messages. */
     public static final String KIND = "memory.kind";

@@ -1,6 +1,5 @@
 package dev.agentmemory.langchain4j;
 
-import dev.agentmemory.core.spi.Partition;
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.rag.AugmentationRequest;
@@ -10,32 +9,34 @@ import dev.langchain4j.rag.content.Content;
 import dev.langchain4j.rag.query.Query;
 
 import java.time.Clock;
+import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Retrieves with the layered retriever, injects with the framing injector, and remembers per
- * session what was used, for {@link AgentMemory#lastRecall}. Each augmentation starts a turn of
- * the chat memory store: it learns the framed user message of this turn (and drops the one of
- * any earlier turn).
+ * Retrieves with the layered retriever (and the application's own retrievers, if any), injects
+ * everything with the framing injector as one block within one budget, and records per session
+ * what was used, for {@link AgentMemory#lastRecall}. Each augmentation starts a turn of the chat
+ * memory store: it learns the framed user message of this turn (and drops the one of any earlier
+ * turn).
  */
 final class MemoryRetrievalAugmentor implements RetrievalAugmentor {
 
     private final MemoryContentRetriever retriever;
+    private final AppDocuments documents;
     private final MemoryContentInjector injector;
     private final Clock clock;
     private final TurnAwareChatMemoryStore turns;
-    private final Map<SessionRef, Recall> last = new ConcurrentHashMap<>();
+    private final LastRecalls last;
 
-    MemoryRetrievalAugmentor(MemoryContentRetriever retriever, MemoryContentInjector injector, Clock clock,
-                             TurnAwareChatMemoryStore turns) {
+    MemoryRetrievalAugmentor(MemoryContentRetriever retriever, AppDocuments documents, MemoryContentInjector injector,
+                             Clock clock, TurnAwareChatMemoryStore turns, LastRecalls last) {
         this.retriever = retriever;
+        this.documents = documents;
         this.injector = injector;
         this.clock = clock;
         this.turns = turns;
+        this.last = last;
     }
 
     @Override
@@ -44,30 +45,18 @@ final class MemoryRetrievalAugmentor implements RetrievalAugmentor {
         ChatMessage message = request.chatMessage();
         String text = message instanceof UserMessage u ? MessageText.of(u) : "";
         Query query = Query.from(text == null ? "" : text, request.metadata());
+        Instant now = clock.instant();
         List<Content> contents = retriever.retrieve(query);
+        if (!documents.isEmpty()) {
+            contents = AppDocuments.merge(contents, documents.retrieve(query, now));
+        }
         MemoryContentInjector.Injection injection = injector.injectAndReport(contents, message);
         MemoryContentRetriever.Target target = retriever.target(query);
         if (target.session() != null) {
             turns.begin(target.session(), message, injection.message());
-            last.put(target.session(), new Recall(target.session(), query.text(), injection.used(), injection.cut(),
-                    injection.cutReasons(), clock.instant()));
+            last.put(new Recall(target.session(), query.text(), injection.used(), injection.cut(),
+                    injection.cutReasons(), now));
         }
         return new AugmentationResult(injection.message(), injection.used());
-    }
-
-    Optional<Recall> last(SessionRef session) {
-        return Optional.ofNullable(last.get(session));
-    }
-
-    /** Drops the recorded recalls of a user's sessions; returns how many. */
-    int forget(Partition partition) {
-        int n = 0;
-        for (SessionRef ref : List.copyOf(last.keySet())) {
-            if (ref.tenant().equals(partition.tenant()) && ref.user().equals(partition.user())
-                    && last.remove(ref) != null) {
-                n++;
-            }
-        }
-        return n;
     }
 }

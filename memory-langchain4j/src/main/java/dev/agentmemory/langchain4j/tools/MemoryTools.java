@@ -258,10 +258,19 @@ public final class MemoryTools {
         }
     }
 
-    @Tool(name = "suspendTask", value = "Suspends a task (default: the active one); its state stays intact until resumed.")
+    /** Suspends {@code task} (null: the active one) as the {@code suspendTask} tool does, finding where it is held. */
+    public String suspendTask(Object memoryId, @Nullable String task) {
+        return suspendTask(memoryId, task, null);
+    }
+
+    @Tool(name = "suspendTask", value = {
+            "Suspends a task (default: the active one); its state stays intact until resumed. The task may",
+            "be one of this user's tasks held by another conversation (the memory block lists them)."})
     public String suspendTask(@ToolMemoryId Object memoryId,
-                              @P(value = "task id; default: the active task", required = false) @Nullable String task) {
-        return changeTask(memoryId, task, "suspended", "suspend");
+                              @P(value = "task id; default: the active task", required = false) @Nullable String task,
+                              @P(value = "the session the task was started in, when several open tasks share the id",
+                                      required = false) @Nullable String startedIn) {
+        return changeTask(memoryId, task, startedIn, "suspended", "suspend");
     }
 
     /** Resumes {@code task} as the {@code resumeTask} tool does, finding the session it was started in. */
@@ -292,13 +301,27 @@ public final class MemoryTools {
         }
     }
 
-    @Tool(name = "endTask", value = "Ends a task (default: the active one); its state is archived.")
-    public String endTask(@ToolMemoryId Object memoryId,
-                          @P(value = "task id; default: the active task", required = false) @Nullable String task) {
-        return changeTask(memoryId, task, "ended", "end");
+    /** Ends {@code task} (null: the active one) as the {@code endTask} tool does, finding where it is held. */
+    public String endTask(Object memoryId, @Nullable String task) {
+        return endTask(memoryId, task, null);
     }
 
-    private String changeTask(Object memoryId, @Nullable String task, String done, String verb) {
+    @Tool(name = "endTask", value = {
+            "Ends a task (default: the active one); its state is archived. The task may be one of this",
+            "user's tasks held by another conversation (the memory block lists them)."})
+    public String endTask(@ToolMemoryId Object memoryId,
+                          @P(value = "task id; default: the active task", required = false) @Nullable String task,
+                          @P(value = "the session the task was started in, when several open tasks share the id",
+                                  required = false) @Nullable String startedIn) {
+        return changeTask(memoryId, task, startedIn, "ended", "end");
+    }
+
+    /**
+     * Suspends or ends a task of the user, held by this session or another one of the user's; the
+     * answer says which session held it when it was not this one.
+     */
+    private String changeTask(Object memoryId, @Nullable String task, @Nullable String startedIn, String done,
+                              String verb) {
         SessionRef ref = session(memoryId);
         Caller caller = ref.caller(agent);
         String id = task;
@@ -309,12 +332,15 @@ public final class MemoryTools {
             }
             id = active.get().task();
         }
+        String from = startedIn == null || startedIn.isBlank() ? null : startedIn;
         try {
-            switch (verb) {
-                case "suspend" -> engine.tasks().suspend(caller, ref.session(), id);
-                default -> engine.tasks().end(caller, ref.session(), id);
-            }
-            return "Task " + id + " " + done + (verb.equals("end") ? "; its state is archived." : ".");
+            TaskInfo t = switch (verb) {
+                case "suspend" -> engine.tasks().suspend(caller, ref.session(), from, id);
+                default -> engine.tasks().end(caller, ref.session(), from, id);
+            };
+            String where = t.heldBy().equals(ref.session()) ? ""
+                    : " (it was held by conversation " + t.heldBy() + ")";
+            return "Task " + id + " " + done + where + (verb.equals("end") ? "; its state is archived." : ".");
         } catch (IllegalArgumentException | IllegalStateException e) {
             return "Cannot " + verb + ": " + e.getMessage() + ".";
         }
