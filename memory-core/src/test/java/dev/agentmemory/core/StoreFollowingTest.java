@@ -22,10 +22,15 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.nio.file.Path;
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -36,6 +41,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
+import javax.sql.DataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -400,6 +406,84 @@ class StoreFollowingTest {
         assertThat(forgets).isEmpty();
         assertThat(color(b)).isEqualTo(color(a)).isPresent();
         assertThat(b.admin().audit(ALICE, Duration.ofDays(1)).consistent()).isTrue();
+    }
+
+    @Test
+    void a_hard_forget_whose_rewrite_races_an_append_rewrites_again_and_logs_the_forget_once() {
+        // given: two JDBC stores on one H2 database; b's connections let a append inside b's rewrite
+        // transaction, after b rewrote the events and before it moves the head (the store then refuses
+        // the rewrite: another writer appended meanwhile)
+        JdbcDataSource ds = new JdbcDataSource();
+        ds.setURL("jdbc:h2:mem:rewrite-race-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+        MemoryEngine a = engine(new JdbcEventStore(ds));
+        AtomicReference<Runnable> beforeHeadMove = new AtomicReference<>();
+        AtomicInteger rewrites = new AtomicInteger();
+        MemoryEngine b = engine(new ForwardingEventStore(new JdbcEventStore(headMoveHook(ds, beforeHeadMove))) {
+            @Override
+            public void rewrite(Partition partition, Map<Long, String> payloadBySeq) {
+                rewrites.incrementAndGet();
+                super.rewrite(partition, payloadBySeq);
+            }
+        });
+        set(a, "black");
+        set(a, "white");
+        assertThat(color(b)).contains("white");
+        MemoryKey size = MemoryKey.of("size");
+
+        // when: b forgets the colour for good; a writes the size in the middle of b's rewrite
+        beforeHeadMove.set(() -> a.write(ALICE, Proposal.set(USER, size, MemoryValue.of("M")).build()));
+        ForgetReceipt receipt = b.forget(ALICE, ForgetTarget.key(USER, COLOR), ForgetMode.HARD);
+
+        // then: the rewrite was made again and the forget logged once; no value of the colour is left
+        assertThat(beforeHeadMove).as("a wrote during b's rewrite").hasNullValue();
+        assertThat(rewrites).hasValue(2);
+        List<LoggedEvent> log = a.admin().log(ALICE);
+        assertThat(log).filteredOn(e -> e.change() instanceof Change.RecordsForgotten).singleElement()
+                .satisfies(e -> assertThat(((Change.RecordsForgotten) e.change()).ids())
+                        .containsExactlyInAnyOrderElementsOf(receipt.recordIds()));
+        assertThat(receipt.recordIds()).hasSize(2);
+        assertThat(a.admin().readableLog(ALICE)).noneMatch(line -> line.contains("black") || line.contains("white"));
+        assertThat(seqs(log)).containsExactly(1L, 2L, 3L, 4L);
+        assertThat(color(b)).isEmpty();
+        assertThat(b.current(ALICE, USER, size)).get().extracting(r -> r.value().text()).isEqualTo("M");
+        assertThat(a.admin().audit(ALICE, Duration.ofDays(1)).consistent()).isTrue();
+        assertThat(b.admin().audit(ALICE, Duration.ofDays(1)).consistent()).isTrue();
+    }
+
+    /**
+     * The data source {@code ds}, whose connections run {@code hook} (once) just before preparing
+     * the statement that moves a user's head on a connection that updated an event's payload
+     * (a rewrite, not an append).
+     */
+    private static DataSource headMoveHook(JdbcDataSource ds, AtomicReference<Runnable> hook) {
+        return (DataSource) Proxy.newProxyInstance(StoreFollowingTest.class.getClassLoader(),
+                new Class<?>[]{DataSource.class}, (proxy, method, args) -> {
+                    Object result = invoke(ds, method, args);
+                    if (!(result instanceof Connection c)) {
+                        return result;
+                    }
+                    boolean[] rewriting = {false};
+                    return Proxy.newProxyInstance(StoreFollowingTest.class.getClassLoader(),
+                            new Class<?>[]{Connection.class}, (cp, cm, cargs) -> {
+                                if (cm.getName().equals("prepareStatement") && cargs != null
+                                        && cargs[0] instanceof String sql) {
+                                    if (sql.startsWith("UPDATE memory_events SET payload")) {
+                                        rewriting[0] = true;
+                                    } else if (sql.startsWith("UPDATE memory_heads") && rewriting[0]) {
+                                        runOnce(hook);
+                                    }
+                                }
+                                return invoke(c, cm, cargs);
+                            });
+                });
+    }
+
+    private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
+        try {
+            return method.invoke(target, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
     }
 
     @Test
