@@ -36,7 +36,10 @@ public interface Admin {
     /**
      * Audits the user's memory: open conflicts, expired-but-active records, keys not updated
      * within {@code staleAfter}, ended tasks still referenced, pending actions, and whether the
-     * live state equals a fresh replay of the stored log.
+     * live state equals a fresh replay of the stored log. State and log are of one sequence: on
+     * a store other writers append to, the live state first catches up to the log the audit
+     * read (the report's {@code seq}), so an append by another instance meanwhile is not a
+     * difference.
      */
     AuditReport audit(Caller caller, Duration staleAfter);
 

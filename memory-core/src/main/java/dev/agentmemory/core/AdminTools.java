@@ -10,11 +10,13 @@ import dev.agentmemory.core.spi.DerivedData;
 import dev.agentmemory.core.spi.EventListener;
 import dev.agentmemory.core.spi.MessageRedactor;
 import dev.agentmemory.core.spi.Partition;
+import dev.agentmemory.core.spi.StoredSnapshot;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /** The operator tools and extension points ({@link Admin}). */
 final class AdminTools implements Admin {
@@ -48,10 +50,13 @@ final class AdminTools implements Admin {
     public AuditReport audit(Caller caller, Duration staleAfter) {
         Objects.requireNonNull(staleAfter, "staleAfter");
         return runtime.exclusive(caller, held -> {
-            List<LoggedEvent> log = held.storedLog();
+            // one state against the log it was built from: the snapshot first (never newer than a
+            // log read after it), then the log, with the live state caught up to it
+            Optional<StoredSnapshot> stored = held.storedSnapshot();
+            List<LoggedEvent> log = held.storedLogCaughtUp();
             PartitionState replayed = PartitionState.replay(log);
             AuditReport report = Analysis.audit(held.state(), replayed, runtime.clock().instant(), staleAfter);
-            String snapshot = held.snapshotProblem(log, replayed);
+            String snapshot = held.snapshotProblem(stored, log, replayed);
             if (snapshot.isEmpty()) {
                 return report;
             }

@@ -37,8 +37,6 @@ final class Forgetter {
 
     private static final String FORGOTTEN_TEXT = "[forgotten]";
     private static final MessageRedactor GENERIC_REDACTOR = new JsonMessageRedactor();
-    /** How many times a forget is made against fresh state when other engines keep appending first. */
-    private static final int FORGET_ATTEMPTS = 5;
 
     private final PartitionRuntime runtime;
     private final List<MessageRedactor> redactors = new CopyOnWriteArrayList<>();
@@ -56,24 +54,16 @@ final class Forgetter {
         return redactors.remove(redactor);
     }
 
-    /** Forgets {@code target}; retried against fresh state when another engine appended first. */
+    /**
+     * Forgets {@code target}. When another engine on the same store appended first, the runtime
+     * makes the whole forget again on the state caught up with those events, as it makes a write
+     * again (nothing of the lost attempt was stored, rewritten or told to derived data, so a
+     * forget is applied once); a hard forget's rewrite that races an append is made again by
+     * itself, from a fresh read of the log.
+     */
     ForgetReceipt forget(Caller caller, ForgetTarget target, ForgetMode mode) {
         Objects.requireNonNull(target, "target");
         Objects.requireNonNull(mode, "mode");
-        // A forget names no expected version: when another engine on the same store appended
-        // first, the state was reloaded by the failed commit and the forget is made again on it.
-        for (int attempt = 1; ; attempt++) {
-            try {
-                return forgetOnce(caller, target, mode);
-            } catch (StaleVersionException e) {
-                if (attempt >= FORGET_ATTEMPTS) {
-                    throw e;
-                }
-            }
-        }
-    }
-
-    private ForgetReceipt forgetOnce(Caller caller, ForgetTarget target, ForgetMode mode) {
         if (target instanceof ForgetTarget.Key k) {
             MemoryEngine.checkScope(caller, k.scope());
         } else if (target instanceof ForgetTarget.WholeScope w) {
@@ -130,7 +120,10 @@ final class Forgetter {
                 }
             }
             held.commit(tx);
-            int scrubbed = hard ? scrub(held, ids, messages, redacted, values, target instanceof ForgetTarget.User) : 0;
+            Map<String, List<StoredMessage>> redactedForms = redacted;
+            StatedValues forgottenValues = values;
+            int scrubbed = hard ? held.rewrite(() -> scrubbed(held, ids, messages, redactedForms, forgottenValues,
+                    target instanceof ForgetTarget.User)) : 0;
             Map<String, List<Long>> redactedIndices = new LinkedHashMap<>();
             redacted.forEach((session, list) -> redactedIndices.put(session,
                     list.stream().map(StoredMessage::index).toList()));
@@ -280,14 +273,16 @@ final class Forgetter {
     }
 
     /**
-     * Rewrites stored events so that forgotten values, verification evidence (which may quote
-     * the value) and messages leave the log; for a whole
+     * The rewritten forms of the stored events (by sequence, read from the log now) that
+     * forgotten values, verification evidence (which may quote the value) and messages leave
+     * the log in; for a whole
      * user also alias texts and task titles (the replayed end state is unchanged: the user's
      * aliases and tasks are cleared by the forget). The action ledger is kept, so that a
      * side effect is never submitted twice.
      */
-    private static int scrub(PartitionRuntime.Held held, Set<String> ids, Map<String, List<Long>> messages,
-                             Map<String, List<StoredMessage>> redacted, StatedValues values, boolean wholeUser) {
+    private static Map<Long, Change> scrubbed(PartitionRuntime.Held held, Set<String> ids, Map<String, List<Long>> messages,
+                                              Map<String, List<StoredMessage>> redacted, StatedValues values,
+                                              boolean wholeUser) {
         PartitionState state = held.state();
         Map<String, Set<Long>> sources = wholeUser ? Map.of() : sourceMessages(state, ids);
         Map<String, Map<Long, StoredMessage>> redactedBySession = new HashMap<>();
@@ -362,7 +357,6 @@ final class Forgetter {
                 rewritten.put(e.seq(), scrubbed);
             }
         }
-        held.rewrite(rewritten);
-        return rewritten.size();
+        return rewritten;
     }
 }

@@ -186,7 +186,8 @@ public final class MemoryEngine implements AutoCloseable {
     }
 
     /**
-     * Writes one proposal and returns the record, or throws: {@link InvalidProposalException}
+     * Writes one proposal and returns the record (for an {@linkplain Proposal#invalidate
+     * invalidation}, the version it ended, now a tombstone), or throws: {@link InvalidProposalException}
      * when a rule rejects it (including a conflict in strict mode, which rejects it),
      * {@link ConflictException} when, in the default lenient mode, it conflicts with the current
      * value (the conflicting version is logged and held as an open conflict),

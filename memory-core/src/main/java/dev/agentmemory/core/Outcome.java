@@ -10,7 +10,9 @@ import java.util.Optional;
  *
  * @param proposal the proposal
  * @param result   applied, recorded as a conflict, or rejected
- * @param record   the record written (for applied and conflict results)
+ * @param record   the record written (for applied and conflict results); for an applied
+ *                 {@linkplain Proposal#invalidate invalidation}, the version it ended, as the
+ *                 tombstone the state holds from then on (status forgotten, no value)
  * @param reason   why it was rejected or recorded as a conflict
  */
 public record Outcome(Proposal proposal, Result result, @Nullable MemoryRecord record, @Nullable String reason) {
@@ -53,7 +55,7 @@ public record Outcome(Proposal proposal, Result result, @Nullable MemoryRecord r
         return result == Result.REJECTED;
     }
 
-    /** The written record, for applied and conflict results. */
+    /** The written record, for applied and conflict results (for an invalidation, the version it ended). */
     public Optional<MemoryRecord> written() {
         return Optional.ofNullable(record);
     }

@@ -11,6 +11,7 @@ import dev.agentmemory.core.spi.ForgetRequest;
 import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.core.spi.StatedValues;
 import dev.agentmemory.core.spi.StoredEvent;
+import dev.agentmemory.core.spi.StoredSnapshot;
 
 import org.jspecify.annotations.Nullable;
 
@@ -20,6 +21,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -132,11 +134,15 @@ final class PartitionRuntime {
         private final Partition partition;
         private final Handle handle;
         private final Caller caller;
+        /** Whether this call began the partition's open change (it is not nested in another call). */
+        private final boolean owner;
+        private boolean committedAny;
 
-        private Held(Partition partition, Handle handle, Caller caller) {
+        private Held(Partition partition, Handle handle, Caller caller, boolean owner) {
             this.partition = partition;
             this.handle = handle;
             this.caller = caller;
+            this.owner = owner;
         }
 
         Partition partition() {
@@ -161,13 +167,25 @@ final class PartitionRuntime {
             return opened.stream().anyMatch(tx -> !tx.appended && !tx.events.isEmpty());
         }
 
-        /** Appends the transaction's events and tells the listeners; what follows is a new change. */
+        /**
+         * Appends the transaction's events and tells the listeners; what follows is a new change.
+         * When the call's first append loses the race to another writer, nothing of the call was
+         * stored or told anyone: {@link #exclusive} makes the whole call again on the fresh state.
+         */
         void commit(Tx tx) {
             if (tx.events.isEmpty()) {
                 return;
             }
-            append(partition, handle, tx);
+            try {
+                append(partition, handle, tx);
+            } catch (StaleVersionException e) {
+                if (owner && shared && !committedAny) {
+                    throw new AppendRaced(e);
+                }
+                throw e;
+            }
             tx.appended = true;
+            committedAny = true;
             settle(partition, handle);
             announce(partition, handle, List.copyOf(tx.events));
             handle.state.begin();
@@ -176,6 +194,31 @@ final class PartitionRuntime {
         /** The stored log, decoded, from the first event. */
         List<LoggedEvent> storedLog() {
             return log(partition);
+        }
+
+        /**
+         * The stored log, decoded, from the first event, with the live state caught up to it:
+         * when other writers may append, the events they appended since the call began are
+         * applied to the live state (and announced once the call succeeds, as any call's catch-up
+         * is), so that the state and the log describe the same sequence. One read of the log
+         * decides; a store only this engine writes to is read as it is (events beyond the live
+         * state there were not written by an engine and must show as a difference).
+         */
+        List<LoggedEvent> storedLogCaughtUp() {
+            List<LoggedEvent> log = log(partition);
+            if (shared) {
+                long live = handle.state.lastSeq();
+                List<LoggedEvent> tail = log.stream().filter(e -> e.seq() > live).toList();
+                if (!tail.isEmpty()) {
+                    applyFollowed(handle, tail);
+                }
+            }
+            return log;
+        }
+
+        /** The partition's stored snapshot, if any; read it before the log it is checked against. */
+        Optional<StoredSnapshot> storedSnapshot() {
+            return store.snapshot(partition);
         }
 
         /** The stored events of one type (as {@link StoredEvent#type()} names it), decoded. */
@@ -189,15 +232,36 @@ final class PartitionRuntime {
             return out;
         }
 
-        /** Replaces the changes of stored events (by sequence) with the given ones. */
-        void rewrite(Map<Long, Change> changes) {
-            if (changes.isEmpty()) {
-                return;
+        /**
+         * Replaces the changes of stored events (by sequence) with the ones {@code changes}
+         * computes from the stored log; returns how many. A rewrite refused because another
+         * writer appended meanwhile stored nothing: the changes are computed again from a fresh
+         * read and rewritten, as a write is made again ({@link #WRITE_ATTEMPTS} at most). A
+         * rewrite sets each named event to one payload, so making it again never applies twice.
+         */
+        int rewrite(java.util.function.Supplier<Map<Long, Change>> changes) {
+            for (int attempt = 1; ; attempt++) {
+                Map<Long, Change> rewritten = changes.get();
+                if (rewritten.isEmpty()) {
+                    return 0;
+                }
+                Map<Long, String> encoded = new java.util.HashMap<>();
+                rewritten.forEach((seq, change) -> encoded.put(seq, codec.encodeChange(change)));
+                snapshots.rewriting(partition);
+                try {
+                    store.rewrite(partition, encoded);
+                    return rewritten.size();
+                } catch (StaleVersionException e) {
+                    if (!shared) {
+                        throw e;
+                    }
+                    if (attempt >= WRITE_ATTEMPTS) {
+                        throw new StaleVersionException("rewrite of " + partition + " not applied: other writers kept"
+                                + " appending to it (" + attempt + " attempts): " + e.getMessage());
+                    }
+                    backOff(attempt);
+                }
             }
-            Map<Long, String> encoded = new java.util.HashMap<>();
-            changes.forEach((seq, change) -> encoded.put(seq, codec.encodeChange(change)));
-            snapshots.rewriting(partition);
-            store.rewrite(partition, encoded);
         }
 
         List<DerivedData> derived() {
@@ -205,11 +269,12 @@ final class PartitionRuntime {
         }
 
         /**
-         * What is wrong with the stored snapshot, compared with {@code replayed} (a replay of
-         * {@code log}, the whole stored log); empty when nothing is. A wrong one is deleted.
+         * What is wrong with {@code snapshot} (read before {@code log}), compared with
+         * {@code replayed} (a replay of {@code log}, the whole stored log); empty when nothing
+         * is. A wrong one is deleted.
          */
-        String snapshotProblem(List<LoggedEvent> log, PartitionState replayed) {
-            return snapshots.verify(partition, log, replayed);
+        String snapshotProblem(Optional<StoredSnapshot> snapshot, List<LoggedEvent> log, PartitionState replayed) {
+            return snapshots.verify(partition, snapshot, log, replayed);
         }
     }
 
@@ -296,8 +361,7 @@ final class PartitionRuntime {
                 } catch (AppendRaced raced) {
                     // rolled back; the next attempt reads the other writer's events and decides again
                     if (attempt >= WRITE_ATTEMPTS) {
-                        throw new StaleVersionException("write to " + partition + " not applied: other writers kept"
-                                + " appending to it first (" + WRITE_ATTEMPTS + " attempts): " + raced.getMessage());
+                        throw racedTooOften(partition, raced);
                     }
                     backOff(attempt);
                 }
@@ -305,6 +369,11 @@ final class PartitionRuntime {
         } finally {
             h.lock.unlock();
         }
+    }
+
+    private static StaleVersionException racedTooOften(Partition partition, AppendRaced raced) {
+        return new StaleVersionException("write to " + partition + " not applied: other writers kept"
+                + " appending to it first (" + WRITE_ATTEMPTS + " attempts): " + raced.getMessage());
     }
 
     /** A write's own append refused because another writer appended first: made again on the fresh state. */
@@ -373,14 +442,36 @@ final class PartitionRuntime {
         Partition partition = partition(caller);
         Handle h = handle(partition);
         h.lock.lock();
-        boolean owner = !h.state.changing();
+        try {
+            boolean owner = !h.state.changing(); // false in a call nested in another call on this partition
+            if (!owner) {
+                return exclusiveOnce(partition, h, caller, f, false);
+            }
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    return exclusiveOnce(partition, h, caller, f, true);
+                } catch (AppendRaced raced) {
+                    // nothing was stored or told: the next attempt reads the other writer's events and decides again
+                    if (attempt >= WRITE_ATTEMPTS) {
+                        throw racedTooOften(partition, raced);
+                    }
+                    backOff(attempt);
+                }
+            }
+        } finally {
+            h.lock.unlock();
+        }
+    }
+
+    /** One attempt of {@link #exclusive}; throws {@link AppendRaced} when its first commit lost the race. */
+    private <T> T exclusiveOnce(Partition partition, Handle h, Caller caller, Function<Held, T> f, boolean owner) {
         try {
             if (owner) {
                 h.state.begin();
                 follow(partition, h, true);
             }
             catchUp(partition, h);
-            Held held = new Held(partition, h, caller);
+            Held held = new Held(partition, h, caller, owner);
             T result = f.apply(held);
             if (owner) {
                 if (held.uncommitted()) {
@@ -394,7 +485,6 @@ final class PartitionRuntime {
             if (owner) {
                 undo(h);
             }
-            h.lock.unlock();
         }
     }
 
@@ -409,8 +499,15 @@ final class PartitionRuntime {
         if (!h.tailUnknown || h.caughtUp != null) {
             return;
         }
-        List<LoggedEvent> tail = store.read(partition, h.state.lastSeq()).stream().map(codec::decode).toList();
-        Map<String, MemoryValue> erased = new java.util.HashMap<>();
+        applyFollowed(h, store.read(partition, h.state.lastSeq()).stream().map(codec::decode).toList());
+    }
+
+    /**
+     * Applies events other writers stored (or a failed append's, kept after all) to the live
+     * state in the call's open change; {@link #settle} announces them once the call succeeds.
+     */
+    private static void applyFollowed(Handle h, List<LoggedEvent> tail) {
+        Map<String, MemoryValue> erased = new java.util.HashMap<>(h.caughtUpForgotten);
         for (LoggedEvent e : tail) {
             if (e.change() instanceof Change.RecordsForgotten f && f.erased()) {
                 for (String id : f.ids()) {
@@ -422,7 +519,9 @@ final class PartitionRuntime {
             }
             h.state.apply(e);
         }
-        h.caughtUp = tail;
+        List<LoggedEvent> all = new ArrayList<>(h.caughtUp == null ? List.of() : h.caughtUp);
+        all.addAll(tail);
+        h.caughtUp = all;
         h.caughtUpForgotten = erased;
     }
 

@@ -81,16 +81,21 @@ final class ProposalDecider {
         }
         if (p.op() == Proposal.Op.INVALIDATE) {
             List<String> ids = new ArrayList<>();
+            MemoryRecord ended = current;
             for (MemoryRecord r : versions) {
                 if (r.status() == Status.ACTIVE || r.status() == Status.CONFLICT || r.status() == Status.EXPIRED) {
                     ids.add(r.id());
+                    if (current == null) {
+                        ended = r; // only conflict candidates: the newest of them
+                    }
                 }
             }
-            if (ids.isEmpty()) {
+            if (ended == null) {
                 return Outcome.rejected(p, "nothing to invalidate at " + p.key());
             }
             changes.add(new Change.RecordsForgotten(ids, false, p.reason()));
-            return new Outcome(p, Outcome.Result.APPLIED, null, p.reason());
+            // the version it ended, as the state holds it from now on (its tombstone)
+            return new Outcome(p, Outcome.Result.APPLIED, ended.tombstone(), p.reason());
         }
         MemoryValue value = Objects.requireNonNull(p.value());
         if (p.op() == Proposal.Op.APPEND) {

@@ -116,12 +116,14 @@ final class Snapshots {
     }
 
     /**
-     * What is wrong with the partition's stored snapshot: empty when there is none or it plus the
-     * log's events after it equals {@code replayed} (the whole stored log, replayed), else a
-     * description; a wrong or unusable snapshot is deleted, to be rebuilt.
+     * What is wrong with the partition's stored snapshot {@code stored}: empty when there is none
+     * or it plus the log's events after it equals {@code replayed} (the whole stored log,
+     * replayed), else a description; a wrong or unusable snapshot is deleted, to be rebuilt.
+     * The snapshot must be read before the log: a snapshot is saved only after the events it
+     * holds were stored, so one read first is never ahead of a log read after it, unless damaged
+     * (read after, it could be another writer's newer snapshot).
      */
-    String verify(Partition p, List<LoggedEvent> log, PartitionState replayed) {
-        Optional<StoredSnapshot> stored = store.snapshot(p);
+    String verify(Partition p, Optional<StoredSnapshot> stored, List<LoggedEvent> log, PartitionState replayed) {
         if (stored.isEmpty()) {
             return "";
         }

@@ -134,4 +134,35 @@ class BadInputTest {
                 IllegalArgumentException.class, "appended message index 5 does not continue the history (expected 1)");
         assertThat(engine.window(ALICE, "s1")).extracting(StoredMessage::text).containsExactly("hi");
     }
+    @Test
+    void should_name_what_an_invalidation_cannot_end() {
+        unchangedAfter(() -> engine.write(ALICE, Proposal.invalidate(session, MemoryKey.of("size")).build()),
+                InvalidProposalException.class, "size: nothing to invalidate at size");
+        unchangedAfter(() -> engine.write(ALICE, Proposal.invalidate(session, MemoryKey.of("color")).source(Source.TOOL).build()),
+                InvalidProposalException.class, "color: an untrusted source cannot invalidate memory");
+        unchangedAfter(() -> engine.write(ALICE, Proposal.invalidate(Scope.session("bank", "alice", "s1"),
+                        MemoryKey.of("color")).build()), AccessDeniedException.class,
+                "caller shop/alice cannot touch scope bank/alice/session/s1 of another tenant or user");
+        unchangedAfter(() -> engine.write(ALICE, Proposal.invalidate(ALICE.task("s1", "never"), MemoryKey.of("color")).build()),
+                InvalidProposalException.class, "color: task never was never started in session s1");
+        unchangedAfter(() -> Proposal.invalidate(session, null), NullPointerException.class, "key");
+        unchangedAfter(() -> engine.write(ALICE, Proposal.invalidate(session, MemoryKey.of("color")).expectVersion(2).build()),
+                StaleVersionException.class,
+                "color in shop/alice/session/s1 is at version 1, not the expected version 2; nothing was written");
+    }
+
+    @Test
+    void should_return_the_ended_version_when_an_invalidation_is_written() {
+        MemoryRecord white = engine.current(ALICE, session, MemoryKey.of("color")).orElseThrow();
+
+        MemoryRecord ended = engine.write(ALICE, Proposal.invalidate(session, MemoryKey.of("color")).reason("changed mind").build());
+
+        assertThat(ended.id()).isEqualTo(white.id());
+        assertThat(ended.status()).isEqualTo(Status.FORGOTTEN);
+        assertThat(ended.value()).isNull();
+        assertThat(engine.history(ALICE, session, MemoryKey.of("color"))).containsExactly(ended);
+        assertThat(engine.current(ALICE, session, MemoryKey.of("color"))).isEmpty();
+        assertThatThrownBy(() -> engine.write(ALICE, Proposal.invalidate(session, MemoryKey.of("color")).build()))
+                .isInstanceOf(InvalidProposalException.class).hasMessage("color: nothing to invalidate at color");
+    }
 }

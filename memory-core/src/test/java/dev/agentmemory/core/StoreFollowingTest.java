@@ -1,5 +1,6 @@
 package dev.agentmemory.core;
 
+import dev.agentmemory.core.audit.AuditReport;
 import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.event.LoggedEvent;
 import dev.agentmemory.core.spi.DerivedData;
@@ -8,6 +9,7 @@ import dev.agentmemory.core.spi.ForgetRequest;
 import dev.agentmemory.core.spi.ForwardingEventStore;
 import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.core.spi.StoredEvent;
+import dev.agentmemory.core.spi.StoredSnapshot;
 import dev.agentmemory.core.store.InMemoryEventStore;
 import dev.agentmemory.core.store.jdbc.JdbcEventStore;
 import dev.agentmemory.core.testing.FaultyEventStore;
@@ -16,11 +18,19 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -30,6 +40,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
+import javax.sql.DataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -267,6 +279,213 @@ class StoreFollowingTest {
         assertThat(b.admin().audit(ALICE, java.time.Duration.ofDays(1)).replayMatches()).isTrue();
     }
 
+    /** The moment of an audit at which another engine appends. */
+    enum AuditMoment {
+        /** Before the audit reads the stored snapshot. */
+        BEFORE_SNAPSHOT_READ,
+        /** Before the audit reads the stored log (after the state was caught up to the head it checked). */
+        BEFORE_LOG_READ
+    }
+
+    static Stream<Arguments> storesAndAuditMoments() {
+        return Stream.of(Shared.values()).flatMap(s -> Stream.of(AuditMoment.values()).map(m -> Arguments.of(s, m)));
+    }
+
+    // regression: MultiInstanceTest's "audit of shared0 by instance 2 at its end: state == replay(log) at
+    // seq 142: NO, live state is at seq 142, the log at 146"
+    @ParameterizedTest
+    @MethodSource("storesAndAuditMoments")
+    void an_audit_compares_one_state_with_the_log_it_read_when_another_engine_appends_meanwhile(Shared shared,
+                                                                                                AuditMoment moment) {
+        // given: a snapshots every 2 events, so its next write also stores a snapshot
+        EventStore[] s = stores(shared);
+        MemoryEngine a = engine(s[0], MemoryEngine.builder().snapshotEvery(2));
+        AtomicReference<Runnable> meanwhile = new AtomicReference<>();
+        List<Long> heard = new CopyOnWriteArrayList<>();
+        MemoryEngine b = engine(new ForwardingEventStore(s[1]) {
+            @Override
+            public Optional<StoredSnapshot> snapshot(Partition partition) {
+                if (moment == AuditMoment.BEFORE_SNAPSHOT_READ) {
+                    runOnce(meanwhile);
+                }
+                return super.snapshot(partition);
+            }
+
+            @Override
+            public List<StoredEvent> read(Partition partition, long afterSeq) {
+                if (moment == AuditMoment.BEFORE_LOG_READ && afterSeq == 0) {
+                    runOnce(meanwhile);
+                }
+                return super.read(partition, afterSeq);
+            }
+        }, MemoryEngine.builder().snapshotEvery(2).listener((p, events) -> events.forEach(e -> heard.add(e.seq()))));
+        set(a, "white");
+        assertThat(color(b)).contains("white");
+        meanwhile.set(() -> set(a, "black"));
+
+        // when: a writes (seq 2, and its snapshot at seq 2) in the middle of b's audit
+        AuditReport report = b.admin().audit(ALICE, Duration.ofDays(1));
+
+        // then: b's state was caught up to the log the audit read, and the audit is clean at seq 2
+        assertThat(meanwhile).as("a wrote during the audit").hasNullValue();
+        assertThat(report.consistent()).as("%s", report.lines()).isTrue();
+        assertThat(report.seq()).isEqualTo(2);
+        assertThat(heard).as("b's listener heard a's write (b loaded alice at seq 1)").containsExactly(2L);
+        assertThat(color(b)).contains("black");
+        assertThat(heard).as("once").containsExactly(2L);
+        assertThat(a.admin().audit(ALICE, Duration.ofDays(1)).consistent()).isTrue();
+        assertThat(b.admin().audit(ALICE, Duration.ofDays(1))).satisfies(again -> {
+            assertThat(again.consistent()).as("%s", again.lines()).isTrue();
+            assertThat(again.seq()).isEqualTo(2);
+        });
+    }
+
+    // regression: MultiInstanceTest's forgets failing with "another writer appended to multi/shared0 first"
+    // where writes were made again
+    @ParameterizedTest
+    @EnumSource(Shared.class)
+    void a_forget_that_loses_the_append_race_is_made_again_as_often_as_a_write_and_applied_once(Shared shared) {
+        // given: before each of b's next appends but the last one it makes, a writes the key b forgets
+        EventStore[] s = stores(shared);
+        MemoryEngine a = engine(s[0]);
+        List<ForgetRequest> forgets = new CopyOnWriteArrayList<>();
+        AtomicInteger racesLeft = new AtomicInteger();
+        AtomicInteger writesOfA = new AtomicInteger();
+        MemoryEngine b = engine(racing(s[1], racesLeft, () -> set(a, "c" + writesOfA.incrementAndGet())),
+                MemoryEngine.builder().derived(recording(forgets, new AtomicInteger())));
+        set(a, "white");
+        assertThat(color(b)).contains("white");
+        int races = PartitionRuntime.WRITE_ATTEMPTS - 1;
+        racesLeft.set(races);
+
+        // when
+        ForgetReceipt receipt = b.forget(ALICE, ForgetTarget.key(USER, COLOR), ForgetMode.SOFT);
+
+        // then: the forget was made on the state that holds every one of a's writes, and logged once
+        assertThat(racesLeft).hasValue(0);
+        List<LoggedEvent> log = a.admin().log(ALICE);
+        assertThat(seqs(log)).hasSize(1 + races + 1);
+        List<String> written = log.stream().filter(e -> e.change() instanceof Change.RecordWritten)
+                .map(e -> ((Change.RecordWritten) e.change()).record().id()).toList();
+        assertThat(written).hasSize(1 + races);
+        assertThat(log.get(log.size() - 1).change()).isInstanceOfSatisfying(Change.RecordsForgotten.class,
+                f -> assertThat(f.ids()).containsExactlyInAnyOrderElementsOf(written));
+        assertThat(log).filteredOn(e -> e.change() instanceof Change.RecordsForgotten).hasSize(1);
+        assertThat(receipt.recordIds()).containsExactlyInAnyOrderElementsOf(written);
+        assertThat(forgets).as("derived data told once").singleElement()
+                .satisfies(r -> assertThat(r.recordIds()).containsExactlyInAnyOrderElementsOf(written));
+        assertThat(color(a)).isEmpty();
+        assertThat(color(b)).isEmpty();
+        assertThat(a.admin().audit(ALICE, Duration.ofDays(1)).consistent()).isTrue();
+        assertThat(b.admin().audit(ALICE, Duration.ofDays(1)).consistent()).isTrue();
+    }
+
+    @Test
+    void a_forget_and_a_write_that_lose_every_append_race_fail_alike_and_change_nothing() {
+        InMemoryEventStore one = new InMemoryEventStore();
+        MemoryEngine a = engine(one);
+        List<ForgetRequest> forgets = new CopyOnWriteArrayList<>();
+        AtomicInteger racesLeft = new AtomicInteger();
+        AtomicInteger writesOfA = new AtomicInteger();
+        MemoryEngine b = engine(racing(one, racesLeft, () -> set(a, "c" + writesOfA.incrementAndGet())),
+                MemoryEngine.builder().derived(recording(forgets, new AtomicInteger())));
+        set(a, "white");
+        String gaveUp = "write to shop/alice not applied: other writers kept appending to it first ("
+                + PartitionRuntime.WRITE_ATTEMPTS + " attempts): ";
+
+        racesLeft.set(PartitionRuntime.WRITE_ATTEMPTS);
+        assertThatThrownBy(() -> b.forget(ALICE, ForgetTarget.key(USER, COLOR), ForgetMode.SOFT))
+                .isInstanceOf(StaleVersionException.class).hasMessageStartingWith(gaveUp);
+        racesLeft.set(PartitionRuntime.WRITE_ATTEMPTS);
+        assertThatThrownBy(() -> set(b, "red"))
+                .isInstanceOf(StaleVersionException.class).hasMessageStartingWith(gaveUp);
+
+        List<LoggedEvent> log = a.admin().log(ALICE);
+        assertThat(log).hasSize(1 + 2 * PartitionRuntime.WRITE_ATTEMPTS)
+                .allSatisfy(e -> assertThat(e.change()).isInstanceOf(Change.RecordWritten.class));
+        assertThat(forgets).isEmpty();
+        assertThat(color(b)).isEqualTo(color(a)).isPresent();
+        assertThat(b.admin().audit(ALICE, Duration.ofDays(1)).consistent()).isTrue();
+    }
+
+    @Test
+    void a_hard_forget_whose_rewrite_races_an_append_rewrites_again_and_logs_the_forget_once() {
+        // given: two JDBC stores on one H2 database; b's connections let a append inside b's rewrite
+        // transaction, after b rewrote the events and before it moves the head (the store then refuses
+        // the rewrite: another writer appended meanwhile)
+        JdbcDataSource ds = new JdbcDataSource();
+        ds.setURL("jdbc:h2:mem:rewrite-race-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+        MemoryEngine a = engine(new JdbcEventStore(ds));
+        AtomicReference<Runnable> beforeHeadMove = new AtomicReference<>();
+        AtomicInteger rewrites = new AtomicInteger();
+        MemoryEngine b = engine(new ForwardingEventStore(new JdbcEventStore(headMoveHook(ds, beforeHeadMove))) {
+            @Override
+            public void rewrite(Partition partition, Map<Long, String> payloadBySeq) {
+                rewrites.incrementAndGet();
+                super.rewrite(partition, payloadBySeq);
+            }
+        });
+        set(a, "black");
+        set(a, "white");
+        assertThat(color(b)).contains("white");
+        MemoryKey size = MemoryKey.of("size");
+
+        // when: b forgets the colour for good; a writes the size in the middle of b's rewrite
+        beforeHeadMove.set(() -> a.write(ALICE, Proposal.set(USER, size, MemoryValue.of("M")).build()));
+        ForgetReceipt receipt = b.forget(ALICE, ForgetTarget.key(USER, COLOR), ForgetMode.HARD);
+
+        // then: the rewrite was made again and the forget logged once; no value of the colour is left
+        assertThat(beforeHeadMove).as("a wrote during b's rewrite").hasNullValue();
+        assertThat(rewrites).hasValue(2);
+        List<LoggedEvent> log = a.admin().log(ALICE);
+        assertThat(log).filteredOn(e -> e.change() instanceof Change.RecordsForgotten).singleElement()
+                .satisfies(e -> assertThat(((Change.RecordsForgotten) e.change()).ids())
+                        .containsExactlyInAnyOrderElementsOf(receipt.recordIds()));
+        assertThat(receipt.recordIds()).hasSize(2);
+        assertThat(a.admin().readableLog(ALICE)).noneMatch(line -> line.contains("black") || line.contains("white"));
+        assertThat(seqs(log)).containsExactly(1L, 2L, 3L, 4L);
+        assertThat(color(b)).isEmpty();
+        assertThat(b.current(ALICE, USER, size)).get().extracting(r -> r.value().text()).isEqualTo("M");
+        assertThat(a.admin().audit(ALICE, Duration.ofDays(1)).consistent()).isTrue();
+        assertThat(b.admin().audit(ALICE, Duration.ofDays(1)).consistent()).isTrue();
+    }
+
+    /**
+     * The data source {@code ds}, whose connections run {@code hook} (once) just before preparing
+     * the statement that moves a user's head on a connection that updated an event's payload
+     * (a rewrite, not an append).
+     */
+    private static DataSource headMoveHook(JdbcDataSource ds, AtomicReference<Runnable> hook) {
+        return (DataSource) Proxy.newProxyInstance(StoreFollowingTest.class.getClassLoader(),
+                new Class<?>[]{DataSource.class}, (proxy, method, args) -> {
+                    Object result = invoke(ds, method, args);
+                    if (!(result instanceof Connection c)) {
+                        return result;
+                    }
+                    boolean[] rewriting = {false};
+                    return Proxy.newProxyInstance(StoreFollowingTest.class.getClassLoader(),
+                            new Class<?>[]{Connection.class}, (cp, cm, cargs) -> {
+                                if (cm.getName().equals("prepareStatement") && cargs != null
+                                        && cargs[0] instanceof String sql) {
+                                    if (sql.startsWith("UPDATE memory_events SET payload")) {
+                                        rewriting[0] = true;
+                                    } else if (sql.startsWith("UPDATE memory_heads") && rewriting[0]) {
+                                        runOnce(hook);
+                                    }
+                                }
+                                return invoke(c, cm, cargs);
+                            });
+                });
+    }
+
+    private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
+        try {
+            return method.invoke(target, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
+    }
+
     @Test
     void a_shared_store_that_cannot_be_read_fails_the_call_naming_the_store_instead_of_answering_from_the_cache() {
         InMemoryEventStore one = new InMemoryEventStore();
@@ -323,6 +542,27 @@ class StoreFollowingTest {
             @Override
             public void compact() {
                 compactions.incrementAndGet();
+            }
+        };
+    }
+
+    private static void runOnce(AtomicReference<Runnable> action) {
+        Runnable r = action.getAndSet(null);
+        if (r != null) {
+            r.run();
+        }
+    }
+
+    /** A store that runs {@code race} (another engine's write) before each append while {@code racesLeft} is positive. */
+    private static EventStore racing(EventStore store, AtomicInteger racesLeft, Runnable race) {
+        return new ForwardingEventStore(store) {
+            @Override
+            public void append(Partition partition, long expectedLastSeq, List<StoredEvent> events) {
+                if (racesLeft.get() > 0) {
+                    race.run();
+                    racesLeft.decrementAndGet();
+                }
+                super.append(partition, expectedLastSeq, events);
             }
         };
     }

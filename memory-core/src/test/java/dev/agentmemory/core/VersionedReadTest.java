@@ -1,10 +1,15 @@
 package dev.agentmemory.core;
 
 import dev.agentmemory.testing.TestClock;
+import dev.agentmemory.core.event.MemoryState;
+import dev.agentmemory.core.store.jdbc.JdbcEventStore;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.time.Duration;
+import java.nio.file.Path;
 import java.time.Instant;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.groups.Tuple.tuple;
@@ -126,5 +131,54 @@ class VersionedReadTest {
         assertThat(engine.applicableAt(ALICE, p, LIMIT, any)).get().extracting(MemoryRecord::text).isEqualTo("600");
         engine.forget(ALICE, ForgetTarget.key(p, LIMIT), ForgetMode.SOFT);
         assertThat(engine.applicableAt(ALICE, p, LIMIT, any)).isEmpty();
+    }
+    @Test
+    void should_end_an_invalidated_key_now_keep_its_past_and_replay_it_the_same_after_a_reopen(@TempDir Path dir) {
+        Scope p = ALICE.persistent();
+        MemoryKey language = MemoryKey.of("answer.language");
+        Instant t0 = clock.instant();
+        Instant t1 = t0.plus(Duration.ofHours(1));
+        Instant t2 = t0.plus(Duration.ofHours(2));
+        MemoryState replayed;
+        List<MemoryRecord> history;
+        try (MemoryEngine h2 = MemoryEngine.builder().clock(clock).store(JdbcEventStore.h2File(dir.resolve("mem"))).build()) {
+            // given: Chinese at t0, English from t1
+            MemoryRecord chinese = h2.write(ALICE, Proposal.set(p, language, MemoryValue.of("Chinese")).kind(Kind.PREFERENCE).build());
+            clock.advance(Duration.ofHours(1));
+            MemoryRecord english = h2.write(ALICE, Proposal.set(p, language, MemoryValue.of("English")).kind(Kind.PREFERENCE).build());
+            clock.advance(Duration.ofHours(1));
+
+            // when: the user takes the preference back at t2
+            MemoryRecord ended = h2.write(ALICE, Proposal.invalidate(p, language).reason("the user took it back").build());
+
+            // then: nothing is current, the history keeps both versions, the past still answers
+            assertThat(ended).extracting(MemoryRecord::id, MemoryRecord::status, MemoryRecord::value)
+                    .containsExactly(english.id(), Status.FORGOTTEN, null);
+            assertThat(h2.current(ALICE, p, language)).isEmpty();
+            assertThat(h2.view(ALICE, p).keys()).isEmpty();
+            history = h2.history(ALICE, p, language);
+            assertThat(history).extracting(MemoryRecord::id, MemoryRecord::status)
+                    .containsExactly(tuple(chinese.id(), Status.SUPERSEDED), tuple(english.id(), Status.FORGOTTEN));
+            assertThat(h2.asOf(ALICE, p, t0).text("answer.language")).contains("Chinese");
+            assertThat(h2.asOf(ALICE, p, t2.minusSeconds(1)).text("answer.language")).contains("English");
+            assertThat(h2.asOf(ALICE, p, t2).keys()).isEmpty();
+            assertThat(h2.asOfSequence(ALICE, p, 2).text("answer.language")).contains("English");
+            assertThat(h2.asOfSequence(ALICE, p, 3).keys()).isEmpty();
+            assertThat(h2.admin().audit(ALICE, Duration.ofDays(1))).satisfies(a -> {
+                assertThat(a.consistent()).as(a.lines().toString()).isTrue();
+                assertThat(a.seq()).isEqualTo(3);
+            });
+            replayed = h2.admin().replay(ALICE);
+        }
+
+        // and after a reopen of the file: the same replay, history and answers
+        try (MemoryEngine reopened = MemoryEngine.builder().clock(clock).store(JdbcEventStore.h2File(dir.resolve("mem"))).build()) {
+            assertThat(reopened.admin().replay(ALICE)).isEqualTo(replayed);
+            assertThat(reopened.history(ALICE, p, language)).isEqualTo(history);
+            assertThat(reopened.current(ALICE, p, language)).isEmpty();
+            assertThat(reopened.asOf(ALICE, p, t1).text("answer.language")).contains("English");
+            assertThat(reopened.asOf(ALICE, p, t2).keys()).isEmpty();
+            assertThat(reopened.admin().audit(ALICE, Duration.ofDays(1)).consistent()).isTrue();
+        }
     }
 }
