@@ -3,11 +3,8 @@ package dev.agentmemory.langchain4j.plainwords;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -21,13 +18,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  * same attribute; it is a true positive when that is the expected key.
  */
 class PlainWordsPairsTest {
-
-    /** One line of a pair file: the expected key, "-" (the newer states nothing) or "~" (another attribute at most). */
-    record Pair(String expected, String older, String newer, int line) {
-        boolean positive() {
-            return !expected.equals("-") && !expected.equals("~");
-        }
-    }
 
     record Scores(int pairs, int positives, int truePositives, int predicted, int falseWrites, int nothingPairs,
                   List<String> misses, List<String> wrong) {
@@ -47,30 +37,11 @@ class PlainWordsPairsTest {
         }
     }
 
-    static List<Pair> load(String resource) throws IOException {
-        List<Pair> out = new ArrayList<>();
-        try (InputStream in = Objects.requireNonNull(PlainWordsPairsTest.class.getResourceAsStream(resource), resource)) {
-            String[] lines = new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n");
-            for (int i = 0; i < lines.length; i++) {
-                String l = lines[i].strip();
-                if (l.isEmpty() || l.startsWith("#")) {
-                    continue;
-                }
-                String[] f = l.split("\\|", -1);
-                if (f.length != 3) {
-                    throw new IllegalArgumentException(resource + " line " + (i + 1) + " has " + f.length + " fields: " + l);
-                }
-                out.add(new Pair(f[0].strip(), f[1].strip(), f[2].strip(), i + 1));
-            }
-        }
-        return out;
-    }
-
     static Set<String> keys(String text) {
         return PlainWords.read(text).stream().map(s -> s.attribute().key().path()).collect(Collectors.toSet());
     }
 
-    static Scores score(List<Pair> pairs) {
+    static Scores score(List<PlainWordsPairs.Pair> pairs) {
         int positives = 0;
         int tp = 0;
         int predicted = 0;
@@ -78,7 +49,7 @@ class PlainWordsPairsTest {
         int nothing = 0;
         List<String> misses = new ArrayList<>();
         List<String> wrong = new ArrayList<>();
-        for (Pair p : pairs) {
+        for (PlainWordsPairs.Pair p : pairs) {
             Set<String> older = keys(p.older());
             Set<String> newer = keys(p.newer());
             Set<String> shared = older.stream().filter(newer::contains).collect(Collectors.toSet());
@@ -109,8 +80,8 @@ class PlainWordsPairsTest {
 
     @Test
     void should_reach_the_floors_on_the_held_out_pairs_and_print_both_halves() throws IOException {
-        List<Pair> development = load("/plain-words/development.txt");
-        List<Pair> heldOut = load("/plain-words/held-out.txt");
+        List<PlainWordsPairs.Pair> development = PlainWordsPairs.load("/plain-words/development.txt");
+        List<PlainWordsPairs.Pair> heldOut = PlainWordsPairs.load("/plain-words/held-out.txt");
         Scores dev = score(development);
         Scores held = score(heldOut);
         System.out.println("plain-words development: " + dev);
