@@ -41,7 +41,7 @@ import java.util.concurrent.ConcurrentHashMap;
 final class PlainWordsWriter {
 
     /** The tag on every record the rules write. */
-    static final String TAG = "plain-words";
+    static final String TAG = PlainWords.TAG;
     /** How LangChain4j's DefaultContentInjector introduces pasted content: such a message is not only the user's. */
     private static final String PASTED_CONTENT = "Answer using the following information:";
     private static final String USER_TYPE = "USER";

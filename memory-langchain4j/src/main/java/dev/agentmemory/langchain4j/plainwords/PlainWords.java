@@ -84,6 +84,9 @@ public final class PlainWords {
         }
     }
 
+    /** The tag on every record written from these rules. */
+    public static final String TAG = "plain-words";
+
     private record Rule(Attribute attribute, Pattern pattern) {
     }
 
