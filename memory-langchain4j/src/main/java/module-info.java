@@ -3,8 +3,8 @@
  * store, the retriever and the retrieval augmentor over a memory engine) and the
  * memory tools a model calls ({@code dev.agentmemory.langchain4j.tools}). Those two packages are
  * all a program names; the recall index ({@code recall}), the framing of memory blocks
- * ({@code framing}) and the shared helpers ({@code internal}) are this module's own and are not
- * exported (no public signature of an exported package mentions them).
+ * ({@code framing}), the plain-words rules ({@code plainwords}) and the shared helpers
+ * ({@code internal}) are this module's own and are not exported (no public signature of an exported package mentions them).
  */
 module dev.agentmemory.langchain4j {
     // public signatures name the engine, LangChain4j's chat memory, RAG and model types

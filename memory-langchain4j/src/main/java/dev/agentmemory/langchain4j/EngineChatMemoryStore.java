@@ -6,6 +6,7 @@ import dev.agentmemory.core.ForgetTarget;
 import dev.agentmemory.core.MemoryEngine;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.core.spi.Partition;
+import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.store.memory.chat.ChatMemoryStore;
 
@@ -54,9 +55,12 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
     /** Blocks of this memory a model echoed into a reply or a tool call never reach the stored history. */
     private final EchoedBlocks echoes;
     private final Map<SessionRef, SessionCache> sessions = new ConcurrentHashMap<>();
+    /** What users state in plain words becomes versioned records when their turn ends. */
+    private final PlainWordsWriter plainWords;
 
     EngineChatMemoryStore(MemoryEngine engine, String agent, SessionResolver ids, ForgetMode deleteMode,
                           EchoedBlocks echoes) {
+        this.plainWords = new PlainWordsWriter(engine, agent);
         this.engine = engine;
         this.agent = agent;
         this.ids = ids;
@@ -83,9 +87,10 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
         }
         SessionCache cache = cache(ref);
         WindowDiff diff = new WindowDiff(echoes::without, (index, order, m, json) -> stored(ref, index, order, m, json));
+        MemoryEngine.WindowChange change;
         try {
             // the diff is computed on the window read under the user's lock and written with it
-            engine.messages().changeIndexed(caller, ref.session(), (window, next) -> {
+            change = engine.messages().changeIndexed(caller, ref.session(), (window, next) -> {
                 WindowDiff.Result result = diff.diff(window, cache.messagesOf(window), incoming, next, cache::indexOf);
                 cache.apply(result);
                 return result.change();
@@ -95,6 +100,8 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
             sessions.remove(ref);
             throw e;
         }
+        ChatMessage last = incoming.isEmpty() ? null : incoming.get(incoming.size() - 1);
+        plainWords.stored(ref, change.appended(), last instanceof AiMessage ai && !ai.hasToolExecutionRequests());
     }
 
     @Override
@@ -105,6 +112,7 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
 
     /** Drops what this store cached about a user's sessions (after a forget); returns how many sessions. */
     int invalidate(Partition partition) {
+        plainWords.invalidate(partition.tenant(), partition.user());
         int n = 0;
         for (SessionRef ref : List.copyOf(sessions.keySet())) {
             if (ref.tenant().equals(partition.tenant()) && ref.user().equals(partition.user())

@@ -7,6 +7,7 @@ import dev.agentmemory.core.ForgetReceipt;
 import dev.agentmemory.core.ForgetTarget;
 import dev.agentmemory.core.KeyState;
 import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.Layer;
 import dev.agentmemory.core.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
@@ -20,6 +21,8 @@ import dev.agentmemory.core.TaskInfo;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.langchain4j.SessionRef;
 import dev.agentmemory.langchain4j.SessionResolver;
+import dev.agentmemory.langchain4j.plainwords.Attribute;
+import dev.agentmemory.langchain4j.plainwords.PlainWords;
 import dev.langchain4j.agent.tool.P;
 import dev.langchain4j.agent.tool.Tool;
 import dev.langchain4j.agent.tool.ToolMemoryId;
@@ -356,6 +359,7 @@ public final class MemoryTools {
         } catch (IllegalArgumentException | NullPointerException e) {
             return "Not saved: " + e.getMessage() + ".";
         }
+        k = keyInUse(caller, scope, k);
         boolean cited = userQuote != null && !userQuote.isBlank();
         Proposal.Builder b;
         if (cited && userQuote != null) { // cited says userQuote != null; the checker wants it here
@@ -398,6 +402,21 @@ public final class MemoryTools {
         }
         boolean downgraded = !cited && o.proposal().kind() != kind;
         return describe(o, place, kindName, cited, downgraded ? "; quote the user's words to record a " + kindName : "");
+    }
+
+    /**
+     * The key a persistent write of an attribute the plain-words rules read goes to: the
+     * attribute's own key when the rules already hold its value there ({@code user.language} for a
+     * model's {@code preference.language}), so that one attribute keeps one key whichever wrote
+     * first; otherwise {@code k}.
+     */
+    private MemoryKey keyInUse(Caller caller, Scope scope, MemoryKey k) {
+        if (scope.layer() != Layer.PERSISTENT) {
+            return k;
+        }
+        return Attribute.of(k).map(Attribute::key).filter(own -> !own.equals(k)
+                && engine.current(caller, scope, own).filter(r -> r.tags().contains(PlainWords.TAG)).isPresent())
+                .orElse(k);
     }
 
     /** The model's own write: untrusted; a preference or decision kept as an unconfirmed inference. */
