@@ -31,7 +31,7 @@ class WindowDiffTest {
         ChatMessage three = UserMessage.from("three");
         List<StoredMessage> window = List.of(stored(0, one), stored(1, two));
 
-        WindowDiff.Result result = diff.diff(window, List.of(one, two), List.of(two, three), 2, m -> null);
+        WindowDiff.Result result = diff.diff(window, List.of(one, two), List.of(two, three), 2, m -> null, p -> false);
 
         assertThat(result.change().evicted()).containsExactly(0L);
         assertThat(result.change().appended()).extracting(StoredMessage::index, StoredMessage::text)
@@ -53,7 +53,7 @@ class WindowDiffTest {
         Map<ChatMessage, Long> storedAt = new IdentityHashMap<>(Map.of(opening, 0L, a, 1L, b, 2L));
 
         // when
-        WindowDiff.Result result = diff.diff(window, List.of(opening, b), List.of(opening, a, a2), 3, storedAt::get);
+        WindowDiff.Result result = diff.diff(window, List.of(opening, b), List.of(opening, a, a2), 3, storedAt::get, p -> false);
 
         // then: a stays once in the history (index 1), only a2 is new
         assertThat(result.change().appended()).extracting(StoredMessage::text).containsExactly("a2");
@@ -69,7 +69,7 @@ class WindowDiffTest {
         Map<ChatMessage, Long> storedAt = new IdentityHashMap<>(Map.of(yes, 0L, ok, 1L));
 
         WindowDiff.Result result = diff.diff(window, List.of(ok), List.of(ok, UserMessage.from("yes")), 2,
-                storedAt::get);
+                storedAt::get, p -> false);
 
         assertThat(result.change().evicted()).isEmpty();
         assertThat(result.change().appended()).extracting(StoredMessage::text).containsExactly("yes");
