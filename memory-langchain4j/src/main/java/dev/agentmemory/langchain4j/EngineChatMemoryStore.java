@@ -46,8 +46,9 @@ import java.util.function.IntPredicate;
  * application's own) is returned as it was added, with the results that came. Once anything else
  * follows it, it can never be answered and is left out; so it is when a new turn begins in the
  * session ({@link #stopWaiting}) and in a store that did not store it (after a restart, or another
- * memory over the same engine), since the loop that would answer it is not running there. This is computed on every read from the stored window and never
- * writes; a left-out message leaves the window with the next update (it stays in the history).
+ * memory over the same engine), since the loop that would answer it is not running there. This is
+ * computed on every read from the stored window and never writes; a left-out message leaves the
+ * window with the next update (it stays in the history).
  *
  * <p>The parts: {@link WindowDiff} computes the change (pure), {@link ToolCallPairing} is the
  * pairing rule (pure), {@link SessionCache} holds what this store decoded; this class reads and

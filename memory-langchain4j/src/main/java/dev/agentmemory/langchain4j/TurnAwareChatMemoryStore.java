@@ -28,8 +28,8 @@ import java.util.concurrent.atomic.AtomicReference;
  *       identity, never by reading its text, so nothing a model echoes can be mistaken for it.
  *       During that turn's tool loop (AiServices re-reads the chat memory to build the request of
  *       every round after the first), {@link #getMessages} shows the user message with its block
- *       once per round, to the read that follows all of the round's tool results, so each round sees the
- *       memory it was given. The framed copy lives only in this process and only for its turn:
+ *       once per round, to the read that follows all of the round's tool results, so each round
+ *       sees the memory it was given. The framed copy lives only in this process and only for its turn:
  *       the next augmentation of the session, the turn's final answer, or a forget of anything of
  *       the user drops it, and a read after a round was shown (which is where a failed turn
  *       leaves off) gets the plain message, so a failed turn leaves nothing behind.</li>
