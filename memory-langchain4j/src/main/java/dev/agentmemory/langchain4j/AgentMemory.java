@@ -220,9 +220,11 @@ public final class AgentMemory implements AutoCloseable {
 
     /**
      * The chat memory store: logs only the change of each window, keeps the full history in the
-     * engine, stores a turn's user message without the memory block injected into it, always
-     * returns a list with every tool call answered (computed on read, never by rewriting history),
-     * and forgets the session (with derived data) on {@code deleteMessages}.
+     * engine, stores a turn's user message without the memory block injected into it, returns
+     * what {@code InMemoryChatMemoryStore} would except tool calls whose results did not all
+     * arrive once anything else follows them (a call at the end still waiting for its results, in
+     * a loop running on this memory, is returned as it was added; computed on read, never by
+     * rewriting history), and forgets the session (with derived data) on {@code deleteMessages}.
      */
     public ChatMemoryStore chatMemoryStore() {
         return turnStore;

@@ -8,13 +8,17 @@ import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.core.spi.Partition;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.data.message.ToolExecutionResultMessage;
 import dev.langchain4j.store.memory.chat.ChatMemoryStore;
+import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntPredicate;
 
 /**
  * A {@link ChatMemoryStore} over the memory engine's message log.
@@ -34,13 +38,17 @@ import java.util.concurrent.ConcurrentHashMap;
  * evicted it is left out (it stays, once, in the history); the window is the last writer's list
  * without such messages.
  *
- * <p>{@link #getMessages} always returns a list that is valid to send to a model: an AI message
- * whose tool calls are not all answered by the results right after it, and results that answer
- * no call, are left out. This is computed on every read from the stored window and never writes,
- * so the answer is the same before and after a restart. Such messages stay in the window until
- * the next update: an unanswered call at the end of the window is kept while only its results
- * follow it (a tool loop in progress); any other left-out message can never become valid and
- * leaves the window with that update (it stays in the history).
+ * <p>{@link #getMessages} returns what LangChain4j's {@code InMemoryChatMemoryStore} would, except
+ * that it never returns an orphan: an AI message whose tool calls are not all answered by the
+ * results right after it, and results that answer no call, are left out. The one exception is a
+ * call still waiting for its results: a call this store stored, at the end of the window, followed
+ * only by results of its own requests (a tool loop in progress here, whether AiServices' or an
+ * application's own) is returned as it was added, with the results that came. Once anything else
+ * follows it, it can never be answered and is left out; so it is when a new turn begins in the
+ * session ({@link #stopWaiting}) and in a store that did not store it (after a restart, or another
+ * memory over the same engine), since the loop that would answer it is not running there. This is
+ * computed on every read from the stored window and never writes; a left-out message leaves the
+ * window with the next update (it stays in the history).
  *
  * <p>The parts: {@link WindowDiff} computes the change (pure), {@link ToolCallPairing} is the
  * pairing rule (pure), {@link SessionCache} holds what this store decoded; this class reads and
@@ -57,6 +65,11 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
     private final Map<SessionRef, SessionCache> sessions = new ConcurrentHashMap<>();
     /** What users state in plain words becomes versioned records when their turn ends. */
     private final PlainWordsWriter plainWords;
+    /**
+     * The history index of the last tool call this store appended to each session, while nothing
+     * but its results were appended after it. Not a cache: a forget that drops the caches keeps it.
+     */
+    private final Map<SessionRef, Long> callsStoredHere = new ConcurrentHashMap<>();
 
     EngineChatMemoryStore(MemoryEngine engine, String agent, SessionResolver ids, ForgetMode deleteMode,
                           EchoedBlocks echoes) {
@@ -73,7 +86,35 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
         SessionRef ref = ref(memoryId);
         Caller caller = ref.caller(agent);
         SessionCache cache = cache(ref);
-        return ToolCallPairing.withoutDangling(cache.messagesOf(engine.messages().window(caller, ref.session())));
+        List<StoredMessage> window = engine.messages().window(caller, ref.session());
+        List<ChatMessage> messages = cache.messagesOf(window);
+        return ToolCallPairing.without(messages, ToolCallPairing.leftOut(messages, waiting(ref, window)));
+    }
+
+    /** Whether the call at a position of {@code window} is the last one this store stored in the session. */
+    private IntPredicate waiting(SessionRef ref, List<StoredMessage> window) {
+        Long call = callsStoredHere.get(ref);
+        return p -> call != null && window.get(p).index() == call;
+    }
+
+    /**
+     * The tool call this store stored last in {@code session} is no longer waiting for its results
+     * (a new turn began there): reads leave it out unless its results all came.
+     */
+    void stopWaiting(SessionRef session) {
+        callsStoredHere.remove(session);
+    }
+
+    /** Remembers the last call {@code result} appends, or forgets the last one when anything but results follows it. */
+    private void track(SessionRef ref, WindowDiff.Result result) {
+        for (Map.Entry<Long, WindowDiff.Appended> e : result.appended().entrySet()) {
+            ChatMessage m = e.getValue().stored();
+            if (m instanceof AiMessage ai && ai.hasToolExecutionRequests()) {
+                callsStoredHere.put(ref, e.getKey());
+            } else if (!(m instanceof ToolExecutionResultMessage)) {
+                callsStoredHere.remove(ref);
+            }
+        }
     }
 
     @Override
@@ -87,14 +128,21 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
         }
         SessionCache cache = cache(ref);
         WindowDiff diff = new WindowDiff(echoes::without, (index, order, m, json) -> stored(ref, index, order, m, json));
+        AtomicReference<WindowDiff.@Nullable Result> written = new AtomicReference<>();
         MemoryEngine.WindowChange change;
         try {
             // the diff is computed on the window read under the user's lock and written with it
             change = engine.messages().changeIndexed(caller, ref.session(), (window, next) -> {
-                WindowDiff.Result result = diff.diff(window, cache.messagesOf(window), incoming, next, cache::indexOf);
+                WindowDiff.Result result = diff.diff(window, cache.messagesOf(window), incoming, next, cache::indexOf,
+                        waiting(ref, window));
                 cache.apply(result);
+                written.set(result);
                 return result.change();
             });
+            WindowDiff.Result result = written.get();
+            if (result != null) {
+                track(ref, result);
+            }
         } catch (RuntimeException e) {
             // the cache may hold messages of an append that did not happen
             sessions.remove(ref);
@@ -107,6 +155,7 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
     @Override
     public void deleteMessages(Object memoryId) {
         SessionRef ref = ref(memoryId);
+        callsStoredHere.remove(ref);
         engine.forget(ref.caller(agent), ForgetTarget.scope(ref.scope()), deleteMode);
     }
 

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.IntPredicate;
 
 /**
  * The tool-call pairing rule a list of chat messages must follow to be sent to a model: an AI
@@ -53,9 +54,30 @@ final class ToolCallPairing {
         return out;
     }
 
-    /** {@code messages} without the ones at the positions {@link #danglingToolMessages} names. */
-    static List<ChatMessage> withoutDangling(List<ChatMessage> messages) {
-        Set<Integer> hidden = new HashSet<>(danglingToolMessages(messages));
+    /**
+     * Positions a read leaves out: those {@link #danglingToolMessages} names, except a call at the
+     * end of the list that is still waiting for its results ({@link #pendingCall}) and the results
+     * of it that came, when {@code waiting} says so of the position of that call. Anything that
+     * follows a call other than its own results makes it an orphan for good.
+     */
+    static List<Integer> leftOut(List<ChatMessage> messages, IntPredicate waiting) {
+        List<Integer> dangling = danglingToolMessages(messages);
+        int call = pendingCall(messages, dangling);
+        if (call < 0 || !waiting.test(call)) {
+            return dangling;
+        }
+        List<Integer> out = new ArrayList<>(dangling.size());
+        for (int p : dangling) {
+            if (p < call) {
+                out.add(p);
+            }
+        }
+        return out;
+    }
+
+    /** A new list of {@code messages} without the ones at {@code positions}. */
+    static List<ChatMessage> without(List<ChatMessage> messages, List<Integer> positions) {
+        Set<Integer> hidden = new HashSet<>(positions);
         List<ChatMessage> out = new ArrayList<>(messages.size() - hidden.size());
         for (int p = 0; p < messages.size(); p++) {
             if (!hidden.contains(p)) {
@@ -89,11 +111,6 @@ final class ToolCallPairing {
             }
         }
         return p;
-    }
-
-    /** Whether {@code message} is a result of one of {@code call}'s requests. */
-    static boolean answers(ChatMessage message, AiMessage call) {
-        return message instanceof ToolExecutionResultMessage r && requestIds(call).contains(r.id());
     }
 
     private static Set<String> requestIds(AiMessage ai) {

@@ -28,8 +28,8 @@ import java.util.concurrent.atomic.AtomicReference;
  *       identity, never by reading its text, so nothing a model echoes can be mistaken for it.
  *       During that turn's tool loop (AiServices re-reads the chat memory to build the request of
  *       every round after the first), {@link #getMessages} shows the user message with its block
- *       once per round, to the read that follows the round's tool results, so each round sees the
- *       memory it was given. The framed copy lives only in this process and only for its turn:
+ *       once per round, to the read that follows all of the round's tool results, so each round
+ *       sees the memory it was given. The framed copy lives only in this process and only for its turn:
  *       the next augmentation of the session, the turn's final answer, or a forget of anything of
  *       the user drops it, and a read after a round was shown (which is where a failed turn
  *       leaves off) gets the plain message, so a failed turn leaves nothing behind.</li>
@@ -80,10 +80,14 @@ final class TurnAwareChatMemoryStore implements ChatMemoryStore {
 
     /**
      * A new turn of {@code session} starts with {@code original}, shown to the model as
-     * {@code framed}. Whatever an earlier turn left (it may have failed) is dropped.
+     * {@code framed}. Whatever an earlier turn left (it may have failed) is dropped, and a tool
+     * call it left waiting for its results is waited for no longer: AiServices reads the memory
+     * for the new turn's request before it adds the user message, and that request must not
+     * carry the call.
      */
     void begin(SessionRef session, ChatMessage original, ChatMessage framed) {
         turns.remove(session);
+        delegate.stopWaiting(session);
         if (original instanceof UserMessage o && framed instanceof UserMessage f && o != f) {
             List<ChatMessage> stored = delegate.getMessages(session);
             turns.put(session, new Turn(o, f, stored.isEmpty() ? null : stored.get(stored.size() - 1)));
@@ -100,7 +104,7 @@ final class TurnAwareChatMemoryStore implements ChatMemoryStore {
         int user = lastUser(messages);
         ChatMessage last = messages.isEmpty() ? null : messages.get(messages.size() - 1);
         if (user >= 0 && user < messages.size() - 1 && messages.get(user).equals(turn.original())
-                && turn.after(messages, user) && onlyToolRounds(messages, user + 1)
+                && turn.after(messages, user) && answeredToolRounds(messages, user + 1)
                 && turn.shownWith().getAndSet(last) != last) {
             List<ChatMessage> out = new ArrayList<>(messages);
             out.set(user, turn.framed());
@@ -170,8 +174,12 @@ final class TurnAwareChatMemoryStore implements ChatMemoryStore {
         return -1;
     }
 
-    /** Whether everything from {@code from} on is AI tool calls and their results (a tool loop in progress). */
-    private static boolean onlyToolRounds(List<ChatMessage> messages, int from) {
+    /**
+     * Whether everything from {@code from} on is AI tool calls and their results, every call
+     * answered (a tool loop between two rounds; a call still waiting for its results is shown
+     * without the block, as a failed turn that left it leaves nothing behind).
+     */
+    private static boolean answeredToolRounds(List<ChatMessage> messages, int from) {
         for (int i = from; i < messages.size(); i++) {
             ChatMessage m = messages.get(i);
             boolean toolRound = m instanceof ToolExecutionResultMessage
@@ -180,7 +188,7 @@ final class TurnAwareChatMemoryStore implements ChatMemoryStore {
                 return false;
             }
         }
-        return true;
+        return ToolCallPairing.danglingToolMessages(messages.subList(from, messages.size())).isEmpty();
     }
 
     @Override

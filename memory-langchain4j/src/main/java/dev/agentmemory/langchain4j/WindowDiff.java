@@ -2,7 +2,6 @@ package dev.agentmemory.langchain4j;
 
 import dev.agentmemory.core.MemoryEngine.WindowChange;
 import dev.agentmemory.core.event.StoredMessage;
-import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.ChatMessageSerializer;
 import org.jspecify.annotations.Nullable;
@@ -18,6 +17,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.IntPredicate;
 import java.util.function.UnaryOperator;
 
 /**
@@ -77,34 +77,35 @@ final class WindowDiff {
 
     /**
      * The change that turns {@code window} into {@code incoming}. The incoming list is compared
-     * with what a read shows of the window ({@link ToolCallPairing#withoutDangling}: the messages
-     * left out there never come back from LangChain4j); of those left out, an unanswered call at
-     * the end stays while only its results are added after it, the others leave the window.
+     * with what a read shows of the window ({@link ToolCallPairing#leftOut} with {@code waiting}:
+     * the messages left out there never come back from LangChain4j, and they leave the window). A
+     * call at the end still waiting for its results is shown, so it comes back in the list like
+     * any other message, or is evicted when the list no longer has it.
      *
      * @param window   the stored window, in window order
      * @param current  its decoded messages, same positions
      * @param incoming the list handed to {@code updateMessages}
      * @param first    the history index of the first appended message
      * @param storedAt the history index of a message instance already stored, or null
+     * @param waiting  whether the call at a position of the window, at its end, is still waiting for its results
      */
     Result diff(List<StoredMessage> window, List<ChatMessage> current, List<ChatMessage> incoming, long first,
-                Function<ChatMessage, @Nullable Long> storedAt) {
+                Function<ChatMessage, @Nullable Long> storedAt, IntPredicate waiting) {
         incoming = withoutStoredElsewhere(window, incoming, storedAt);
-        List<Integer> dangling = ToolCallPairing.danglingToolMessages(current);
-        if (dangling.isEmpty()) {
+        List<Integer> leftOut = ToolCallPairing.leftOut(current, waiting);
+        if (leftOut.isEmpty()) {
             Result slid = slide(window, current, incoming, first);
             if (slid != null) {
                 return slid;
             }
         }
-        Set<Integer> hidden = new HashSet<>(dangling);
+        Set<Integer> hidden = new HashSet<>(leftOut);
         List<Integer> visible = new ArrayList<>(window.size() - hidden.size());
         for (int p = 0; p < window.size(); p++) {
             if (!hidden.contains(p)) {
                 visible.add(p);
             }
         }
-        int pending = ToolCallPairing.pendingCall(current, dangling);
         int k = visible.size();
         int n = incoming.size();
         // Keys: the stored JSON. Messages the store handed out are recognised by identity, so only
@@ -148,13 +149,9 @@ final class WindowDiff {
         while (i < k) {
             evicted.add(window.get(visible.get(i++)).index());
         }
-        long tailFloor = pending < 0 ? Long.MIN_VALUE : window.get(window.size() - 1).order();
-        long[] orders = assignOrders(keptAt, evicted, tailFloor);
-        boolean keepPending = pending >= 0 && onlyResultsAfterKept(keptAt, incoming, (AiMessage) current.get(pending));
-        for (int p : dangling) {
-            if (!(keepPending && p >= pending)) {
-                evicted.add(window.get(p).index());
-            }
+        long[] orders = assignOrders(keptAt, evicted);
+        for (int p : leftOut) {
+            evicted.add(window.get(p).index());
         }
         List<StoredMessage> appended = new ArrayList<>();
         Map<Long, Appended> messages = new LinkedHashMap<>();
@@ -202,16 +199,6 @@ final class WindowDiff {
             }
         }
         return out == null ? incoming : out;
-    }
-
-    /** Whether every new message after the last kept one is a result of one of {@code call}'s requests. */
-    private static boolean onlyResultsAfterKept(StoredMessage[] keptAt, List<ChatMessage> incoming, AiMessage call) {
-        for (int p = keptAt.length - 1; p >= 0 && keptAt[p] == null; p--) {
-            if (!ToolCallPairing.answers(incoming.get(p), call)) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /**
@@ -280,10 +267,9 @@ final class WindowDiff {
     /**
      * Orders for the new messages (slots where {@code keptAt} is null) so that sorting the window
      * by order gives the incoming list. When a run of new messages does not fit between two kept
-     * neighbours, the kept messages from there on are evicted and appended again as new ones. New
-     * messages at the end are placed after {@code tailFloor} too (a message kept out of the list).
+     * neighbours, the kept messages from there on are evicted and appended again as new ones.
      */
-    private static long[] assignOrders(StoredMessage[] keptAt, List<Long> evicted, long tailFloor) {
+    private static long[] assignOrders(StoredMessage[] keptAt, List<Long> evicted) {
         int n = keptAt.length;
         long[] orders = new long[n];
         int p = 0;
@@ -303,7 +289,7 @@ final class WindowDiff {
             }
             int m = p - start;
             if (p == n) {
-                long base = Math.max(anyKeptBefore ? prev : 0, tailFloor);
+                long base = anyKeptBefore ? prev : 0;
                 for (int t = 0; t < m; t++) {
                     orders[start + t] = base + GAP * (t + 1);
                 }

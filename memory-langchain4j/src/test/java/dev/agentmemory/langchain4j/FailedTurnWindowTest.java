@@ -119,12 +119,12 @@ class FailedTurnWindowTest {
     }
 
     @Test
-    void should_never_return_an_unanswered_call_when_the_model_sent_malformed_tool_arguments() {
+    void should_never_send_an_unanswered_call_when_the_model_sent_malformed_tool_arguments() {
         check_that_a_failed_tool_call_leaves_a_valid_window(call("lookupOrder", "{\"number\": seven"));
     }
 
     @Test
-    void should_never_return_an_unanswered_call_when_the_model_called_a_tool_that_does_not_exist() {
+    void should_never_send_an_unanswered_call_when_the_model_called_a_tool_that_does_not_exist() {
         check_that_a_failed_tool_call_leaves_a_valid_window(call("cancelEverything", "{}"));
     }
 
@@ -139,12 +139,22 @@ class FailedTurnWindowTest {
             Caller caller = memory.caller(ALICE);
             assertThat(memory.engine().messageHistory(caller, "s1")).hasSize(2);
 
-            // when read, at once: no unanswered call, and reading writes nothing
+            // when read, at once: the call is the last message, as LangChain4j stored it (the store
+            // cannot tell a failed turn from a loop still running: issue 22, item 1), the user
+            // message without the turn's block, and reading writes nothing
             int events = memory.engine().log(caller).size();
             before = memory.chatMemoryStore().getMessages(ALICE);
-            assertThat(before).containsExactly(UserMessage.from("where is order 7?"));
+            assertThat(before).hasSize(2);
+            assertThat(before.get(0)).isEqualTo(UserMessage.from("where is order 7?"));
+            assertThat(((AiMessage) before.get(1)).toolExecutionRequests()).hasSize(1)
+                    .allMatch(r -> r.id().startsWith("call-"));
             assertThat(memory.chatMemoryStore().getMessages(ALICE)).isEqualTo(before);
             assertThat(memory.engine().log(caller).size()).isEqualTo(events);
+
+            // and a store opened later (the turn's loop is gone) leaves it out
+            try (AgentMemory other = AgentMemory.builder().engine(memory.engine()).build()) {
+                assertThat(other.chatMemoryStore().getMessages(ALICE)).containsExactly(UserMessage.from("where is order 7?"));
+            }
 
             // and the next request is valid, the history still holds the call
             assistant.chat(ALICE, "and order 8?");

@@ -1,9 +1,11 @@
 package dev.agentmemory.langchain4j;
 
 import dev.agentmemory.core.event.StoredMessage;
+import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.ChatMessageSerializer;
+import dev.langchain4j.data.message.ToolExecutionResultMessage;
 import dev.langchain4j.data.message.UserMessage;
 import org.junit.jupiter.api.Test;
 
@@ -31,7 +33,7 @@ class WindowDiffTest {
         ChatMessage three = UserMessage.from("three");
         List<StoredMessage> window = List.of(stored(0, one), stored(1, two));
 
-        WindowDiff.Result result = diff.diff(window, List.of(one, two), List.of(two, three), 2, m -> null);
+        WindowDiff.Result result = diff.diff(window, List.of(one, two), List.of(two, three), 2, m -> null, p -> false);
 
         assertThat(result.change().evicted()).containsExactly(0L);
         assertThat(result.change().appended()).extracting(StoredMessage::index, StoredMessage::text)
@@ -53,7 +55,7 @@ class WindowDiffTest {
         Map<ChatMessage, Long> storedAt = new IdentityHashMap<>(Map.of(opening, 0L, a, 1L, b, 2L));
 
         // when
-        WindowDiff.Result result = diff.diff(window, List.of(opening, b), List.of(opening, a, a2), 3, storedAt::get);
+        WindowDiff.Result result = diff.diff(window, List.of(opening, b), List.of(opening, a, a2), 3, storedAt::get, p -> false);
 
         // then: a stays once in the history (index 1), only a2 is new
         assertThat(result.change().appended()).extracting(StoredMessage::text).containsExactly("a2");
@@ -69,9 +71,36 @@ class WindowDiffTest {
         Map<ChatMessage, Long> storedAt = new IdentityHashMap<>(Map.of(yes, 0L, ok, 1L));
 
         WindowDiff.Result result = diff.diff(window, List.of(ok), List.of(ok, UserMessage.from("yes")), 2,
-                storedAt::get);
+                storedAt::get, p -> false);
 
         assertThat(result.change().evicted()).isEmpty();
         assertThat(result.change().appended()).extracting(StoredMessage::text).containsExactly("yes");
+    }
+
+    @Test
+    void should_keep_a_waiting_call_the_list_brings_back_and_evict_it_when_the_list_drops_it() {
+        ToolExecutionRequest paris = ToolExecutionRequest.builder().id("c1").name("weather").arguments("{}").build();
+        ToolExecutionRequest rome = ToolExecutionRequest.builder().id("c2").name("weather").arguments("{}").build();
+        ChatMessage user = UserMessage.from("weather?");
+        ChatMessage call = AiMessage.from(List.of(paris, rome));
+        ChatMessage first = ToolExecutionResultMessage.from(paris, "sunny");
+        ChatMessage second = ToolExecutionResultMessage.from(rome, "rainy");
+        List<StoredMessage> window = List.of(stored(0, user), stored(1, call), stored(2, first));
+        List<ChatMessage> current = List.of(user, call, first);
+
+        // when the call waits: the next result is appended after it
+        WindowDiff.Result waited = diff.diff(window, current, List.of(user, call, first, second), 3, m -> null,
+                p -> p == 1);
+        // when a window dropped the call with its results (LangChain4j evicts them together)
+        WindowDiff.Result dropped = diff.diff(window, current, List.of(), 3, m -> null, p -> p == 1);
+        // when it does not wait (a restart): it was left out, the same list appends a result without its call
+        WindowDiff.Result abandoned = diff.diff(window, current, List.of(user, second), 3, m -> null, p -> false);
+
+        assertThat(waited.change().evicted()).isEmpty();
+        assertThat(waited.change().appended()).extracting(StoredMessage::index).containsExactly(3L);
+        assertThat(dropped.change().evicted()).containsExactlyInAnyOrder(0L, 1L, 2L);
+        assertThat(dropped.change().appended()).isEmpty();
+        assertThat(abandoned.change().evicted()).containsExactlyInAnyOrder(1L, 2L);
+        assertThat(abandoned.change().appended()).extracting(StoredMessage::index).containsExactly(3L);
     }
 }
