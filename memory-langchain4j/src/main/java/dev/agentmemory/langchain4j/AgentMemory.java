@@ -308,24 +308,45 @@ public final class AgentMemory implements AutoCloseable {
      * redactor) is removed, its episodic index is closed, and the engine is closed when this
      * memory opened it. Other {@code AgentMemory} objects over an engine passed to
      * {@link Builder#engine} keep working, and so does that engine. Idempotent.
+     *
+     * <p>Every part is closed even when one fails (after a full disk, the recall index cannot
+     * write its last changes): the engine, and with it the store's hold on its file, is released
+     * all the same, so a new memory can open the file in this process once the cause is fixed.
+     * The first failure is then thrown, with the others added to it as suppressed.
      */
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        registered.forEach(engine.admin()::unregister);
-        retriever.close();
-        engine.admin().removeRedactor(redactor);
+        List<Runnable> steps = new ArrayList<>();
+        registered.forEach(data -> steps.add(() -> engine.admin().unregister(data)));
+        steps.add(retriever::close);
+        steps.add(() -> engine.admin().removeRedactor(redactor));
         if (summarizer != null) {
-            summarizer.close();
+            steps.add(summarizer::close);
         }
         if (episodic != null) {
-            engine.admin().removeListener(episodic);
-            episodic.close();
+            steps.add(() -> engine.admin().removeListener(episodic));
+            steps.add(episodic::close);
         }
         if (ownsEngine) {
-            engine.close();
+            steps.add(engine::close);
+        }
+        RuntimeException failed = null;
+        for (Runnable step : steps) {
+            try {
+                step.run();
+            } catch (RuntimeException e) {
+                if (failed == null) {
+                    failed = e;
+                } else {
+                    failed.addSuppressed(e);
+                }
+            }
+        }
+        if (failed != null) {
+            throw failed;
         }
     }
 

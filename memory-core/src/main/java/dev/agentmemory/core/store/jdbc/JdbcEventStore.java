@@ -177,6 +177,12 @@ public final class JdbcEventStore implements EventStore {
         return new JdbcEventStore(H2Database.file(file, autoCompactMinBytes));
     }
 
+    /** As {@link #h2File(Path)}, through H2's file system {@code fileSystem} (tests: one that fills up). */
+    static JdbcEventStore h2File(Path file, String fileSystem) {
+        Objects.requireNonNull(file, "file");
+        return new JdbcEventStore(H2Database.file(file, DEFAULT_AUTO_COMPACT_MIN_BYTES, fileSystem));
+    }
+
     /** A named in-memory H2 database that lives until this store is closed. */
     public static JdbcEventStore h2InMemory(String name) {
         Objects.requireNonNull(name, "name");
