@@ -50,14 +50,16 @@ final class AdminTools implements Admin {
         return runtime.exclusive(caller, held -> {
             List<LoggedEvent> log = held.storedLog();
             PartitionState replayed = PartitionState.replay(log);
-            AuditReport report = Analysis.audit(held.state(), replayed, runtime.clock().instant(), staleAfter);
+            AuditReport report = Analysis.audit(held.state(), replayed, runtime.clock().instant(), staleAfter)
+                    .withStoreFindings(runtime.storeFindings());
             String snapshot = held.snapshotProblem(log, replayed);
             if (snapshot.isEmpty()) {
                 return report;
             }
             String difference = report.replayMatches() ? snapshot : report.replayDifference() + "; " + snapshot;
             return new AuditReport(report.seq(), report.conflictingKeys(), report.expiredButActive(),
-                    report.staleKeys(), report.archivedScopesReferenced(), report.pendingActions(), false, difference);
+                    report.staleKeys(), report.archivedScopesReferenced(), report.pendingActions(), false, difference,
+                    report.storeFindings());
         });
     }
 

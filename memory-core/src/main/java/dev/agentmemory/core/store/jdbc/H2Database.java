@@ -237,6 +237,16 @@ final class H2Database implements Database {
         return mark == null ? 0 : mark.read();
     }
 
+    /** The high-water mark beside the file; empty when it is missing or unreadable. */
+    java.util.OptionalLong findHighWaterMark() {
+        return mark().find();
+    }
+
+    /** Writes {@code writes} as the high-water mark beside the file, synced. */
+    void writeHighWaterMark(long writes) {
+        mark().write(writes);
+    }
+
     /** The path of the high-water mark beside the file, for messages. */
     Path highWaterMarkPath() {
         return mark().path();
