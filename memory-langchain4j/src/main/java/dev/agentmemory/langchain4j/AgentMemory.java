@@ -8,6 +8,7 @@ import dev.agentmemory.core.policy.InstructionDetector;
 import dev.agentmemory.core.spi.DerivedData;
 import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.core.spi.ForgetRequest;
+import dev.agentmemory.core.store.jdbc.H2FileOption;
 import dev.agentmemory.core.store.jdbc.JdbcEventStore;
 import dev.agentmemory.core.store.jdbc.JdbcSettings;
 import dev.agentmemory.langchain4j.framing.MemoryFramer;
@@ -409,6 +410,18 @@ public final class AgentMemory implements AutoCloseable {
         }
 
         /**
+         * Opens the {@link #h2File} even when its high-water mark ({@code <name>.hwm}) is missing
+         * while the file has data (the {@code .mv.db} was copied or restored alone), which is
+         * refused otherwise; every audit then reports that completeness is unverified. Also
+         * {@code agentmemory.h2.accept-missing-high-water-mark=true}. See
+         * {@code H2FileOption.ACCEPT_MISSING_HIGH_WATER_MARK}.
+         */
+        public Builder acceptMissingHighWaterMark() {
+            settings.acceptMissingHighWaterMark = true;
+            return this;
+        }
+
+        /**
          * Events on a database server, e.g. PostgreSQL ({@code jdbc:postgresql://host:5432/db}; add
          * the driver {@code org.postgresql:postgresql}), through a connection pool that
          * {@link #build} opens and {@link AgentMemory#close} closes. Also set by the
@@ -666,7 +679,9 @@ public final class AgentMemory implements AutoCloseable {
             if (store != null) {
                 eb.store(store);
             } else if (h2File != null) {
-                eb.store(JdbcEventStore.h2File(h2File));
+                eb.store(settings.acceptMissingHighWaterMark
+                        ? JdbcEventStore.h2File(h2File, H2FileOption.ACCEPT_MISSING_HIGH_WATER_MARK)
+                        : JdbcEventStore.h2File(h2File));
             } else if (dataSource != null) {
                 eb.dataSource(dataSource);
             } else if (server != null) {
