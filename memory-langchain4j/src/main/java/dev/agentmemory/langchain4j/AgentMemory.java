@@ -324,12 +324,14 @@ public final class AgentMemory implements AutoCloseable {
         registered.forEach(data -> steps.add(() -> engine.admin().unregister(data)));
         steps.add(retriever::close);
         steps.add(() -> engine.admin().removeRedactor(redactor));
-        if (summarizer != null) {
-            steps.add(summarizer::close);
+        Summarizer summaries = summarizer;
+        if (summaries != null) {
+            steps.add(summaries::close);
         }
-        if (episodic != null) {
-            steps.add(() -> engine.admin().removeListener(episodic));
-            steps.add(episodic::close);
+        EpisodicMemory index = episodic;
+        if (index != null) {
+            steps.add(() -> engine.admin().removeListener(index));
+            steps.add(index::close);
         }
         if (ownsEngine) {
             steps.add(engine::close);
