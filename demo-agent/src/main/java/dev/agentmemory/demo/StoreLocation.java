@@ -38,6 +38,11 @@ record StoreLocation(Path prefix) {
         return prefix.resolveSibling(prefix.getFileName() + SUFFIX);
     }
 
+    /** The memory store's high-water mark beside its file. */
+    Path highWaterMark() {
+        return prefix.resolveSibling(prefix.getFileName() + ".hwm");
+    }
+
     /** The shop's H2 file beside it. */
     Path shopFile() {
         return prefix.resolveSibling(prefix.getFileName() + "-shop" + SUFFIX);
@@ -96,6 +101,11 @@ record StoreLocation(Path prefix) {
             return d;
         }
         for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t.getMessage() != null && t.getMessage().contains("has no high-water mark")) {
+                return new DemoError(DemoError.STORE_UNUSABLE, "the memory store " + file() + " has data but no "
+                        + highWaterMark().getFileName() + " beside it (copied or restored without it?), so whether it lost"
+                        + " writes cannot be checked; restore it together with its .hwm, or choose another --db", e);
+            }
             if (t instanceof SQLException s && s.getErrorCode() == H2_FILE_LOCKED
                     || t.getMessage() != null && t.getMessage().contains("in use by another process")) {
                 return new DemoError(DemoError.STORE_IN_USE, "the memory store " + file() + " is in use by another process"

@@ -9,9 +9,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import dev.agentmemory.core.spi.Partition;
+import dev.agentmemory.core.spi.StoredEvent;
+import dev.agentmemory.core.store.jdbc.JdbcEventStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -110,6 +114,25 @@ class DemoErrorsTest {
                 holder.destroyForcibly();
             }
         }
+    }
+
+    @Test
+    void should_refuse_a_store_restored_without_its_high_water_mark_with_exit_code_5() throws Exception {
+        // given: a store with data, and a copy of its .mv.db alone (a backup of the database file only)
+        Path original = dir.resolve("original");
+        try (JdbcEventStore store = JdbcEventStore.h2File(original)) {
+            store.append(new Partition("shop", "alice"), 0,
+                    List.of(new StoredEvent(1, Instant.parse("2024-10-15T10:00:00Z"), "t", "a", "tr", "{}")));
+        }
+        Path restored = Files.createDirectory(dir.resolve("restored")).resolve("agent-memory");
+        Files.copy(dir.resolve("original.mv.db"), dir.resolve("restored").resolve("agent-memory.mv.db"));
+
+        // then
+        String message = "the memory store " + restored.toAbsolutePath() + ".mv.db has data but no agent-memory.hwm"
+                + " beside it (copied or restored without it?), so whether it lost writes cannot be checked;"
+                + " restore it together with its .hwm, or choose another --db";
+        assertOneLine(DemoRun.of("inspect", "--db", restored.toString()), 5, message);
+        assertOneLine(DemoRun.of("audit", "--db", restored.toString()), 5, message);
     }
 
     @Test

@@ -55,14 +55,16 @@ final class AdminTools implements Admin {
             Optional<StoredSnapshot> stored = held.storedSnapshot();
             List<LoggedEvent> log = held.storedLogCaughtUp();
             PartitionState replayed = PartitionState.replay(log);
-            AuditReport report = Analysis.audit(held.state(), replayed, runtime.clock().instant(), staleAfter);
+            AuditReport report = Analysis.audit(held.state(), replayed, runtime.clock().instant(), staleAfter)
+                    .withStoreFindings(runtime.storeFindings());
             String snapshot = held.snapshotProblem(stored, log, replayed);
             if (snapshot.isEmpty()) {
                 return report;
             }
             String difference = report.replayMatches() ? snapshot : report.replayDifference() + "; " + snapshot;
             return new AuditReport(report.seq(), report.conflictingKeys(), report.expiredButActive(),
-                    report.staleKeys(), report.archivedScopesReferenced(), report.pendingActions(), false, difference);
+                    report.staleKeys(), report.archivedScopesReferenced(), report.pendingActions(), false, difference,
+                    report.storeFindings());
         });
     }
 

@@ -657,6 +657,11 @@ final class PartitionRuntime {
         store.close();
     }
 
+    /** What the store reports about itself to every audit ({@link EventStore#auditFindings()}). */
+    List<String> storeFindings() {
+        return store.auditFindings();
+    }
+
     private Handle handle(Partition p) {
         return partitions.computeIfAbsent(p, k -> new Handle(load(k)));
     }

@@ -8,6 +8,7 @@ import dev.agentmemory.core.policy.InstructionDetector;
 import dev.agentmemory.core.spi.DerivedData;
 import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.core.spi.ForgetRequest;
+import dev.agentmemory.core.store.jdbc.H2FileOption;
 import dev.agentmemory.core.store.jdbc.JdbcEventStore;
 import dev.agentmemory.core.store.jdbc.JdbcSettings;
 import dev.agentmemory.langchain4j.framing.MemoryFramer;
@@ -340,24 +341,47 @@ public final class AgentMemory implements AutoCloseable {
      * redactor) is removed, its episodic index is closed, and the engine is closed when this
      * memory opened it. Other {@code AgentMemory} objects over an engine passed to
      * {@link Builder#engine} keep working, and so does that engine. Idempotent.
+     *
+     * <p>Every part is closed even when one fails (after a full disk, the recall index cannot
+     * write its last changes): the engine, and with it the store's hold on its file, is released
+     * all the same, so a new memory can open the file in this process once the cause is fixed.
+     * The first failure is then thrown, with the others added to it as suppressed.
      */
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        registered.forEach(engine.admin()::unregister);
-        retriever.close();
-        engine.admin().removeRedactor(redactor);
-        if (summarizer != null) {
-            summarizer.close();
+        List<Runnable> steps = new ArrayList<>();
+        registered.forEach(data -> steps.add(() -> engine.admin().unregister(data)));
+        steps.add(retriever::close);
+        steps.add(() -> engine.admin().removeRedactor(redactor));
+        Summarizer summaries = summarizer;
+        if (summaries != null) {
+            steps.add(summaries::close);
         }
-        if (episodic != null) {
-            engine.admin().removeListener(episodic);
-            episodic.close();
+        EpisodicMemory index = episodic;
+        if (index != null) {
+            steps.add(() -> engine.admin().removeListener(index));
+            steps.add(index::close);
         }
         if (ownsEngine) {
-            engine.close();
+            steps.add(engine::close);
+        }
+        RuntimeException failed = null;
+        for (Runnable step : steps) {
+            try {
+                step.run();
+            } catch (RuntimeException e) {
+                if (failed == null) {
+                    failed = e;
+                } else {
+                    failed.addSuppressed(e);
+                }
+            }
+        }
+        if (failed != null) {
+            throw failed;
         }
     }
 
@@ -416,6 +440,18 @@ public final class AgentMemory implements AutoCloseable {
             Objects.requireNonNull(path, "path");
             source("h2File");
             this.h2File = path;
+            return this;
+        }
+
+        /**
+         * Opens the {@link #h2File} even when its high-water mark ({@code <name>.hwm}) is missing
+         * while the file has data (the {@code .mv.db} was copied or restored alone), which is
+         * refused otherwise; every audit then reports that completeness is unverified. Also
+         * {@code agentmemory.h2.accept-missing-high-water-mark=true}. See
+         * {@code H2FileOption.ACCEPT_MISSING_HIGH_WATER_MARK}.
+         */
+        public Builder acceptMissingHighWaterMark() {
+            settings.acceptMissingHighWaterMark = true;
             return this;
         }
 
@@ -677,7 +713,9 @@ public final class AgentMemory implements AutoCloseable {
             if (store != null) {
                 eb.store(store);
             } else if (h2File != null) {
-                eb.store(JdbcEventStore.h2File(h2File));
+                eb.store(settings.acceptMissingHighWaterMark
+                        ? JdbcEventStore.h2File(h2File, H2FileOption.ACCEPT_MISSING_HIGH_WATER_MARK)
+                        : JdbcEventStore.h2File(h2File));
             } else if (dataSource != null) {
                 eb.dataSource(dataSource);
             } else if (server != null) {

@@ -57,6 +57,8 @@ final class Settings {
     String jdbcUser = "";
     String jdbcPassword = "";
     @Nullable Integer jdbcPoolSize;
+    /** {@code agentmemory.h2.accept-missing-high-water-mark}: open an H2 file restored without its {@code .hwm}. */
+    boolean acceptMissingHighWaterMark;
 
     /** Names of engine-owned settings that were set explicitly, in the order they were set. */
     final Set<String> engineSettingsSet = new LinkedHashSet<>();
@@ -101,6 +103,7 @@ final class Settings {
         c.jdbcUser = jdbcUser;
         c.jdbcPassword = jdbcPassword;
         c.jdbcPoolSize = jdbcPoolSize;
+        c.acceptMissingHighWaterMark = acceptMissingHighWaterMark;
         c.engineSettingsSet.addAll(engineSettingsSet);
         return c;
     }
@@ -198,6 +201,7 @@ final class Settings {
                     case "jdbc.user" -> jdbcUser = v;
                     case "jdbc.password" -> jdbcPassword = v;
                     case "jdbc.pool-size" -> jdbcPoolSize = atLeast("jdbc.pool-size", integer(key, v), 1);
+                    case "h2.accept-missing-high-water-mark" -> acceptMissingHighWaterMark = bool(key, v);
                     default -> throw new IllegalArgumentException("unknown setting " + key
                             + " (known: " + String.join(", ", KNOWN) + ")");
                 }
@@ -235,7 +239,7 @@ final class Settings {
     static final Set<String> KNOWN = Set.of("ttl.<kind>", "max-records-per-user", "at-limit", "window-size",
             "results.state", "results.persistent", "results.episodic", "min-score", "block.max-chars",
             "block.max-tokens", "strict-conflicts", "delete-mode", "encryption-key", "agent", "max-message-chars",
-            "jdbc.url", "jdbc.user", "jdbc.password", "jdbc.pool-size");
+            "jdbc.url", "jdbc.user", "jdbc.password", "jdbc.pool-size", "h2.accept-missing-high-water-mark");
 
     static String name(Kind kind) {
         return EnumText.label(kind);

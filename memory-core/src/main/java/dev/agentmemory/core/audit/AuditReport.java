@@ -14,11 +14,25 @@ import java.util.Objects;
  * @param pendingActions            side effects logged without an outcome
  * @param replayMatches             whether the live state equals a fresh replay of the stored log
  * @param replayDifference          what differs, when it does not
+ * @param storeFindings             facts about the store as a whole (an H2 file opened without its
+ *                                  high-water mark: what it held then is unverified); they do not
+ *                                  make the state inconsistent, and every audit lists them
  */
 public record AuditReport(long seq, List<String> conflictingKeys, List<String> expiredButActive,
                           List<String> staleKeys, List<String> archivedScopesReferenced,
-                          List<String> pendingActions, boolean replayMatches, String replayDifference) {
+                          List<String> pendingActions, boolean replayMatches, String replayDifference,
+                          List<String> storeFindings) {
+
+    /** A report without store findings. */
+    public AuditReport(long seq, List<String> conflictingKeys, List<String> expiredButActive,
+                       List<String> staleKeys, List<String> archivedScopesReferenced,
+                       List<String> pendingActions, boolean replayMatches, String replayDifference) {
+        this(seq, conflictingKeys, expiredButActive, staleKeys, archivedScopesReferenced, pendingActions,
+                replayMatches, replayDifference, List.of());
+    }
+
     public AuditReport {
+        storeFindings = List.copyOf(storeFindings);
         conflictingKeys = List.copyOf(conflictingKeys);
         expiredButActive = List.copyOf(expiredButActive);
         staleKeys = List.copyOf(staleKeys);
@@ -41,6 +55,13 @@ public record AuditReport(long seq, List<String> conflictingKeys, List<String> e
         staleKeys.forEach(k -> out.add("stale: " + k));
         archivedScopesReferenced.forEach(k -> out.add("archived task still referenced: " + k));
         pendingActions.forEach(k -> out.add("pending action (reconcile before retry): " + k));
+        storeFindings.forEach(k -> out.add("store: " + k));
         return out;
+    }
+
+    /** This report with the store's findings. */
+    public AuditReport withStoreFindings(List<String> findings) {
+        return new AuditReport(seq, conflictingKeys, expiredButActive, staleKeys, archivedScopesReferenced,
+                pendingActions, replayMatches, replayDifference, findings);
     }
 }

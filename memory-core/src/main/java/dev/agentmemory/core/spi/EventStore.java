@@ -78,6 +78,15 @@ public interface EventStore extends AutoCloseable {
         return true;
     }
 
+    /**
+     * Facts about the stored data as a whole that every audit reports, one line each: for an H2
+     * file, that it was opened without its high-water mark, so that the completeness of what it
+     * held then could not be checked. Never null; none by default.
+     */
+    default List<String> auditFindings() {
+        return List.of();
+    }
+
     /** Reclaims space freed by rewrites so purged bytes leave the storage medium. No-op by default. */
     default void compact() {
     }

@@ -73,6 +73,11 @@ public class ForwardingEventStore implements EventStore {
     }
 
     @Override
+    public List<String> auditFindings() {
+        return delegate.auditFindings();
+    }
+
+    @Override
     public void compact() {
         delegate.compact();
     }

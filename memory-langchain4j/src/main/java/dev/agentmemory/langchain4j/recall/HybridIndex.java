@@ -285,9 +285,10 @@ public final class HybridIndex implements AutoCloseable {
                 return;
             }
             closed = true;
-            try {
+            // the directory is closed (and the index's write lock released) even when the writer
+            // cannot write its last changes, so that the folder can be opened again in this process
+            try (Directory d = directory) {
                 writer.close();
-                directory.close();
             } catch (IOException e) {
                 throw new UncheckedIOException("closing the recall index failed", e);
             }

@@ -43,6 +43,8 @@ final class H2Database implements Database {
     private static final Set<Path> OPEN_FILES = ConcurrentHashMap.newKeySet();
 
     private volatile String url;
+    /** H2's file system prefix of the URL: {@code file:}, or a test's wrapper around it. */
+    private final String fileSystem;
     /** The {@code .mv.db} file, or null for an in-memory database. */
     private final @Nullable Path file;
     /** The key of {@link #file} in {@link #OPEN_FILES}. */
@@ -72,9 +74,10 @@ final class H2Database implements Database {
     private final AtomicLong appendsSinceSizeCheck = new AtomicLong();
     private volatile boolean closed;
 
-    private H2Database(String url, @Nullable Path file, @Nullable Path owned, @Nullable Path creating, long autoCompactMinBytes,
-                       @Nullable ProcessLock processLock) {
+    private H2Database(String url, String fileSystem, @Nullable Path file, @Nullable Path owned, @Nullable Path creating,
+                       long autoCompactMinBytes, @Nullable ProcessLock processLock) {
         this.processLock = processLock;
+        this.fileSystem = fileSystem;
         this.url = url;
         this.file = file;
         this.owned = owned;
@@ -90,6 +93,14 @@ final class H2Database implements Database {
      * with every commit synced to the disk and freed space never reused.
      */
     static H2Database file(Path file, long autoCompactMinBytes) {
+        return file(file, autoCompactMinBytes, "file:");
+    }
+
+    /**
+     * As {@link #file(Path, long)}, through H2's file system {@code fileSystem} (a prefix such as
+     * {@code file:}; tests register a wrapper of their own that fails writes like a full disk).
+     */
+    static H2Database file(Path file, long autoCompactMinBytes, String fileSystem) {
         String path = file.toAbsolutePath().toString();
         if (path.endsWith(".mv.db")) {
             path = path.substring(0, path.length() - ".mv.db".length());
@@ -124,7 +135,7 @@ final class H2Database implements Database {
                 creating = Path.of(base + ".mv.db");
                 Files.deleteIfExists(creating);
             }
-            return new H2Database(url(base), mvFile, owned, creating, autoCompactMinBytes, processLock);
+            return new H2Database(url(fileSystem, base), fileSystem, mvFile, owned, creating, autoCompactMinBytes, processLock);
         } catch (IOException e) {
             processLock.release();
             OPEN_FILES.remove(owned);
@@ -136,8 +147,13 @@ final class H2Database implements Database {
         }
     }
 
-    private static String url(String base) {
-        return "jdbc:h2:file:" + base + ";WRITE_DELAY=0;REUSE_SPACE=FALSE;DB_CLOSE_ON_EXIT=FALSE";
+    /**
+     * {@code TRACE_LEVEL_FILE=0}: H2 writes no {@code <name>.trace.db} beside the file (it did on a
+     * failed write, and at every close after one); every error reaches the caller as an exception.
+     */
+    private static String url(String fileSystem, String base) {
+        return "jdbc:h2:" + fileSystem + base
+                + ";WRITE_DELAY=0;REUSE_SPACE=FALSE;DB_CLOSE_ON_EXIT=FALSE;TRACE_LEVEL_FILE=0";
     }
 
     /** The real path of {@code mvFile}'s folder (links resolved) with its name; as given when the folder is missing. */
@@ -152,7 +168,7 @@ final class H2Database implements Database {
 
     /** A named in-memory database that lives until {@link #close()}. */
     static H2Database inMemory(String name) {
-        return new H2Database("jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1", null, null, null, Long.MAX_VALUE, null);
+        return new H2Database("jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1", "mem:", null, null, null, Long.MAX_VALUE, null);
     }
 
     /**
@@ -171,7 +187,7 @@ final class H2Database implements Database {
                 close();
                 throw new MemoryException("cannot create the H2 file " + file + ": " + e.getMessage(), e);
             }
-            url = url(file().toString().substring(0, file().toString().length() - ".mv.db".length()));
+            url = url(fileSystem, file().toString().substring(0, file().toString().length() - ".mv.db".length()));
             pool = openPool();
             holdOpen();
         }
@@ -197,8 +213,12 @@ final class H2Database implements Database {
     }
 
     private void shutdown() throws SQLException {
+        shutdown("SHUTDOWN");
+    }
+
+    private void shutdown(String command) throws SQLException {
         try (Connection c = DriverManager.getConnection(url, "sa", ""); Statement st = c.createStatement()) {
-            st.execute("SHUTDOWN");
+            st.execute(command);
         }
     }
 
@@ -215,6 +235,16 @@ final class H2Database implements Database {
     @Override
     public long highWaterMark() {
         return mark == null ? 0 : mark.read();
+    }
+
+    /** The high-water mark beside the file; empty when it is missing or unreadable. */
+    java.util.OptionalLong findHighWaterMark() {
+        return mark().find();
+    }
+
+    /** Writes {@code writes} as the high-water mark beside the file, synced. */
+    void writeHighWaterMark(long writes) {
+        mark().write(writes);
     }
 
     /** The path of the high-water mark beside the file, for messages. */
@@ -385,7 +415,7 @@ final class H2Database implements Database {
         // page, which hides from a byte scan whether a purged value is really gone.
         String path = file().toString();
         try {
-            org.h2.mvstore.MVStoreTool.compact(path, false);
+            org.h2.mvstore.MVStoreTool.compact(fileSystem + path, false);
         } catch (RuntimeException e) {
             throw new MemoryException("cannot compact the H2 database " + path + ": " + e.getMessage(), e);
         }
@@ -394,37 +424,64 @@ final class H2Database implements Database {
         compactedBytes = fileSize();
     }
 
+    /**
+     * Closes the database and lets the file go, on every path: whatever fails on the way (H2's
+     * {@code SHUTDOWN} after a full disk, an error of H2's own), the OS lock on {@code .owner}
+     * and this JVM's registration of the file are released before this returns, so a new store
+     * can open the file in this process once the cause is fixed. Never throws.
+     */
     @Override
     public void close() {
         if (closed) {
             return;
         }
         closed = true;
-        // SHUTDOWN closes the database now, even if a connection is still out, so that the
-        // file's lock is released when close() returns and another process can open it. It runs
-        // on a connection of its own: a pooled one would try to roll back on its way back to
-        // the closed database, and H2 would log that failure to a .trace.db file at every close.
         try {
-            shutdown();
-        } catch (SQLException e) {
-            // closing anyway: the pool is disposed below
-        }
-        pool.dispose();
-        if (mark != null) {
-            mark.close();
-        }
-        if (creating != null) {
+            closeDatabase();
+        } finally {
             try {
-                Files.deleteIfExists(creating);
-            } catch (IOException e) {
-                // a leftover is deleted at the next creation
+                if (mark != null) {
+                    mark.close();
+                }
+                if (creating != null) {
+                    Files.deleteIfExists(creating);
+                }
+            } catch (IOException | RuntimeException e) {
+                // a leftover creating file is deleted at the next creation
+            } finally {
+                if (processLock != null) {
+                    processLock.release();
+                }
+                if (owned != null) {
+                    OPEN_FILES.remove(owned);
+                }
             }
         }
-        if (processLock != null) {
-            processLock.release();
-        }
-        if (owned != null) {
-            OPEN_FILES.remove(owned);
+    }
+
+    /**
+     * {@code SHUTDOWN} closes the database now, even if a connection is still out, so that the
+     * file's lock is released when close() returns and another process can open it. It runs on a
+     * connection of its own: a pooled one would try to roll back on its way back to the closed
+     * database. When it fails (a full disk: H2 writes the file's last chunk as it closes),
+     * {@code SHUTDOWN IMMEDIATELY} closes the database without writing, as a killed process would
+     * leave it: nothing uncommitted was acknowledged, and the next open recovers the last commit.
+     */
+    private void closeDatabase() {
+        try {
+            shutdown("SHUTDOWN");
+        } catch (SQLException | RuntimeException e) {
+            try {
+                shutdown("SHUTDOWN IMMEDIATELY");
+            } catch (SQLException | RuntimeException again) {
+                // the database is gone already (H2 closed it when a write failed)
+            }
+        } finally {
+            try {
+                pool.dispose();
+            } catch (RuntimeException e) {
+                // its connections are to the closed database
+            }
         }
     }
 }

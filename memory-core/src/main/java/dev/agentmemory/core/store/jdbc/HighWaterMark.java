@@ -19,8 +19,10 @@ import java.util.zip.CRC32C;
  * one write ahead of the mark (killed between the two), never behind it.
  *
  * <p>Two 32-byte slots, written alternately, each with its own CRC: a write torn by a crash
- * damages one slot, and the other still holds the previous mark. A missing mark reads as 0
- * (a new file, a file of an older version, or a copy restored on purpose).
+ * damages one slot, and the other still holds the previous mark. A missing mark (no file, or no
+ * valid slot) is told apart from a mark of 0 by {@link #find()}: the store writes a mark as soon
+ * as it opens a file, so a file that has committed writes and no mark was copied or restored
+ * without it (see {@code JdbcEventStore.checkHighWaterMark}).
  */
 final class HighWaterMark implements AutoCloseable {
 
@@ -48,12 +50,17 @@ final class HighWaterMark implements AutoCloseable {
 
     /** The highest valid mark, 0 when there is none. */
     long read() {
+        return find().orElse(0);
+    }
+
+    /** The highest valid mark; empty when the file is missing or holds no valid slot. */
+    java.util.OptionalLong find() {
         if (!Files.exists(path)) {
-            return 0;
+            return java.util.OptionalLong.empty();
         }
         try {
             byte[] bytes = Files.readAllBytes(path);
-            long best = 0;
+            long best = -1;
             for (int slot = 0; slot + SLOT <= bytes.length && slot < 2 * SLOT; slot += SLOT) {
                 ByteBuffer b = ByteBuffer.wrap(bytes, slot, SLOT);
                 long magic = b.getLong();
@@ -63,7 +70,7 @@ final class HighWaterMark implements AutoCloseable {
                     best = Math.max(best, writes);
                 }
             }
-            return best;
+            return best < 0 ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(best);
         } catch (IOException e) {
             throw new MemoryException("cannot read the high-water mark " + path + ": " + e.getMessage(), e);
         }

@@ -41,8 +41,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * the store, the partition, the sequence and what is wrong) while the others stay readable. An H2
  * file also counts its write transactions and keeps that count, synced after each commit, in a
  * high-water mark beside it ({@code <name>.hwm}): a file that was cut short or replaced by an
- * older copy is refused at open. An existing file that is empty or holds no memory schema is
- * refused rather than treated as a new database.
+ * older copy is refused at open. A file that has committed writes but no mark (its {@code .mv.db}
+ * copied or restored alone) is refused too, since nothing can tell whether it is complete, unless
+ * opened with {@link H2FileOption#ACCEPT_MISSING_HIGH_WATER_MARK}: it then gets a fresh mark, and
+ * every audit reports that it was opened without one ({@link #auditFindings()}). A file with no
+ * committed writes and no mark (new, or created before the mark existed and not written since) is
+ * opened and gets its mark. An existing file that is empty or holds no memory schema is refused
+ * rather than treated as a new database.
  *
  * <p>One owner per H2 file: a second {@link #h2File} on a file already open in this JVM is
  * refused, as is one in another process (after waiting 5 s for its lock).
@@ -61,6 +66,8 @@ public final class JdbcEventStore implements EventStore {
     static final int SCHEMA_VERSION = 4;
 
     private static final String WRITES = "writes";
+    /** In {@code memory_meta}: the count of writes when the file was accepted without its high-water mark. */
+    private static final String UNVERIFIED = "opened_without_mark";
 
     /** Connections, and what the database needs around them (locks, syncs, compaction, close). */
     private final Database database;
@@ -135,13 +142,13 @@ public final class JdbcEventStore implements EventStore {
         }
     }
 
-    private JdbcEventStore(H2Database database) {
+    private JdbcEventStore(H2Database database, boolean acceptMissingMark) {
         this.database = database;
         this.name = database.name();
         try {
             this.dialect = migrate();
             database.opened();
-            checkHighWaterMark(database);
+            checkHighWaterMark(database, acceptMissingMark);
         } catch (RuntimeException e) {
             database.close();
             throw e;
@@ -169,12 +176,31 @@ public final class JdbcEventStore implements EventStore {
         return h2File(file, DEFAULT_AUTO_COMPACT_MIN_BYTES);
     }
 
+    /**
+     * As {@link #h2File(Path)}, with {@code options}: {@link H2FileOption#ACCEPT_MISSING_HIGH_WATER_MARK}
+     * opens a file restored without its {@code .hwm} (refused otherwise), and records that it did.
+     */
+    public static JdbcEventStore h2File(Path file, H2FileOption... options) {
+        Objects.requireNonNull(file, "file");
+        boolean accept = false;
+        for (H2FileOption option : Objects.requireNonNull(options, "options")) {
+            accept |= Objects.requireNonNull(option, "option") == H2FileOption.ACCEPT_MISSING_HIGH_WATER_MARK;
+        }
+        return new JdbcEventStore(H2Database.file(file, DEFAULT_AUTO_COMPACT_MIN_BYTES), accept);
+    }
+
     static final long DEFAULT_AUTO_COMPACT_MIN_BYTES = 64L << 20;
 
     /** As {@link #h2File(Path)}, compacting once the file exceeds {@code autoCompactMinBytes} (tests). */
     static JdbcEventStore h2File(Path file, long autoCompactMinBytes) {
         Objects.requireNonNull(file, "file");
-        return new JdbcEventStore(H2Database.file(file, autoCompactMinBytes));
+        return new JdbcEventStore(H2Database.file(file, autoCompactMinBytes), false);
+    }
+
+    /** As {@link #h2File(Path)}, through H2's file system {@code fileSystem} (tests: one that fills up). */
+    static JdbcEventStore h2File(Path file, String fileSystem) {
+        Objects.requireNonNull(file, "file");
+        return new JdbcEventStore(H2Database.file(file, DEFAULT_AUTO_COMPACT_MIN_BYTES, fileSystem), false);
     }
 
     /** A named in-memory H2 database that lives until this store is closed. */
@@ -183,7 +209,7 @@ public final class JdbcEventStore implements EventStore {
         if (!name.matches("[A-Za-z0-9_-]{1,64}")) {
             throw new IllegalArgumentException("database name must be 1-64 letters, digits, _ or -: " + name);
         }
-        return new JdbcEventStore(H2Database.inMemory(name));
+        return new JdbcEventStore(H2Database.inMemory(name), false);
     }
 
     /** Creates or migrates the schema; returns the database's dialect. */
@@ -340,17 +366,93 @@ public final class JdbcEventStore implements EventStore {
         head.addBatch();
     }
 
-    /** Refuses a file that committed fewer writes than its high-water mark records. */
-    private void checkHighWaterMark(H2Database h2) {
+    /**
+     * Refuses a file that committed fewer writes than its high-water mark records, and one that
+     * committed writes but has no mark, unless {@code acceptMissingMark}; writes a mark for a file
+     * without one that is opened.
+     *
+     * <p>The mark was introduced with schema 3, and every file opened since gets one at once, before
+     * its first write. A file with committed writes (which only schema 3 and later count) and no
+     * mark therefore lost it: copied or restored alone. A file from before schema 3 has none
+     * and counts no writes: it is opened and gets its mark, with no option needed.
+     */
+    private void checkHighWaterMark(H2Database h2, boolean acceptMissingMark) {
         if (!h2.keepsHighWaterMark()) {
             return;
         }
-        long mark = h2.highWaterMark();
+        java.util.OptionalLong found = h2.findHighWaterMark();
+        if (found.isEmpty()) {
+            if (writes.get() > 0 && !acceptMissingMark) {
+                throw new MemoryException("the H2 file " + name + " holds " + writes.get() + " write transactions but"
+                        + " has no high-water mark (" + h2.highWaterMarkPath() + " is missing or unreadable), so whether"
+                        + " it lost writes cannot be checked: restore it with its .hwm, or open it as it is with"
+                        + " H2FileOption.ACCEPT_MISSING_HIGH_WATER_MARK (AgentMemory: acceptMissingHighWaterMark(),"
+                        + " agentmemory.h2.accept-missing-high-water-mark=true)");
+            }
+            if (writes.get() > 0) {
+                recordOpenedWithoutMark();
+            }
+            h2.writeHighWaterMark(writes.get());
+            return;
+        }
+        long mark = found.getAsLong();
         if (writes.get() < mark) {
             throw new MemoryException("the H2 file " + name + " has lost writes it had acknowledged: it holds "
                     + writes.get() + " write transactions, but its high-water mark " + h2.highWaterMarkPath()
                     + " records " + mark + " (the file was cut short or replaced by an older copy); if an older copy"
-                    + " was restored on purpose, delete " + h2.highWaterMarkPath().getFileName() + " to accept it");
+                    + " was restored on purpose, delete " + h2.highWaterMarkPath().getFileName() + " and open it with"
+                    + " H2FileOption.ACCEPT_MISSING_HIGH_WATER_MARK");
+        }
+    }
+
+    /** Records in the file, durably, that it was opened without its high-water mark at the current count of writes. */
+    private void recordOpenedWithoutMark() {
+        try (Connection c = database.dataSource().getConnection()) {
+            try (PreparedStatement update = c.prepareStatement("UPDATE memory_meta SET counter = ? WHERE meta_key = ?")) {
+                update.setLong(1, writes.get());
+                update.setString(2, UNVERIFIED);
+                if (update.executeUpdate() == 0) {
+                    try (PreparedStatement insert = c.prepareStatement(
+                            "INSERT INTO memory_meta (meta_key, counter) VALUES (?, ?)")) {
+                        insert.setString(1, UNVERIFIED);
+                        insert.setLong(2, writes.get());
+                        insert.executeUpdate();
+                    }
+                }
+            }
+            try (Statement st = c.createStatement()) {
+                st.execute("CHECKPOINT SYNC");
+            }
+        } catch (SQLException e) {
+            throw new MemoryException("store " + name + ": cannot record that it was opened without its high-water mark: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * On an H2 file accepted without its high-water mark ({@link H2FileOption#ACCEPT_MISSING_HIGH_WATER_MARK}):
+     * one line saying so, in every audit from then on. None otherwise.
+     */
+    @Override
+    public List<String> auditFindings() {
+        if (!database.keepsHighWaterMark()) {
+            return List.of();
+        }
+        try (Database.Held reading = database.reading()) {
+            try (Connection c = database.dataSource().getConnection();
+                 PreparedStatement ps = c.prepareStatement("SELECT counter FROM memory_meta WHERE meta_key = ?")) {
+                ps.setString(1, UNVERIFIED);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        return List.of();
+                    }
+                    return List.of("the H2 file " + name + " was opened without its high-water mark when it held "
+                            + rs.getLong(1) + " write transactions; completeness unverified (writes before then may"
+                            + " have been lost)");
+                }
+            } catch (SQLException e) {
+                throw new MemoryException("store " + name + ": cannot read its findings: " + e.getMessage(), e);
+            }
         }
     }
 
