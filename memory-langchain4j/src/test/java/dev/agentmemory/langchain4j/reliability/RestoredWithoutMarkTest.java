@@ -31,7 +31,7 @@ class RestoredWithoutMarkTest {
     @Test
     void should_refuse_a_file_restored_without_its_mark_unless_the_builder_or_the_config_accepts_it() throws Exception {
         Path original = dir.resolve("memory");
-        List<ChatMessage> messages = List.of(UserMessage.from("I live in Lyon"), AiMessage.from("Noted."));
+        List<ChatMessage> messages = List.of(UserMessage.from("Hello, is the shop open today?"), AiMessage.from("Noted."));
         try (AgentMemory memory = AgentMemory.builder().h2File(original).build()) {
             memory.chatMemoryStore().updateMessages("alice", messages);
         }
