@@ -55,12 +55,17 @@ class RecallRebuildPropertyTest {
     private static final String[] VALUES = {"Lisbon", "Porto", "Acme", "Globex", "Priya", "Tom"};
     private static final String[] QUESTIONS = {
             "Where do I live?", "Who is my employer?", "Who gets the invoices?", "What colour do I like?",
-            "Tell me about my dog", "earbuds colour",
+            "Tell me about my dog", "earbuds colour", "Did I go hiking in Lisbon or in the Alps with my sister?",
+            "Which colour of earbuds did I order, white or black?", "invoice Tom Priya Globex Acme",
     };
     private static final String[] SESSIONS = {"s1", "s2", "s3"};
 
     /** One step of a lifecycle. */
-    sealed interface Step permits Say, ForgetMessage, Write, ForgetKey, Restart, Wait {
+    sealed interface Step permits Say, OtherUserSays, ForgetMessage, Write, ForgetKey, Restart, Wait {
+    }
+
+    /** Another user of the same tenant talks: the index holds other partitions too. */
+    record OtherUserSays(int user) implements Step {
     }
 
     record Say(int session, int user, int ai) implements Step {
@@ -87,17 +92,19 @@ class RecallRebuildPropertyTest {
                 Arbitraries.integers().between(0, USER_SAYS.length - 1), Arbitraries.integers().between(0, AI_SAYS.length - 1))
                 .as(Say::new);
         Arbitrary<Step> forgetMessage = net.jqwik.api.Combinators.combine(
-                Arbitraries.integers().between(0, SESSIONS.length - 1), Arbitraries.integers().between(0, 7)).as(ForgetMessage::new);
+                Arbitraries.integers().between(0, SESSIONS.length - 1), Arbitraries.integers().between(0, 5)).as(ForgetMessage::new);
         Arbitrary<Step> write = net.jqwik.api.Combinators.combine(Arbitraries.integers().between(0, KEYS.length - 1),
                 Arbitraries.integers().between(0, VALUES.length - 1)).as(Write::new);
         Arbitrary<Step> forgetKey = Arbitraries.integers().between(0, KEYS.length - 1).map(ForgetKey::new);
         Arbitrary<Step> restart = Arbitraries.just(new Restart());
+        Arbitrary<Step> other = Arbitraries.integers().between(0, USER_SAYS.length - 1).map(OtherUserSays::new);
         Arbitrary<Step> wait = Arbitraries.integers().between(1, 24 * 40).map(Wait::new);
         return Arbitraries.frequencyOf(
-                        net.jqwik.api.Tuple.of(8, say), net.jqwik.api.Tuple.of(2, forgetMessage),
+                        net.jqwik.api.Tuple.of(8, say), net.jqwik.api.Tuple.of(4, forgetMessage),
+                        net.jqwik.api.Tuple.of(4, other),
                         net.jqwik.api.Tuple.of(3, write), net.jqwik.api.Tuple.of(1, forgetKey),
                         net.jqwik.api.Tuple.of(1, restart), net.jqwik.api.Tuple.of(2, wait))
-                .list().ofMinSize(4).ofMaxSize(30);
+                .list().ofMinSize(4).ofMaxSize(40);
     }
 
     @Property(tries = 60, seed = "23")
@@ -168,6 +175,8 @@ class RecallRebuildPropertyTest {
             ChatMemory chat = memory.chatMemoryProvider().get(new SessionRef("acme", "alice", SESSIONS[s.session()]));
             chat.add(UserMessage.from(USER_SAYS[s.user()]));
             chat.add(AiMessage.from(AI_SAYS[s.ai()]));
+        } else if (step instanceof OtherUserSays o) {
+            memory.chatMemoryProvider().get(new SessionRef("acme", "bob", "b1")).add(UserMessage.from(USER_SAYS[o.user()]));
         } else if (step instanceof ForgetMessage f) {
             String session = SESSIONS[f.session()];
             if (engine.messages().history(alice, session).containsKey((long) f.index())) {
