@@ -57,7 +57,7 @@ public final class HybridIndex implements AutoCloseable {
     public static final String SPEAKER_ATTRIBUTE = "speaker";
 
     /** Up to this many items a search scores every item exactly ({@link Builder#exactSearchBelow}). */
-    public static final int DEFAULT_EXACT_SEARCH_BELOW = 20_000;
+    public static final int DEFAULT_EXACT_SEARCH_BELOW = 2_000;
 
 
     private final int dimensions;
