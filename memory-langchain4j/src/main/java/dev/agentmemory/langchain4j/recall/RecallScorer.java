@@ -63,6 +63,10 @@ final class RecallScorer {
         if (searcher.count(filter) <= settings.exactSearchBelow()) {
             // small enough to score every item exactly: the result is a function of the items alone
             pool = ExactScan.scan(searcher, filter, terms, vector);
+            if (vector == null) {
+                // a text-only search finds only items sharing a term, as the lexical query does
+                pool.removeIf(c -> Double.isNaN(c.lexical));
+            }
         } else {
             pool = approximateCandidates(searcher, filter, query, terms, vector);
             readRankingFields(searcher, stored, pool, vector);
