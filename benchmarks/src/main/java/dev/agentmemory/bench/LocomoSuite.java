@@ -216,7 +216,7 @@ final class LocomoSuite implements Suite {
                 for (String v : variants.keySet()) {
                     double sum = 0;
                     int n = 0;
-                    List<Accumulator> accs = folds.get(variantName(v));
+                    List<Accumulator> accs = of(folds, variantName(v));
                     for (int g = 0; g < accs.size(); g++) {
                         if (g != f) {
                             sum += accs.get(g).all.sums[2];
@@ -231,7 +231,7 @@ final class LocomoSuite implements Suite {
                 }
             }
             chosen.add(best);
-            ours.add(folds.get(variantName(best)).get(f));
+            ours.add(of(folds, variantName(best)).get(f));
         }
         Map<String, List<Accumulator>> systems = new LinkedHashMap<>();
         systems.put(OurRecall.NAME, ours);
@@ -257,8 +257,12 @@ final class LocomoSuite implements Suite {
         return OurRecall.NAME + ":" + variant;
     }
 
+    private static List<Accumulator> of(Map<String, List<Accumulator>> systems, String system) {
+        return java.util.Objects.requireNonNull(systems.get(system), system);
+    }
+
     private static Accumulator last(Map<String, List<Accumulator>> folds, String system) {
-        List<Accumulator> list = folds.get(system);
+        List<Accumulator> list = of(folds, system);
         return list.get(list.size() - 1);
     }
 
@@ -317,7 +321,7 @@ final class LocomoSuite implements Suite {
         });
         out.println("agent-memory: per held-out fold, the variant with the best R@10 on the other folds: " + chosen);
         Accumulator pooled = new Accumulator();
-        systems.get(OurRecall.NAME).forEach(pooled::addAll);
+        of(systems, OurRecall.NAME).forEach(pooled::addAll);
         out.printf("%-22s %-12s %6s %8s %8s %8s %8s%n", "agent-memory", "category", "items", "R@1", "R@5", "R@10", "R@20");
         pooled.byCategory.forEach((cat, s) -> out.printf("%-22s %-12s %6d %8s %8s %8s %8s%n", "", cat + " "
                 + CATEGORIES.get(cat), s.n, Stats.f3(s.mean(0)), Stats.f3(s.mean(1)), Stats.f3(s.mean(2)), Stats.f3(s.mean(3))));

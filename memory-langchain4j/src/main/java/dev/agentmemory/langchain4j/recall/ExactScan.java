@@ -143,7 +143,7 @@ final class ExactScan {
         double avgLength = Math.max(1e-9, (double) totalLength / n);
         double[] idf = new double[termList.length];
         for (int t = 0; t < termList.length; t++) {
-            idf[t] = Math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) * weights.get(termList[t]);
+            idf[t] = Math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) * weights.getOrDefault(termList[t], 1);
         }
         for (int i = 0; i < n; i++) {
             int[] f = freqs.get(i);
