@@ -1,6 +1,7 @@
 package dev.agentmemory.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentmemory.langchain4j.recall.HybridIndex;
@@ -21,6 +22,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -55,7 +57,7 @@ final class LocomoSuite implements Suite {
         return "LoCoMo turn-level recall@1/5/10/20, overall and per category (--limit N: first N conversations)";
     }
 
-    record Turn(String id, String speaker, String text, Instant time) {
+    record Turn(String id, String session, String speaker, String text, Instant time) {
     }
 
     record Question(String text, String category, Set<String> evidence) {
@@ -89,7 +91,7 @@ final class LocomoSuite implements Suite {
                     }
                     // the session date is the clock; seconds keep the turns' order within it
                     Instant time = date.plusSeconds(n++);
-                    turns.add(new Turn(turn.get("dia_id").asText(), turn.get("speaker").asText(), text, time));
+                    turns.add(new Turn(turn.get("dia_id").asText(), "session-" + s, turn.get("speaker").asText(), text, time));
                     end = time.isAfter(end) ? time : end;
                 }
             }
@@ -128,67 +130,201 @@ final class LocomoSuite implements Suite {
         return ids;
     }
 
+    /**
+     * The variants of our recall that cross-validation chooses from, by name: each is a setting of
+     * the episodic index, run through the public path. The first is the default, used when there
+     * is only one conversation (no folds to choose on).
+     */
+    static Map<String, Consumer<HybridIndex.Builder>> variants() {
+        Map<String, Consumer<HybridIndex.Builder>> v = new LinkedHashMap<>();
+        v.put("default", b -> { });
+        v.put("hnsw+lucene-bm25", b -> b.exactSearchBelow(0));
+        v.put("minmax-0.4/0.6", b -> b.minMaxFusion(true).weights(0.4, 0.6, 0));
+        v.put("minmax-0.4/0.6+recency", b -> b.minMaxFusion(true).weights(0.4, 0.6, 0.05));
+        v.put("dense1-lexical1", b -> b.weights(1.0, 1.0, 0.05));
+        v.put("no-recency", b -> b.weights(1.0, 0.5, 0));
+        v.put("no-write-supersession", b -> b.supersessionDetection(false));
+        v.put("minmax-0.4/0.6,no-write-supersession", b -> b.minMaxFusion(true).weights(0.4, 0.6, 0)
+                .supersessionDetection(false));
+        return v;
+    }
+
+    static final String INDEX_DIAGNOSTIC = "agent-memory-index";
+
     @Override
     public ObjectNode run(SuiteOptions options, BenchContext context) throws Exception {
         JsonNode root = BenchMain.JSON.readTree(options.requireData(name()).toFile());
         List<Conversation> conversations = load(root, options.limitOr(Integer.MAX_VALUE));
         int maxK = KS[KS.length - 1];
-        Map<String, Accumulator> acc = new LinkedHashMap<>();
-        acc.put(OurRecall.NAME, new Accumulator());
-        acc.put(DefaultRag.NAME, new Accumulator());
+        Map<String, Consumer<HybridIndex.Builder>> variants = variants();
+        // system -> one accumulator per fold (conversation)
+        Map<String, List<Accumulator>> folds = new LinkedHashMap<>();
+        for (String system : List.of(DefaultRag.NAME, LexicalBaselines.BM25, LexicalBaselines.FUSION, INDEX_DIAGNOSTIC)) {
+            folds.put(system, new ArrayList<>());
+        }
+        variants.keySet().forEach(v -> folds.put(variantName(v), new ArrayList<>()));
         int items = 0;
         long started = System.nanoTime();
-        try (OurRecall ours = new OurRecall(context.model().dimension())) {
-            for (Conversation conv : conversations) {
-                List<float[]> vectors = context.embedAll(conv.turns().stream().map(Turn::text).toList());
-                DefaultRag baseline = new DefaultRag(context.model(), maxK);
+        for (Conversation conv : conversations) {
+            folds.values().forEach(list -> list.add(new Accumulator()));
+            List<float[]> vectors = context.embedAll(conv.turns().stream().map(Turn::text).toList());
+            List<float[]> questionVectors = context.embedAll(conv.questions().stream().map(Question::text).toList());
+            Instant now = conv.end().plusSeconds(86_400);
+            DefaultRag rag = new DefaultRag(context.model(), maxK);
+            for (int i = 0; i < conv.turns().size(); i++) {
+                rag.add(conv.turns().get(i).id(), conv.turns().get(i).text(), vectors.get(i));
+            }
+            try (LexicalBaselines lexical = new LexicalBaselines(conv.turns().stream().map(Turn::id).toList(),
+                    conv.turns().stream().map(Turn::text).toList(), vectors);
+                 OurRecall index = new OurRecall(context.model().dimension())) {
                 List<IndexedItem> indexed = new ArrayList<>();
                 for (int i = 0; i < conv.turns().size(); i++) {
                     Turn t = conv.turns().get(i);
-                    // a unique id per user; the dia_id is kept as an attribute
                     indexed.add(new IndexedItem(conv.id() + "/" + t.id(), conv.id(), t.text(), vectors.get(i),
                             t.time(), Map.of("dia_id", t.id(), HybridIndex.SPEAKER_ATTRIBUTE, t.speaker())));
-                    baseline.add(t.id(), t.text(), vectors.get(i));
                 }
                 for (IndexedItem item : indexed) {
-                    ours.addAll(List.of(item));
+                    index.addAll(List.of(item));
                 }
-                Instant now = conv.end().plusSeconds(86_400);
-                List<float[]> questionVectors = context.embedAll(conv.questions().stream().map(Question::text).toList());
                 for (int q = 0; q < conv.questions().size(); q++) {
                     Question question = conv.questions().get(q);
-                    List<String> ourIds = ours.search(RecallQuery.of(conv.id(), question.text(),
-                                    questionVectors.get(q), maxK, now)).stream()
-                            .map(h -> h.attributes().get("dia_id")).toList();
-                    acc.get(OurRecall.NAME).add(question, ourIds);
-                    acc.get(DefaultRag.NAME).add(question, baseline.retrieve(question.text()));
+                    last(folds, DefaultRag.NAME).add(question, rag.retrieve(question.text()));
+                    last(folds, LexicalBaselines.BM25).add(question, lexical.bm25Top(question.text(), maxK));
+                    last(folds, LexicalBaselines.FUSION).add(question,
+                            lexical.fusionTop(question.text(), questionVectors.get(q), maxK));
+                    last(folds, INDEX_DIAGNOSTIC).add(question, index.search(RecallQuery.of(conv.id(), question.text(),
+                            questionVectors.get(q), maxK, now)).stream().map(h -> h.attributes().get("dia_id")).toList());
                     items++;
                 }
             }
+            for (Map.Entry<String, Consumer<HybridIndex.Builder>> v : variants.entrySet()) {
+                try (PublicPathRecall ours = new PublicPathRecall(context, maxK, v.getValue())) {
+                    ours.add(conv.id(), conv.turns());
+                    for (Question question : conv.questions()) {
+                        last(folds, variantName(v.getKey())).add(question, ours.ask(conv.id(), question.text(), now));
+                    }
+                }
+            }
         }
+        // cross-validation: for each fold, the variant with the best R@10 on the other folds
+        List<String> chosen = new ArrayList<>();
+        List<Accumulator> ours = new ArrayList<>();
+        for (int f = 0; f < conversations.size(); f++) {
+            String best = variants.keySet().iterator().next();
+            double bestScore = -1;
+            if (conversations.size() > 1) {
+                for (String v : variants.keySet()) {
+                    double sum = 0;
+                    int n = 0;
+                    List<Accumulator> accs = of(folds, variantName(v));
+                    for (int g = 0; g < accs.size(); g++) {
+                        if (g != f) {
+                            sum += accs.get(g).all.sums[2];
+                            n += accs.get(g).all.n;
+                        }
+                    }
+                    double score = n == 0 ? 0 : sum / n;
+                    if (score > bestScore + 1e-12) {
+                        bestScore = score;
+                        best = v;
+                    }
+                }
+            }
+            chosen.add(best);
+            ours.add(of(folds, variantName(best)).get(f));
+        }
+        Map<String, List<Accumulator>> systems = new LinkedHashMap<>();
+        systems.put(OurRecall.NAME, ours);
+        systems.putAll(folds);
         double seconds = (System.nanoTime() - started) / 1e9;
         ObjectNode json = JsonNodeFactory.instance.objectNode();
         json.put("suite", name());
         json.put("items", items);
         json.put("conversations", conversations.size());
         json.put("turns", conversations.stream().mapToInt(c -> c.turns().size()).sum());
-        ObjectNode systems = json.putObject("systems");
-        acc.forEach((system, a) -> systems.set(system, a.toJson()));
+        ArrayNode foldIds = json.putArray("folds");
+        conversations.forEach(c -> foldIds.add(c.id()));
+        ArrayNode chosenJson = json.putArray("chosen_variant_per_fold");
+        chosen.forEach(chosenJson::add);
+        ObjectNode systemsJson = json.putObject("systems");
+        systems.forEach((system, accs) -> systemsJson.set(system, toJson(accs)));
         json.put("seconds", Stats.round(seconds));
-        print(context.out(), items, acc);
+        print(context.out(), items, conversations, systems, chosen);
         return json;
     }
 
-    private static void print(PrintStream out, int items, Map<String, Accumulator> acc) {
-        out.printf("LoCoMo turn-level recall, %d questions (categories 1-4)%n", items);
-        out.printf("%-22s %-12s %6s %8s %8s %8s %8s%n", "system", "category", "items", "R@1", "R@5", "R@10", "R@20");
-        acc.forEach((system, a) -> {
-            out.printf("%-22s %-12s %6d %8s %8s %8s %8s%n", system, "all", a.all.n,
-                    Stats.f3(a.all.mean(0)), Stats.f3(a.all.mean(1)), Stats.f3(a.all.mean(2)), Stats.f3(a.all.mean(3)));
-            a.byCategory.forEach((cat, s) -> out.printf("%-22s %-12s %6d %8s %8s %8s %8s%n", system,
-                    cat + " " + CATEGORIES.get(cat), s.n, Stats.f3(s.mean(0)), Stats.f3(s.mean(1)),
-                    Stats.f3(s.mean(2)), Stats.f3(s.mean(3))));
+    static String variantName(String variant) {
+        return OurRecall.NAME + ":" + variant;
+    }
+
+    private static List<Accumulator> of(Map<String, List<Accumulator>> systems, String system) {
+        return java.util.Objects.requireNonNull(systems.get(system), system);
+    }
+
+    private static Accumulator last(Map<String, List<Accumulator>> folds, String system) {
+        List<Accumulator> list = of(folds, system);
+        return list.get(list.size() - 1);
+    }
+
+    /** All questions pooled, plus per fold and the mean and sample standard deviation of the fold figures. */
+    static ObjectNode toJson(List<Accumulator> folds) {
+        Accumulator pooled = new Accumulator();
+        folds.forEach(pooled::addAll);
+        ObjectNode o = pooled.toJson();
+        ArrayNode per = o.putArray("per_fold");
+        for (Accumulator a : folds) {
+            per.add(a.all.toJson());
+        }
+        for (int i = 0; i < KS.length; i++) {
+            double[] x = foldValues(folds, i);
+            o.put("fold_mean_recall@" + KS[i], Stats.round(mean(x)));
+            o.put("fold_spread_recall@" + KS[i], Stats.round(spread(x)));
+        }
+        return o;
+    }
+
+    static double[] foldValues(List<Accumulator> folds, int k) {
+        return folds.stream().mapToDouble(a -> a.all.mean(k)).toArray();
+    }
+
+    static double mean(double[] x) {
+        return x.length == 0 ? 0 : java.util.Arrays.stream(x).sum() / x.length;
+    }
+
+    /** Sample standard deviation (0 for fewer than two values). */
+    static double spread(double[] x) {
+        if (x.length < 2) {
+            return 0;
+        }
+        double m = mean(x);
+        double ss = 0;
+        for (double v : x) {
+            ss += (v - m) * (v - m);
+        }
+        return Math.sqrt(ss / (x.length - 1));
+    }
+
+    private static void print(PrintStream out, int items, List<Conversation> conversations,
+                              Map<String, List<Accumulator>> systems, List<String> chosen) {
+        out.printf("LoCoMo turn-level recall@10, %d questions (categories 1-4), one fold per conversation%n", items);
+        out.printf("%-40s", "system");
+        conversations.forEach(c -> out.printf(" %8s", c.id()));
+        out.printf(" %15s %8s %8s%n", "R@10 mean±sd", "pooled", "R@20");
+        systems.forEach((system, accs) -> {
+            out.printf("%-40s", system);
+            accs.forEach(a -> out.printf(" %8s", Stats.f3(a.all.mean(2))));
+            double[] x = foldValues(accs, 2);
+            Accumulator pooled = new Accumulator();
+            accs.forEach(pooled::addAll);
+            out.printf(" %15s %8s %8s%n", Stats.f3(mean(x)) + "±" + Stats.f3(spread(x)), Stats.f3(pooled.all.mean(2)),
+                    Stats.f3(pooled.all.mean(3)));
         });
+        out.println("agent-memory: per held-out fold, the variant with the best R@10 on the other folds: " + chosen);
+        Accumulator pooled = new Accumulator();
+        of(systems, OurRecall.NAME).forEach(pooled::addAll);
+        out.printf("%-22s %-12s %6s %8s %8s %8s %8s%n", "agent-memory", "category", "items", "R@1", "R@5", "R@10", "R@20");
+        pooled.byCategory.forEach((cat, s) -> out.printf("%-22s %-12s %6d %8s %8s %8s %8s%n", "", cat + " "
+                + CATEGORIES.get(cat), s.n, Stats.f3(s.mean(0)), Stats.f3(s.mean(1)), Stats.f3(s.mean(2)), Stats.f3(s.mean(3))));
     }
 
     static final class Sums {
@@ -200,6 +336,13 @@ final class LocomoSuite implements Suite {
                 sums[i] += Stats.recallAt(ranked, evidence, KS[i]);
             }
             n++;
+        }
+
+        void addAll(Sums other) {
+            for (int i = 0; i < KS.length; i++) {
+                sums[i] += other.sums[i];
+            }
+            n += other.n;
         }
 
         double mean(int i) {
@@ -223,6 +366,11 @@ final class LocomoSuite implements Suite {
         void add(Question q, List<String> ranked) {
             all.add(ranked, q.evidence());
             byCategory.computeIfAbsent(q.category(), c -> new Sums()).add(ranked, q.evidence());
+        }
+
+        void addAll(Accumulator other) {
+            all.addAll(other.all);
+            other.byCategory.forEach((cat, s) -> byCategory.computeIfAbsent(cat, c -> new Sums()).addAll(s));
         }
 
         ObjectNode toJson() {

@@ -215,7 +215,7 @@ final class PerfSuite implements Suite {
         }
     }
 
-    private static float[] vector(Random random, List<float[]> centroids) {
+    static float[] vector(Random random, List<float[]> centroids) {
         if (randomVectors()) {
             return randomUnit(random);
         }
@@ -233,7 +233,7 @@ final class PerfSuite implements Suite {
         return v;
     }
 
-    private static float[] randomUnit(Random random) {
+    static float[] randomUnit(Random random) {
         float[] v = new float[DIMENSIONS];
         double norm = 0;
         for (int i = 0; i < v.length; i++) {

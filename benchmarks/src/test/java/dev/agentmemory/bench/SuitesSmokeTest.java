@@ -47,8 +47,13 @@ class SuitesSmokeTest {
         assertThat(json.get("suite").asText()).isEqualTo("locomo");
         assertThat(json.get("conversations").asInt()).isEqualTo(1);
         assertThat(json.get("items").asInt()).isPositive();
-        for (String system : new String[] {"agent-memory", "langchain4j-default"}) {
+        assertThat(json.get("folds")).hasSize(1);
+        assertThat(json.get("chosen_variant_per_fold").get(0).asText()).isEqualTo("default");
+        for (String system : new String[] {"agent-memory", "langchain4j-default", "bm25", "fusion-0.6/0.4",
+                "agent-memory-index"}) {
             JsonNode s = json.get("systems").get(system);
+            assertThat(s.get("per_fold")).as(system).hasSize(1);
+            assertThat(s.get("fold_mean_recall@10").asDouble()).as(system).isEqualTo(s.get("recall@10").asDouble());
             double r1 = s.get("recall@1").asDouble();
             double r20 = s.get("recall@20").asDouble();
             assertThat(r1).isBetween(0.0, 1.0);

@@ -137,7 +137,9 @@ public final class AgentMemory implements AutoCloseable {
             int dims = b.embeddingModel.dimension();
             Path dir = b.indexDirectory != null ? b.indexDirectory
                     : b.h2File != null ? b.h2File.resolveSibling(b.h2File.getFileName() + ".recall") : null;
-            HybridIndex index = dir != null ? HybridIndex.inDirectory(dir, dims) : HybridIndex.inMemory(dims);
+            HybridIndex.Builder ib = HybridIndex.builder(dims);
+            b.recallIndex.accept(ib);
+            HybridIndex index = (dir != null ? ib.directory(dir) : ib).build();
             this.episodic = new EpisodicMemory(index, b.embeddingModel, engine, agent);
             engine.admin().addListener(episodic);
             register(episodic);
@@ -401,6 +403,7 @@ public final class AgentMemory implements AutoCloseable {
         private @Nullable ChatModel summaryModel;
         private int summaryMinMessages = 4;
         private @Nullable Path indexDirectory;
+        private java.util.function.Consumer<HybridIndex.Builder> recallIndex = ib -> { };
         private @Nullable Clock clock;
         private byte @Nullable [] framingKey;
         private SessionResolver sessions = SessionResolver.standard();
@@ -517,6 +520,16 @@ public final class AgentMemory implements AutoCloseable {
          */
         public Builder indexDirectory(Path directory) {
             this.indexDirectory = Objects.requireNonNull(directory, "directory");
+            return this;
+        }
+
+        /**
+         * Adjusts the settings of the episodic index (fusion weights, exact-search size,
+         * candidates; see {@link HybridIndex.Builder}); its directory is set by
+         * {@link #indexDirectory} or {@link #h2File}. Default: the index's defaults.
+         */
+        public Builder recallIndex(java.util.function.Consumer<HybridIndex.Builder> settings) {
+            this.recallIndex = Objects.requireNonNull(settings, "settings");
             return this;
         }
 

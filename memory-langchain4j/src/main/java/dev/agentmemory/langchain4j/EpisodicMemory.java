@@ -356,6 +356,11 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
         attrs.put("session", session);
         attrs.put("index", Long.toString(msg.index()));
         attrs.put("role", msg.type().toLowerCase(Locale.ROOT));
+        if (msg.type().equals("AI")) {
+            // the assistant's words never replace the user's, nor the other way round; the user
+            // is the partition's owner (no speaker), like the user's records
+            attrs.put(HybridIndex.SPEAKER_ATTRIBUTE, "assistant");
+        }
         return new Pending(messageId(partition.tenant(), partition.user(), session, msg.index()),
                 partitionKey(partition.tenant(), partition.user()), msg.text(), at, attrs);
     }

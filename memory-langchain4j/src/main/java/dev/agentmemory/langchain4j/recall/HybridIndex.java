@@ -56,6 +56,9 @@ public final class HybridIndex implements AutoCloseable {
      */
     public static final String SPEAKER_ATTRIBUTE = "speaker";
 
+    /** Up to this many items a search scores every item exactly ({@link Builder#exactSearchBelow}). */
+    public static final int DEFAULT_EXACT_SEARCH_BELOW = 2_000;
+
 
     private final int dimensions;
     private final Directory directory;
@@ -341,6 +344,8 @@ public final class HybridIndex implements AutoCloseable {
         private double readMinQueryCoverage = 0.5;
         private int detectionNeighbours = 8;
         private double supersededDemotion = 0.5;
+        private int exactSearchBelow = DEFAULT_EXACT_SEARCH_BELOW;
+        private boolean minMaxFusion = false;
 
         private Builder(int dimensions) {
             if (dimensions < 1 || dimensions > 4096) {
@@ -473,13 +478,39 @@ public final class HybridIndex implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Searches that cover at most this many items (a partition's current items, or all of its
+         * items when superseded ones are asked for) score every one of them exactly: cosine to
+         * each vector and BM25 with term statistics over exactly those items. Their results are a
+         * function of the items alone, whatever the index's history (deleted documents, segments,
+         * the HNSW graph). Larger searches use the HNSW graph and Lucene's BM25. {@code 0} always
+         * uses the graph. Default {@value #DEFAULT_EXACT_SEARCH_BELOW}.
+         */
+        public Builder exactSearchBelow(int items) {
+            if (items < 0) {
+                throw new IllegalArgumentException("exactSearchBelow must be >= 0: " + items);
+            }
+            this.exactSearchBelow = items;
+            return this;
+        }
+
+        /**
+         * Fusion by min-max normalisation: the cosine and the BM25 score are each scaled to [0, 1]
+         * over the query's candidates before they are weighted (by default the cosine is taken as
+         * it is and BM25 is divided by its maximum).
+         */
+        public Builder minMaxFusion(boolean on) {
+            this.minMaxFusion = on;
+            return this;
+        }
+
         /** The settings as set so far. */
         IndexSettings settings() {
             return new IndexSettings(hnswMaxConn, hnswBeamWidth, detectSupersession, supersessionMinCosine,
                     supersessionMinOverlap, detectionNeighbours, denseWeight, lexicalWeight, recencyWeight,
                     recencyHalfLife, supersededDemotion, minCandidates, candidateFactor, minDenseCandidates,
                     denseCandidateFactor, readTimeSupersession, readMinCosine, readMinOverlap, readMinQueryCoverage,
-                    READ_TIME_WINDOW_EXTRA);
+                    READ_TIME_WINDOW_EXTRA, exactSearchBelow, minMaxFusion);
         }
 
         /** Builds and opens the index. */

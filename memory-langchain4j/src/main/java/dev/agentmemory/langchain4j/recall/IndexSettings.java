@@ -13,5 +13,6 @@ record IndexSettings(int hnswMaxConn, int hnswBeamWidth,
                      double supersededDemotion,
                      int minCandidates, int candidateFactor, int minDenseCandidates, int denseCandidateFactor,
                      boolean readTimeSupersession, double readMinCosine, double readMinOverlap,
-                     double readTimeMinQueryCoverage, int readTimeWindowExtra) {
+                     double readTimeMinQueryCoverage, int readTimeWindowExtra,
+                     int exactSearchBelow, boolean minMaxFusion) {
 }

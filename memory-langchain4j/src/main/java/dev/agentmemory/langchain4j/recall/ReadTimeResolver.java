@@ -75,7 +75,7 @@ final class ReadTimeResolver {
                         s -> older.why.apply(o) + "; superseded by " + by + " (same subject as the query, newer), demoted"));
             }
         }
-        out.sort(RecallScorer.BEST_FIRST);
+        out.sort(RecallScorer.bestFirst(stored));
         return out;
     }
 }

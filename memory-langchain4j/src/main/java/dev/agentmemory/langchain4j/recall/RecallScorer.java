@@ -56,37 +56,48 @@ final class RecallScorer {
     List<RecallHit> search(IndexSearcher searcher, RecallQuery query, float @Nullable [] vector)
             throws IOException {
         Query filter = IndexSchema.scopeFilter(query.partition(), !query.includeSuperseded());
-        int fetch = Math.max(settings.minCandidates(), query.maxResults() * settings.candidateFactor());
-        Map<Integer, Candidate> candidates = new LinkedHashMap<>();
-        if (vector != null) {
-            // The vector search is most of a query's cost and grows with k; it needs fewer
-            // candidates than BM25, since lexical-only candidates get their cosine read anyway.
-            int k = Math.max(settings.minDenseCandidates(), query.maxResults() * settings.denseCandidateFactor());
-            TopDocs dense = searcher.search(new KnnFloatVectorQuery(F_VECTOR, vector, k, filter), k);
-            for (ScoreDoc sd : dense.scoreDocs) {
-                candidates.computeIfAbsent(sd.doc, Candidate::new).dense = Vectors.dotScoreToCosine(sd.score);
-            }
-        }
-        Query lexical = lexicalQuery(query.text());
-        double maxLexical = 0;
-        if (lexical != null) {
-            Query scoped = new BooleanQuery.Builder()
-                    .add(lexical, BooleanClause.Occur.MUST)
-                    .add(filter, BooleanClause.Occur.FILTER)
-                    .build();
-            TopDocs lex = searcher.search(scoped, fetch);
-            for (ScoreDoc sd : lex.scoreDocs) {
-                candidates.computeIfAbsent(sd.doc, Candidate::new).lexical = sd.score;
-                maxLexical = Math.max(maxLexical, sd.score);
-            }
-        }
+        Map<String, Integer> terms = queryTerms(query.text());
         StoredFields stored = searcher.storedFields();
-        List<Candidate> pool = new ArrayList<>(candidates.values());
-        readRankingFields(searcher, stored, pool, vector);
+        List<Candidate> pool;
+        boolean hasLexical = !terms.isEmpty();
+        if (searcher.count(filter) <= settings.exactSearchBelow()) {
+            // small enough to score every item exactly: the result is a function of the items alone
+            pool = ExactScan.scan(searcher, filter, terms, vector);
+            if (vector == null) {
+                // a text-only search finds only items sharing a term, as the lexical query does
+                pool.removeIf(c -> Double.isNaN(c.lexical));
+            }
+        } else {
+            pool = approximateCandidates(searcher, filter, query, terms, vector);
+            readRankingFields(searcher, stored, pool, vector);
+        }
+        double maxLexical = 0;
+        double minLexical = Double.MAX_VALUE;
+        double maxDense = -Double.MAX_VALUE;
+        double minDense = Double.MAX_VALUE;
+        for (Candidate c : pool) {
+            double lexical = Double.isNaN(c.lexical) ? 0 : c.lexical;
+            maxLexical = Math.max(maxLexical, lexical);
+            minLexical = Math.min(minLexical, lexical);
+            if (!Double.isNaN(c.dense)) {
+                maxDense = Math.max(maxDense, c.dense);
+                minDense = Math.min(minDense, c.dense);
+            }
+        }
         List<Scored> scored = new ArrayList<>(pool.size());
         for (Candidate c : pool) {
-            double dense = Double.isNaN(c.dense) ? 0 : settings.denseWeight() * Math.max(0, c.dense);
-            double lex = maxLexical > 0 && !Double.isNaN(c.lexical) ? settings.lexicalWeight() * (c.lexical / maxLexical) : 0;
+            double dense;
+            double lex;
+            if (settings.minMaxFusion()) {
+                // each signal scaled to [0, 1] over this query's candidates
+                dense = Double.isNaN(c.dense) || maxDense <= minDense ? 0
+                        : settings.denseWeight() * (c.dense - minDense) / (maxDense - minDense);
+                double raw = Double.isNaN(c.lexical) ? 0 : c.lexical;
+                lex = maxLexical <= minLexical ? 0 : settings.lexicalWeight() * (raw - minLexical) / (maxLexical - minLexical);
+            } else {
+                dense = Double.isNaN(c.dense) ? 0 : settings.denseWeight() * Math.max(0, c.dense);
+                lex = maxLexical > 0 && !Double.isNaN(c.lexical) ? settings.lexicalWeight() * (c.lexical / maxLexical) : 0;
+            }
             double recency = settings.recencyWeight() * recencyPrior(c.time, query.now());
             double score = dense + lex + recency;
             if (c.superseded) {
@@ -99,8 +110,8 @@ final class RecallScorer {
                         s -> why(hasVector, c, dense, lex, recency, s.supersededBy())));
             }
         }
-        scored.sort(BEST_FIRST);
-        if (settings.readTimeSupersession() && lexical != null) {
+        scored.sort(bestFirst(stored));
+        if (settings.readTimeSupersession() && hasLexical) {
             scored = resolver.resolve(searcher, stored, query, scored);
         }
         // Stored fields (text, attributes) are read only for the hits returned.
@@ -114,6 +125,34 @@ final class RecallScorer {
                     s.supersededBy()));
         }
         return hits;
+    }
+
+    /** The candidates of the approximate path: the HNSW neighbours and the best BM25 matches (Lucene's statistics). */
+    private List<Candidate> approximateCandidates(IndexSearcher searcher, Query filter, RecallQuery query,
+                                                  Map<String, Integer> terms, float @Nullable [] vector) throws IOException {
+        int fetch = Math.max(settings.minCandidates(), query.maxResults() * settings.candidateFactor());
+        Map<Integer, Candidate> candidates = new LinkedHashMap<>();
+        if (vector != null) {
+            // The vector search is most of a query's cost and grows with k; it needs fewer
+            // candidates than BM25, since lexical-only candidates get their cosine read anyway.
+            int k = Math.max(settings.minDenseCandidates(), query.maxResults() * settings.denseCandidateFactor());
+            TopDocs dense = searcher.search(new KnnFloatVectorQuery(F_VECTOR, vector, k, filter), k);
+            for (ScoreDoc sd : dense.scoreDocs) {
+                candidates.computeIfAbsent(sd.doc, Candidate::new).dense = Vectors.dotScoreToCosine(sd.score);
+            }
+        }
+        Query lexical = lexicalQuery(terms);
+        if (lexical != null) {
+            Query scoped = new BooleanQuery.Builder()
+                    .add(lexical, BooleanClause.Occur.MUST)
+                    .add(filter, BooleanClause.Occur.FILTER)
+                    .build();
+            TopDocs lex = searcher.search(scoped, fetch);
+            for (ScoreDoc sd : lex.scoreDocs) {
+                candidates.computeIfAbsent(sd.doc, Candidate::new).lexical = sd.score;
+            }
+        }
+        return new ArrayList<>(candidates.values());
     }
 
     /**
@@ -188,14 +227,19 @@ final class RecallScorer {
         return Math.pow(0.5, ageSeconds / settings.recencyHalfLife().toSeconds());
     }
 
-    private @Nullable Query lexicalQuery(String text) {
-        if (text.isBlank()) {
-            return null;
-        }
+    /** The analysed terms of a query text, each with the number of times it occurs. */
+    private Map<String, Integer> queryTerms(String text) {
         Map<String, Integer> counts = new LinkedHashMap<>();
+        if (text.isBlank()) {
+            return counts;
+        }
         for (String t : analyzer.terms(F_TEXT, text)) {
             counts.merge(t, 1, Integer::sum);
         }
+        return counts;
+    }
+
+    private static @Nullable Query lexicalQuery(Map<String, Integer> counts) {
         if (counts.isEmpty()) {
             return null;
         }
@@ -248,7 +292,20 @@ final class RecallScorer {
         }
     }
 
-    static final Comparator<Scored> BEST_FIRST = Comparator.comparingDouble((Scored sc) -> sc.score).reversed()
-            .thenComparing(sc -> sc.time, Comparator.reverseOrder());
+    /**
+     * Best score first; among equal scores the newer item, then the smaller id, so that equal
+     * scores never fall back on where a document happens to sit in the index.
+     */
+    static Comparator<Scored> bestFirst(StoredFields fields) {
+        return Comparator.comparingDouble((Scored sc) -> sc.score).reversed()
+                .thenComparing(sc -> sc.time, Comparator.reverseOrder())
+                .thenComparing(sc -> {
+                    try {
+                        return sc.stored(fields).id();
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException("reading a recall hit's id failed", e);
+                    }
+                });
+    }
 
 }

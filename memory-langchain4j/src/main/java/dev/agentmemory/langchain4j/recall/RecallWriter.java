@@ -211,19 +211,18 @@ final class RecallWriter implements Closeable {
     private Detection detect(IndexSearcher searcher, IndexedItem item, float[] unit, Set<String> itemTerms,
                              List<Unrefreshed> unrefreshed) throws IOException {
         Query filter = IndexSchema.scopeFilter(item.partition(), true);
-        TopDocs near = searcher.search(new KnnFloatVectorQuery(F_VECTOR, unit, settings.detectionNeighbours(), filter),
-                settings.detectionNeighbours());
+        List<ExactScan.Neighbour> near = nearest(searcher, filter, unit);
         ToDoubleFunction<String> idf = null;
         String supersededBy = null;
         Instant newestReplacement = null;
         boolean markedOthers = false;
         StoredFields stored = searcher.storedFields();
-        for (ScoreDoc sd : near.scoreDocs) {
-            double cosine = Vectors.dotScoreToCosine(sd.score);
+        for (ExactScan.Neighbour sd : near) {
+            double cosine = sd.cosine();
             if (cosine < detector.minCosine()) {
                 continue;
             }
-            Stored other = IndexSchema.load(stored, sd.doc);
+            Stored other = IndexSchema.load(stored, sd.doc());
             if (other.id().equals(item.id()) || !IndexSchema.sameSpeaker(other.attributes(), item.attributes())) {
                 continue;
             }
@@ -242,7 +241,7 @@ final class RecallWriter implements Closeable {
             }
             if (!other.time().isAfter(item.time())) {
                 writer.updateDocument(new Term(F_ID, other.id()), IndexSchema.toDocument(other.withSupersededBy(item.id()),
-                        IndexSchema.vectorOf(searcher, sd.doc)));
+                        IndexSchema.vectorOf(searcher, sd.doc())));
                 markedOthers = true;
             } else if (newestReplacement == null || other.time().isAfter(newestReplacement)) {
                 newestReplacement = other.time();
@@ -250,6 +249,23 @@ final class RecallWriter implements Closeable {
             }
         }
         return new Detection(supersededBy, markedOthers);
+    }
+
+    /**
+     * The current items nearest to {@code unit}: exact below the exact-search size (so that the
+     * check does not depend on the HNSW graph), else the graph's approximate neighbours.
+     */
+    private List<ExactScan.Neighbour> nearest(IndexSearcher searcher, Query filter, float[] unit) throws IOException {
+        int k = settings.detectionNeighbours();
+        if (searcher.count(filter) <= settings.exactSearchBelow()) {
+            return ExactScan.nearest(searcher, filter, unit, k);
+        }
+        TopDocs near = searcher.search(new KnnFloatVectorQuery(F_VECTOR, unit, k, filter), k);
+        List<ExactScan.Neighbour> out = new ArrayList<>(near.scoreDocs.length);
+        for (ScoreDoc sd : near.scoreDocs) {
+            out.add(new ExactScan.Neighbour(sd.doc, Vectors.dotScoreToCosine(sd.score)));
+        }
+        return out;
     }
 
     /** What {@link #detect} found: the newer item that supersedes the new one, and whether it marked older ones. */
