@@ -6,7 +6,6 @@ import dev.agentmemory.core.MemoryEngine;
 import dev.agentmemory.core.MemoryException;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.Status;
-import dev.agentmemory.core.Verification;
 import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.event.LoggedEvent;
 import dev.agentmemory.core.event.StoredMessage;

@@ -16,14 +16,11 @@ import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * Labels every item of the block, and every derived copy, by the engine's one status rule
@@ -175,6 +172,9 @@ final class Lineage {
         }
         if (by != null && status == ItemStatus.NO_LONGER_VALID && by.validTo() != null) {
             attrs.put(MemoryContent.VALID_TO, by.validTo().toString());
+        }
+        if (by != null && status == ItemStatus.NEEDS_REVERIFICATION && by.expiresAt() != null) {
+            attrs.put(MemoryContent.EXPIRES_AT, by.expiresAt().toString());
         }
         return new Label(status.label(), attrs);
     }
