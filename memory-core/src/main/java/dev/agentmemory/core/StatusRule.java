@@ -6,6 +6,7 @@ import org.jspecify.annotations.Nullable;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -127,8 +128,8 @@ public final class StatusRule {
         if (form == Form.RECORD && stated.size() != 1) {
             throw new IllegalArgumentException("a record item states exactly one record: " + stated.size());
         }
-        Map<String, MemoryRecord> statedIds = new LinkedHashMap<>();
-        stated.forEach(s -> statedIds.put(s.record().id(), s.record()));
+        Set<String> statedIds = new HashSet<>();
+        stated.forEach(s -> statedIds.add(s.record().id()));
         ItemStatus best = form == Form.SUMMARY || form == Form.RECORD ? ItemStatus.CURRENT : ItemStatus.PAST;
         Stated decided = null;
         Stated aboutTask = null;
@@ -138,7 +139,7 @@ public final class StatusRule {
             ItemStatus status = t.status(s.record(), s.task(), reader.now());
             MemoryRecord applying = t.applying();
             if (status == ItemStatus.SUPERSEDED) {
-                if (form == Form.MESSAGE && applying != null && statedIds.containsKey(applying.id())) {
+                if (form == Form.MESSAGE && applying != null && statedIds.contains(applying.id())) {
                     continue; // "German, not French": a message that also states what applies is not stale
                 }
                 if (applying != null && !applying.id().equals(s.record().id())) {
