@@ -6,6 +6,7 @@ import dev.agentmemory.core.Layer;
 import dev.agentmemory.core.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
+import dev.agentmemory.core.StatusRule;
 import dev.agentmemory.core.Scope;
 import dev.agentmemory.core.TaskInfo;
 import dev.agentmemory.core.audit.AuditReport;
@@ -450,15 +451,21 @@ public final class DemoMain {
                     keys.add(w.record().key());
                 }
             }
+            TaskInfo scopeTask = scope.layer() != Layer.TASK ? null : tasks.values().stream().flatMap(List::stream)
+                    .filter(t -> t.task().equals(scope.task()) && t.session().equals(scope.session())).findFirst().orElse(null);
             for (MemoryKey key : keys) {
-                for (MemoryRecord r : engine.history(caller, scope, key)) {
+                List<MemoryRecord> history = engine.history(caller, scope, key);
+                for (MemoryRecord r : history) {
                     b.append("   ").append(key).append(" v").append(r.version()).append(" = ")
                             .append(r.value() == null ? "(tombstone, value removed)" : DemoTrace.clip(r.text()))
                             .append("  [").append(r.status().name().toLowerCase()).append(", ")
                             .append(r.kind().name().toLowerCase()).append(", ").append(r.source().name().toLowerCase())
                             .append(", ").append(r.trust().name().toLowerCase())
                             .append(r.validFrom() != null || r.validTo() != null ? ", valid " + r.validFrom() + ".." + r.validTo() : "")
-                            .append("]\n");
+                            .append("]")
+                            .append(r.value() == null ? "" : "  read now as "
+                                    + StatusRule.of(r, history, scopeTask, engine.clock().instant()).label())
+                            .append("\n");
                 }
             }
         }

@@ -31,6 +31,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.EnumSet;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
@@ -251,6 +252,20 @@ public final class MemoryEngine implements AutoCloseable {
         checkScope(caller, scope);
         Objects.requireNonNull(date, "date");
         return runtime.read(caller, s -> ReadModel.applicableAt(caller, s, scope, key, date));
+    }
+
+    /**
+     * What an item shown to the model is now: a record ({@link StatusRule.Form#RECORD}, one id), a
+     * past message or a summary stating the records {@code recordIds}, for a read in
+     * {@code askingSession} (null outside a session), by {@link StatusRule}. Ids of records that
+     * are forgotten, of another user or not readable by the caller's agent are left out; a record
+     * item whose record is one of those is refused with {@link IllegalArgumentException}.
+     */
+    public StatusRule.Judgement judge(Caller caller, StatusRule.Form form, Collection<String> recordIds,
+                                      @Nullable String askingSession) {
+        Objects.requireNonNull(form, "form");
+        Objects.requireNonNull(recordIds, "recordIds");
+        return runtime.read(caller, s -> ReadModel.judge(caller, s, form, recordIds, askingSession, runtime.clock().instant()));
     }
 
     /** The scope as it was at {@code time}: the log replayed up to that time, read with that time as now. */

@@ -8,6 +8,7 @@ import org.jspecify.annotations.Nullable;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -43,25 +44,29 @@ final class ReadModel {
         MemoryRecord current = null;
         MemoryRecord expired = null;
         List<MemoryRecord> conflicts = new ArrayList<>();
-        for (MemoryRecord r : s.versions(scope, key)) {
-            if (!r.readableBy(caller.agent()) || (r.archived() && !options.includeArchived())
-                    || r.verification() == Verification.REFUTED
+        List<MemoryRecord> upcoming = new ArrayList<>();
+        List<MemoryRecord> ended = new ArrayList<>();
+        List<MemoryRecord> versions = s.versions(scope, key);
+        StatusRule.Timeline timeline = StatusRule.Timeline.of(versions, now);
+        for (MemoryRecord r : versions) {
+            if (r.value() == null || !r.readableBy(caller.agent()) || (r.archived() && !options.includeArchived())
                     || (options.verifiedOnly() && !r.verification().countsAsVerified(r.trust()))) {
                 continue;
             }
-            if (r.status() == Status.ACTIVE || r.status() == Status.EXPIRED) {
-                if (r.isExpiredAt(now)) {
-                    expired = r;
-                    current = null;
-                } else {
-                    current = r;
-                    expired = null;
+            // a read of a scope sees the scope's own frame: the task's status decides what
+            // retrieval serves of it (StatusRule.judge), not what the scope holds
+            switch (timeline.own(r, now)) {
+                case CURRENT -> current = r;
+                case NEEDS_REVERIFICATION -> expired = r;
+                case CONFLICT -> conflicts.add(r);
+                case UPCOMING -> upcoming.add(r);
+                case NO_LONGER_VALID -> ended.add(r);
+                default -> {
+                    // superseded or refuted: history only
                 }
-            } else if (r.status() == Status.CONFLICT) {
-                conflicts.add(r);
             }
         }
-        return new KeyState(scope, key, current, conflicts, expired);
+        return new KeyState(scope, key, current, conflicts, expired, upcoming, ended);
     }
 
     /**
@@ -69,15 +74,33 @@ final class ReadModel {
      * validity interval contains {@code date}.
      */
     static Optional<MemoryRecord> applicableAt(Caller caller, PartitionState s, Scope scope, MemoryKey key, Instant date) {
-        List<MemoryRecord> versions = s.versions(scope, key);
-        for (int i = versions.size() - 1; i >= 0; i--) {
-            MemoryRecord r = versions.get(i);
-            if ((r.status() == Status.ACTIVE || r.status() == Status.SUPERSEDED || r.status() == Status.EXPIRED)
-                    && r.verification() != Verification.REFUTED && r.readableBy(caller.agent()) && r.appliesAt(date)) {
-                return Optional.of(r);
+        return StatusRule.applying(s.versions(scope, key), date).filter(r -> r.readableBy(caller.agent()));
+    }
+
+    /** {@link StatusRule#judge} for the records {@code ids} of the user, read at {@code now}. */
+    static StatusRule.Judgement judge(Caller caller, PartitionState s, StatusRule.Form form, Collection<String> ids,
+                                      @Nullable String askingSession, Instant now) {
+        List<StatusRule.Stated> stated = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        for (String id : ids) {
+            MemoryRecord r = s.record(id);
+            if (r == null || r.value() == null || !r.readableBy(caller.agent()) || !seen.add(id)) {
+                continue;
+            }
+            TaskInfo task = r.scope().layer() == Layer.TASK ? findTask(s, r.scope().session(), r.scope().task()) : null;
+            stated.add(new StatusRule.Stated(r, s.versions(r.scope(), r.key()), task));
+        }
+        Set<String> busy = new HashSet<>();
+        for (TaskInfo t : s.allTasks()) {
+            if (t.status() == TaskStatus.ACTIVE) {
+                busy.add(t.heldBy());
             }
         }
-        return Optional.empty();
+        if (form == StatusRule.Form.RECORD && stated.isEmpty()) {
+            throw new IllegalArgumentException("no record " + ids + " of " + caller.tenant() + "/" + caller.user()
+                    + " that this agent may read");
+        }
+        return StatusRule.judge(form, stated, new StatusRule.Reader(now, askingSession, busy));
     }
 
     /** Every servable key state of a layer, scope by scope, each scope's keys sorted. */

@@ -107,6 +107,12 @@ class VersionedReadTest {
         assertThat(engine.applicableAt(ALICE, p, LIMIT, change)).get().extracting(MemoryRecord::text).isEqualTo("700");
         assertThat(engine.applicableAt(ALICE, p, LIMIT, Instant.parse("2025-01-10T00:00:00Z"))).get()
                 .extracting(MemoryRecord::text).isEqualTo("700");
+        // read on 2024-10-16, before 700's window begins: 600 applies now, 700 is upcoming
+        // (this asserted 700 as current before its window began: issue 23, item 2)
+        assertThat(engine.current(ALICE, p, LIMIT)).get().extracting(MemoryRecord::text).isEqualTo("600");
+        assertThat(engine.keyState(ALICE, p, LIMIT, ReadOptions.DEFAULT).upcoming()).extracting(MemoryRecord::text)
+                .containsExactly("700");
+        clock.advance(Duration.between(clock.instant(), change));
         assertThat(engine.current(ALICE, p, LIMIT)).get().extracting(MemoryRecord::text).isEqualTo("700");
         assertThat(engine.history(ALICE, p, LIMIT)).extracting(MemoryRecord::text, MemoryRecord::status)
                 .containsExactly(tuple("600", Status.SUPERSEDED), tuple("700", Status.ACTIVE));

@@ -6,7 +6,6 @@ import dev.agentmemory.core.MemoryEngine;
 import dev.agentmemory.core.MemoryException;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.Status;
-import dev.agentmemory.core.Verification;
 import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.event.LoggedEvent;
 import dev.agentmemory.core.event.StoredMessage;
@@ -489,7 +488,6 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
         List<RecallHit> hits = index.search(RecallQuery.of(part, text, query, Math.max(max * 3, max + 10),
                 engine.clock().instant()).withMinScore(minScore));
         List<Content> out = new ArrayList<>();
-        Lineage.Tasks tasks = lineage.tasks(caller);
         String asking = session == null ? null : session.session();
         for (RecallHit h : hits) {
             if (out.size() >= max) {
@@ -499,24 +497,25 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
             if (RECORD.equals(a.get("type"))) {
                 // The engine decides what this agent may see now: access level, forgotten,
                 // superseded, refuted; and whether it is still a conflict (a confirmation resolves it).
+                // The engine's status rule labels it (StatusRule: window, deadline, task); a hit that
+                // is superseded or refuted by now is left out, as the index would have dropped it.
                 Optional<MemoryRecord> live = engine.record(caller, Objects.requireNonNull(a.get("record"), "a record hit names its record"))
-                        .filter(r -> (r.status() == Status.ACTIVE || r.status() == Status.CONFLICT)
-                                && r.verification() != Verification.REFUTED);
+                        .filter(r -> r.value() != null && (!r.tags().contains(Summarizer.SUMMARY_TAG)
+                                || r.status() == Status.ACTIVE || r.status() == Status.CONFLICT));
                 if (live.isEmpty() || shown.contains(a.get("record"))) {
                     continue;
                 }
                 MemoryRecord r = live.get();
-                String status = r.status() == Status.CONFLICT ? "conflict" : "current";
                 Optional<Lineage.Label> label = r.tags().contains(Summarizer.SUMMARY_TAG)
-                        ? Optional.of(lineage.summary(caller, r, status, tasks))
-                        : lineage.record(r, status, asking, tasks);
+                        ? Optional.of(lineage.summary(caller, r))
+                        : lineage.record(caller, r, asking).filter(l -> !l.status().equals(Lineage.SUPERSEDED));
                 if (label.isPresent() && shown.add(a.get("record"))) {
                     out.add(recordContent(h, r, label.get()));
                 }
             } else if (!inWindow.contains(h.id())) {
                 String ref = "message:" + a.get("session") + "#" + a.get("index");
                 if (shown.add(ref)) {
-                    Lineage.Label label = lineage.message(caller, stated.statedBy(part, ref, h.text()), tasks);
+                    Lineage.Label label = lineage.message(caller, stated.statedBy(part, ref, h.text()));
                     out.add(messageContent(h, ref, caller, label));
                 }
             }

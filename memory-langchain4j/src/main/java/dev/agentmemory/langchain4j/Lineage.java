@@ -3,56 +3,47 @@ package dev.agentmemory.langchain4j;
 import dev.agentmemory.langchain4j.internal.EnumText;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.KeyState;
+import dev.agentmemory.core.ItemStatus;
 import dev.agentmemory.core.Layer;
 import dev.agentmemory.core.MemoryEngine;
 import dev.agentmemory.core.MemoryRecord;
-import dev.agentmemory.core.ReadOptions;
 import dev.agentmemory.core.Scope;
-import dev.agentmemory.core.Status;
+import dev.agentmemory.core.StatusRule;
 import dev.agentmemory.core.TaskInfo;
-import dev.agentmemory.core.Verification;
 import dev.agentmemory.core.event.TaskStatus;
 import dev.agentmemory.langchain4j.tools.Summarizer;
 import org.jspecify.annotations.Nullable;
 
-import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 
 /**
- * Labels every derived copy by what became of the records it came from, asked of the engine at
- * the moment of retrieval, so a label never lags the state it describes:
+ * Labels every item of the block, and every derived copy, by the engine's one status rule
+ * ({@link StatusRule}, through {@link MemoryEngine#judge}), asked at the moment of retrieval so a
+ * label never lags the state it describes, and puts the rule's verdict in the block's words:
  * <ul>
- *   <li><b>Task state</b> carries its task and the task's status. State of an active task is
- *       served as it is; state of a suspended task is not served while a task is active in the
- *       asking session or in its own session, and otherwise only as {@code past}; state of an
- *       ended task is {@code archived} (history only).</li>
- *   <li><b>A summary</b> records the records it was built from (see {@link Summarizer}). When one
- *       of them has since been superseded or refuted, the summary is labelled {@code superseded}
- *       with {@code superseded-by} naming the key's current version; when one was archived (its
- *       task ended), {@code archived}; when one passed its re-verify deadline,
- *       {@code needs-reverification}. Summaries are relabelled rather than rebuilt: rebuilding
+ *   <li><b>A record</b> (session or task state, persistent memory, an episodic record hit) gets
+ *       its own status; task state carries its task and the task's status; state of a suspended
+ *       task is not served while a task is active in the asking session or in the session holding
+ *       it, and otherwise only as {@code past}.</li>
+ *   <li><b>A summary</b> records the records it was built from (see {@link Summarizer}) and takes
+ *       the strongest of their statuses. Summaries are relabelled rather than rebuilt: rebuilding
  *       would need a model call on the read path (or inside the writer's commit), could fail or
  *       disagree, and would lose the history the summary holds ("French was asked for, then
- *       German"); the label is computed from the engine's state at the moment it is framed, so it
- *       cannot lag, and the current value is framed beside it. A forgotten source still drops the
+ *       German"); the current value is framed beside it. A forgotten source still drops the
  *       summary (the summarizer's forget cascade).</li>
  *   <li><b>A past message</b> states the records it is the source message of, and those whose
- *       value it contains as whole words ({@link dev.agentmemory.langchain4j.internal.Statements}).
- *       When it states a version that has been superseded or refuted and not the key's current
- *       version, it is {@code superseded} with {@code superseded-by}; when it states state of an
- *       ended task, {@code archived} with the task; otherwise {@code past}, with the task and its
- *       status when it states task state.</li>
+ *       value it contains as whole words ({@link dev.agentmemory.langchain4j.internal.Statements}),
+ *       and is {@code past} unless one of them gives it a stronger status.</li>
  * </ul>
- * Stateless apart from a per-retrieval task cache; thread-safe.
+ * A superseded item names what applies in its place ({@code superseded-by}); an upcoming one its
+ * {@code valid-from}, one no longer valid its {@code valid-to}. Stateless apart from a
+ * per-retrieval task cache; thread-safe.
  */
 final class Lineage {
 
@@ -62,6 +53,8 @@ final class Lineage {
     static final String SUPERSEDED = "superseded";
     static final String ARCHIVED = "archived";
     static final String NEEDS_REVERIFICATION = "needs-reverification";
+    static final String UPCOMING = "upcoming";
+    static final String NO_LONGER_VALID = "no-longer-valid";
 
     /** A status and the attributes (keys of {@link MemoryContent}) that go with it. */
     record Label(String status, Map<String, String> attributes) {
@@ -133,154 +126,57 @@ final class Lineage {
     }
 
     /**
-     * The label of a record about to be served with {@code status} (current, conflict or
-     * needs-reverification) to a retrieval for {@code askingSession}, or empty when it must not
-     * be served there (state of a suspended task while a task is active).
+     * The label of a record about to be served to a retrieval for {@code askingSession}, or empty
+     * when it must not be served there (state of a suspended task while a task is active, or a
+     * record forgotten meanwhile).
      */
-    Optional<Label> record(MemoryRecord r, String status, @Nullable String askingSession, Tasks tasks) {
-        if (r.scope().layer() != Layer.TASK) {
-            return Optional.of(new Label(status, Map.of()));
+    Optional<Label> record(Caller caller, MemoryRecord r, @Nullable String askingSession) {
+        StatusRule.Judgement j;
+        try {
+            j = engine.judge(caller, StatusRule.Form.RECORD, List.of(r.id()), askingSession);
+        } catch (IllegalArgumentException forgottenMeanwhile) {
+            return Optional.empty();
         }
-        TaskInfo task = tasks.of(r.scope()).orElse(null);
-        Map<String, String> attrs = taskAttributes(r.scope(), task);
-        if (task == null || task.status() == TaskStatus.ENDED || r.archived()) {
-            Map<String, String> ended = new LinkedHashMap<>(attrs);
-            ended.put(MemoryContent.TASK_STATUS, EnumText.label(TaskStatus.ENDED));
-            return Optional.of(new Label(ARCHIVED, ended));
-        }
-        if (task.status() == TaskStatus.SUSPENDED) {
-            if (tasks.hasActive(askingSession) || tasks.holderHasActive(r.scope())) {
-                return Optional.empty();
-            }
-            return Optional.of(new Label(PAST, attrs));
-        }
-        return Optional.of(new Label(status, attrs));
+        return j.served() ? Optional.of(label(j)) : Optional.empty();
     }
 
-    /** The label of a summary record about to be served with {@code status}. */
-    Label summary(Caller caller, MemoryRecord summary, String status, Tasks tasks) {
-        List<String> ids = new java.util.ArrayList<>();
+    /** The label of a summary record: by what became of the records it was built from (see {@link Summarizer}). */
+    Label summary(Caller caller, MemoryRecord summary) {
+        List<String> ids = new ArrayList<>();
         if (summary.value() != null) {
             for (JsonNode link : summary.value().node().path("records")) {
                 ids.add(link.path("id").asText());
             }
         }
-        Set<String> supersededBy = new LinkedHashSet<>();
-        boolean superseded = false;
-        boolean expired = false;
-        boolean conflict = false;
-        Map<String, String> archived = null;
-        Map<String, String> suspended = null;
-        Instant now = engine.clock().instant();
-        for (String id : ids) {
-            Optional<MemoryRecord> live = engine.record(caller, id);
-            if (live.isEmpty() || live.get().value() == null) {
-                continue; // forgotten: the summarizer's cascade drops the summary
-            }
-            MemoryRecord r = live.get();
-            if (isReplaced(r)) {
-                // even when it also states what holds now: a summary is read as a whole, and one
-                // saying "French, Swedish" must not pass off the replaced French as current
-                superseded = true;
-                currentOf(caller, r).ifPresent(c -> supersededBy.add(ref(c)));
-            } else if (r.scope().layer() == Layer.TASK && (r.archived() || tasks.of(r.scope())
-                    .map(t -> t.status() == TaskStatus.ENDED).orElse(true))) {
-                if (archived == null) {
-                    archived = new LinkedHashMap<>(taskAttributes(r.scope(), null));
-                }
-            } else if (r.scope().layer() == Layer.TASK && tasks.of(r.scope())
-                    .map(t -> t.status() == TaskStatus.SUSPENDED).orElse(false)) {
-                if (suspended == null) {
-                    suspended = taskAttributes(r.scope(), tasks.of(r.scope()).orElse(null));
-                }
-            } else if (r.status() == Status.CONFLICT) {
-                conflict = true;
-            } else if (r.status() == Status.EXPIRED || r.isExpiredAt(now)) {
-                expired = true;
-            }
-        }
-        if (superseded) {
-            return new Label(SUPERSEDED, supersededBy.isEmpty() ? Map.of()
-                    : Map.of(MemoryContent.SUPERSEDED_BY, String.join(",", supersededBy)));
-        }
-        if (archived != null) {
-            return new Label(ARCHIVED, archived);
-        }
-        if (suspended != null) {
-            // states the state of a task put aside: history until the task is resumed
-            return new Label(PAST, suspended);
-        }
-        if (conflict) {
-            return new Label(CONFLICT, Map.of());
-        }
-        return new Label(expired ? NEEDS_REVERIFICATION : status, Map.of());
+        return label(engine.judge(caller, StatusRule.Form.SUMMARY, ids, null));
     }
 
     /** The label of a past message that states the records {@code stated} (ids). */
-    Label message(Caller caller, Collection<String> stated, Tasks tasks) {
-        Map<String, MemoryRecord> live = new LinkedHashMap<>();
-        for (String id : stated) {
-            engine.record(caller, id).filter(r -> r.value() != null).ifPresent(r -> live.put(id, r));
-        }
-        Set<String> supersededBy = new LinkedHashSet<>();
-        boolean superseded = false;
-        boolean expired = false;
-        Instant now = engine.clock().instant();
-        Map<String, String> archived = null;
-        Map<String, String> task = null;
-        boolean conflict = false;
-        for (MemoryRecord r : live.values()) {
-            if (!isReplaced(r) && (r.status() == Status.EXPIRED || r.isExpiredAt(now))) {
-                expired = true;
-            }
-            if (r.status() == Status.CONFLICT) {
-                conflict = true;
-            }
-            if (isReplaced(r)) {
-                Optional<MemoryRecord> current = currentOf(caller, r);
-                // A message that also states what holds now ("German, not French") is not stale.
-                if (current.isEmpty() || !live.containsKey(current.get().id())) {
-                    superseded = true;
-                    current.ifPresent(c -> supersededBy.add(ref(c)));
-                }
-                continue;
-            }
-            if (r.scope().layer() == Layer.TASK) {
-                TaskInfo t = tasks.of(r.scope()).orElse(null);
-                if (t == null || t.status() == TaskStatus.ENDED || r.archived()) {
-                    if (archived == null) {
-                        archived = new LinkedHashMap<>(taskAttributes(r.scope(), null));
-                    }
-                } else if (task == null) {
-                    task = taskAttributes(r.scope(), t);
-                }
-            }
-        }
-        if (superseded) {
-            return new Label(SUPERSEDED, supersededBy.isEmpty() ? Map.of()
-                    : Map.of(MemoryContent.SUPERSEDED_BY, String.join(",", supersededBy)));
-        }
-        if (archived != null) {
-            return new Label(ARCHIVED, archived);
-        }
-        if (expired) {
-            return new Label(NEEDS_REVERIFICATION, task == null ? Map.of() : task);
-        }
-        if (conflict) {
-            return new Label(CONFLICT, task == null ? Map.of() : task);
-        }
-        return new Label(PAST, task == null ? Map.of() : task);
+    Label message(Caller caller, Collection<String> stated) {
+        return label(engine.judge(caller, StatusRule.Form.MESSAGE, stated, null));
     }
 
-    private static boolean isReplaced(MemoryRecord r) {
-        return r.status() == Status.SUPERSEDED || r.verification() == Verification.REFUTED;
-    }
-
-    /** What holds now for a record's key: its current version, or the one past its re-verify deadline. */
-    private Optional<MemoryRecord> currentOf(Caller caller, MemoryRecord r) {
-        KeyState k = engine.keyState(caller, r.scope(), r.key(), ReadOptions.DEFAULT);
-        MemoryRecord now = k.current() != null ? k.current() : k.needsReverification();
-        return Optional.ofNullable(now).filter(c -> !c.id().equals(r.id()));
+    /** A judgement in the block's words: its status and the attributes that explain it. */
+    static Label label(StatusRule.Judgement j) {
+        ItemStatus status = j.status();
+        Map<String, String> attrs = new LinkedHashMap<>();
+        MemoryRecord by = j.decidedBy();
+        if (by != null && status != ItemStatus.SUPERSEDED) {
+            attrs.putAll(taskAttributes(by.scope(), status == ItemStatus.ARCHIVED ? null : j.task()));
+        }
+        if (status == ItemStatus.SUPERSEDED && !j.replacedBy().isEmpty()) {
+            attrs.put(MemoryContent.SUPERSEDED_BY, String.join(",", j.replacedBy().stream().map(Lineage::ref).toList()));
+        }
+        if (by != null && status == ItemStatus.UPCOMING && by.validFrom() != null) {
+            attrs.put(MemoryContent.VALID_FROM, by.validFrom().toString());
+        }
+        if (by != null && status == ItemStatus.NO_LONGER_VALID && by.validTo() != null) {
+            attrs.put(MemoryContent.VALID_TO, by.validTo().toString());
+        }
+        if (by != null && status == ItemStatus.NEEDS_REVERIFICATION && by.expiresAt() != null) {
+            attrs.put(MemoryContent.EXPIRES_AT, by.expiresAt().toString());
+        }
+        return new Label(status.label(), attrs);
     }
 
     /** What a label adds to an item's "why", in words ("" when it adds nothing). */
@@ -292,6 +188,8 @@ final class Lineage {
             case ARCHIVED -> "; state of ended task " + task + ", history only";
             case PAST -> task == null ? "" : "; about task " + task + " ("
                     + label.attributes().get(MemoryContent.TASK_STATUS) + ")";
+            case UPCOMING -> "; applies from " + label.attributes().get(MemoryContent.VALID_FROM) + ", not yet";
+            case NO_LONGER_VALID -> "; applied until " + label.attributes().get(MemoryContent.VALID_TO) + ", no longer";
             default -> "";
         };
     }

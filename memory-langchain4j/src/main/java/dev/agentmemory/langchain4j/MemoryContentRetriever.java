@@ -108,13 +108,13 @@ final class MemoryContentRetriever implements ContentRetriever {
             if (task.isPresent()) {
                 ScopeView view = engine.view(caller, caller.task(task.get()));
                 addAll(state, view.keys(), TASK_STATE, "state of the active task " + task.get().task(), shown,
-                        caller, session, tasks);
+                        caller, session);
             }
             addAll(state, engine.view(caller, caller.session(session)).keys(), SESSION_STATE,
-                    "state of this session", shown, caller, session, tasks);
+                    "state of this session", shown, caller, session);
             openTasks.addAll(OpenTasks.contents(engine, caller, session, tasks.all()));
         }
-        List<Content> persistent = persistent(caller, query.text(), shown, tasks);
+        List<Content> persistent = persistent(caller, query.text(), shown);
         List<Content> episodicHits = episodic != null && settings.episodicResults > 0 && !query.text().isBlank()
                 ? episodic.recall(caller, target.session(), query.text(), settings.episodicResults, settings.minScore, shown)
                 : List.of();
@@ -157,7 +157,7 @@ final class MemoryContentRetriever implements ContentRetriever {
         return (double) shared / queryTerms.size();
     }
 
-    private List<Content> persistent(Caller caller, String queryText, Set<String> shown, Lineage.Tasks tasks) {
+    private List<Content> persistent(Caller caller, String queryText, Set<String> shown) {
         if (settings.persistentResults == 0) {
             return List.of();
         }
@@ -173,7 +173,7 @@ final class MemoryContentRetriever implements ContentRetriever {
                     : r.score() > 0 ? String.format(Locale.ROOT, "persistent memory sharing %.0f%% of the query's terms",
                     r.score() * 100) : "persistent memory, most recent first";
             List<Content> one = new ArrayList<>();
-            addAll(one, List.of(r.key()), PERSISTENT, why, shown, caller, null, tasks);
+            addAll(one, List.of(r.key()), PERSISTENT, why, shown, caller, null);
             for (Content c : one) {
                 out.add(withScore(c, r.score()));
             }
@@ -182,37 +182,47 @@ final class MemoryContentRetriever implements ContentRetriever {
     }
 
     private void addAll(List<Content> out, List<KeyState> keys, String layer, String why, Set<String> shown,
-                        Caller caller, @Nullable String session, Lineage.Tasks tasks) {
+                        Caller caller, @Nullable String session) {
         for (KeyState k : keys) {
             if (k.current() != null && shown.add(k.current().id())) {
-                add(out, k.current(), layer, "current", why, caller, session, tasks);
+                add(out, k.current(), layer, why, caller, session);
             }
             if (k.needsReverification() != null && shown.add(k.needsReverification().id())) {
-                add(out, k.needsReverification(), layer, "needs-reverification",
+                add(out, k.needsReverification(), layer,
                         why + "; past its re-verify deadline " + k.needsReverification().expiresAt()
-                                + ", check before relying on it", caller, session, tasks);
+                                + ", check before relying on it", caller, session);
             }
             for (MemoryRecord c : k.conflicts()) {
                 if (shown.add(c.id())) {
-                    add(out, c, layer, "conflict", why + "; disagrees with the current value"
-                            + (c.conflictsWith() != null ? " (" + c.conflictsWith() + ")" : ""), caller, session, tasks);
+                    add(out, c, layer, why + "; disagrees with the current value"
+                            + (c.conflictsWith() != null ? " (" + c.conflictsWith() + ")" : ""), caller, session);
+                }
+            }
+            for (MemoryRecord u : k.upcoming()) {
+                if (shown.add(u.id())) {
+                    add(out, u, layer, why, caller, session);
+                }
+            }
+            for (MemoryRecord e : k.noLongerValid()) {
+                if (shown.add(e.id())) {
+                    add(out, e, layer, why, caller, session);
                 }
             }
         }
     }
 
-    private void add(List<Content> out, MemoryRecord r, String layer, String status, String why, Caller caller,
-                     @Nullable String session, Lineage.Tasks tasks) {
+    private void add(List<Content> out, MemoryRecord r, String layer, String why, Caller caller,
+                     @Nullable String session) {
         if (r.key().path().equals(Summarizer.EXCLUDED_KEY)) {
             return; // the summarizer's bookkeeping (message indices), not something the user said
         }
         if (r.tags().contains(Summarizer.SUMMARY_TAG)) {
-            Lineage.Label label = lineage.summary(caller, r, status, tasks);
+            Lineage.Label label = lineage.summary(caller, r);
             out.add(content(r, SUMMARY, label, "a summary of earlier messages of session " + r.scope().session()
                     + Lineage.why(label), 1.0));
             return;
         }
-        lineage.record(r, status, session, tasks).ifPresent(label -> out.add(content(r, layer, label,
+        lineage.record(caller, r, session).ifPresent(label -> out.add(content(r, layer, label,
                 why + Lineage.why(label), 1.0)));
     }
 

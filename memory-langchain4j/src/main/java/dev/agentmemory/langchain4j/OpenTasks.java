@@ -64,7 +64,8 @@ final class OpenTasks {
                 continue;
             }
             trusted &= r.trust() == Trust.TRUSTED;
-            String pair = r.key().path() + " = " + r.text();
+            // a value past its re-verify deadline says so here too (StatusRule row 4)
+            String pair = r.key().path() + " = " + r.text() + (r == k.needsReverification() ? " (needs-reverification)" : "");
             if (state.length() + pair.length() + 2 > MAX_STATE_CHARS) {
                 state.append(state.isEmpty() ? "" : "; ").append("...");
                 break;

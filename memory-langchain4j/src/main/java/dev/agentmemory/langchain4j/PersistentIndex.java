@@ -103,7 +103,7 @@ final class PersistentIndex implements DerivedData {
         }
         // Read the revision before the keys: if a write lands in between, the snapshot carries
         // the older revision and is rebuilt at the next query, never kept stale.
-        s = Snapshot.build(revision, engine.servableUnordered(caller, Layer.PERSISTENT));
+        s = Snapshot.build(revision, engine.servableUnordered(caller, Layer.PERSISTENT), now);
         snapshots.put(part, s);
         return s;
     }
@@ -143,7 +143,10 @@ final class PersistentIndex implements DerivedData {
         return out;
     }
 
-    /** The record a key is ranked by: its current value, else the one to re-verify, else the first conflict. */
+    /**
+     * The record a key is ranked by: its current value, else the one to re-verify, else the first
+     * conflict, else the newest upcoming or ended version.
+     */
     static MemoryRecord representative(KeyState k) {
         if (k.current() != null) {
             return k.current();
@@ -151,7 +154,33 @@ final class PersistentIndex implements DerivedData {
         if (k.needsReverification() != null) {
             return k.needsReverification();
         }
-        return k.conflicts().get(0);
+        if (!k.conflicts().isEmpty()) {
+            return k.conflicts().get(0);
+        }
+        return !k.upcoming().isEmpty() ? k.upcoming().get(k.upcoming().size() - 1)
+                : k.noLongerValid().get(k.noLongerValid().size() - 1);
+    }
+
+    /** The first instant after {@code now} at which the passage of time alone changes a key's state (a deadline, a window's edge). */
+    static Instant changesAt(KeyState k, Instant now) {
+        Instant at = Instant.MAX;
+        List<MemoryRecord> rs = new ArrayList<>(k.conflicts());
+        rs.addAll(k.upcoming());
+        rs.addAll(k.noLongerValid());
+        if (k.current() != null) {
+            rs.add(k.current());
+        }
+        if (k.needsReverification() != null) {
+            rs.add(k.needsReverification());
+        }
+        for (MemoryRecord r : rs) {
+            for (Instant t : new Instant[] {r.expiresAt(), r.validFrom(), r.validTo()}) {
+                if (t != null && t.isAfter(now) && t.isBefore(at)) {
+                    at = t;
+                }
+            }
+        }
+        return at;
     }
 
     private record Entry(KeyState key, MemoryRecord record) {
@@ -179,7 +208,7 @@ final class PersistentIndex implements DerivedData {
             this.newestFirst = newestFirst;
         }
 
-        static Snapshot build(long revision, List<KeyState> keys) {
+        static Snapshot build(long revision, List<KeyState> keys, Instant now) {
             Entry[] entries = new Entry[keys.size()];
             Map<String, List<Integer>> lists = new HashMap<>();
             List<Integer> preferences = new ArrayList<>();
@@ -194,10 +223,10 @@ final class PersistentIndex implements DerivedData {
                 if (r.kind() == Kind.PREFERENCE) {
                     preferences.add(i);
                 }
-                // When a current value expires the key's state changes (it becomes one to re-verify).
-                if (k.current() != null && k.current().expiresAt() != null
-                        && k.current().expiresAt().isBefore(validUntil)) {
-                    validUntil = k.current().expiresAt();
+                // When a current value expires, or a window begins or ends, the key's state changes.
+                Instant changes = changesAt(k, now);
+                if (changes.isBefore(validUntil)) {
+                    validUntil = changes;
                 }
             }
             Map<String, int[]> postings = new HashMap<>(lists.size() * 2);

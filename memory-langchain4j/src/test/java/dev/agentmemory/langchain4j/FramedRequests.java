@@ -20,7 +20,7 @@ final class FramedRequests {
 
     static final Set<String> LAYERS = Set.of("session-state", "task-state", "tasks", "persistent", "episodic", "summary");
     static final Set<String> STATUSES = Set.of("current", "conflict", "needs-reverification", "past", "superseded",
-            "archived", "suspended", "open-elsewhere");
+            "archived", "suspended", "open-elsewhere", "upcoming", "no-longer-valid");
     static final Set<String> TASK_STATUSES = Set.of("active", "suspended", "ended");
 
     private FramedRequests() {

@@ -13,6 +13,7 @@ import dev.agentmemory.core.MemoryValue;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.ReadOptions;
 import dev.agentmemory.core.Scope;
+import dev.agentmemory.core.StatusRule;
 import dev.agentmemory.core.Source;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.core.ledger.OperationId;
@@ -421,6 +422,8 @@ class BadInputFuzzTest {
                 Map.entry(Instant.class, NOW),
                 Map.entry(Duration.class, Duration.ofDays(1)),
                 Map.entry(Layer.class, Layer.SESSION),
+                Map.entry(StatusRule.Form.class, StatusRule.Form.MESSAGE),
+                Map.entry(java.util.Collection.class, List.of("s1")),
                 Map.entry(ForgetTarget.class, ForgetTarget.key(victim.session("s1"), MemoryKey.of("fuzz.gone"))),
                 Map.entry(ForgetMode.class, ForgetMode.SOFT),
                 Map.entry(MemoryValue.class, MemoryValue.of("v")),

@@ -20,7 +20,8 @@ import java.util.Map;
  *               inferences); rendered as {@code trusted} or {@code untrusted}
  * @param date   when the item was observed
  * @param status {@code current}, {@code conflict}, {@code needs-reverification}, {@code past},
- *               {@code superseded} or {@code archived} for memory items (see the README)
+ *               {@code superseded}, {@code archived}, {@code upcoming} or {@code no-longer-valid} for
+ *               memory items ({@link dev.agentmemory.core.ItemStatus}; see the README)
  * @param extra  further attributes to show, in insertion order; memory items carry
  *               {@value #LAYER} and {@value #SCOPE} always, {@value #TASK} and {@value #TASK_STATUS}
  *               when they are (or state) task state, {@value #SUPERSEDED_BY} when superseded

@@ -288,6 +288,8 @@ public final class Summarizer {
             if (k.needsReverification() != null) {
                 rs.put(k.needsReverification(), "needs-reverification");
             }
+            k.upcoming().forEach(u -> rs.put(u, "upcoming"));
+            k.noLongerValid().forEach(e -> rs.put(e, "no-longer-valid"));
             // versions replaced before the summary was made: a summary that states one is stale from the start
             for (MemoryRecord old : engine.history(caller, k.scope(), k.key())) {
                 if (old.status() == Status.SUPERSEDED || old.verification() == Verification.REFUTED) {
