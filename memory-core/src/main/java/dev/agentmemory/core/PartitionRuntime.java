@@ -349,21 +349,31 @@ final class PartitionRuntime {
     <T> T write(Caller caller, Work<T> work) {
         Partition partition = partition(caller);
         Handle h = handle(partition);
+        return underLock(partition, h, owner -> writeOnce(partition, h, caller, work, owner));
+    }
+
+    /**
+     * Runs one attempt of a call under the partition's lock. A call nested in another call on
+     * this partition runs once, as part of the enclosing one; an outermost call whose append
+     * lost the race to another writer ({@link AppendRaced}: nothing of it was stored or told) is
+     * made again on the fresh state, up to {@link #WRITE_ATTEMPTS} times with a random back-off.
+     */
+    private <T> T underLock(Partition partition, Handle h, Function<Boolean, T> attempt) {
         h.lock.lock();
         try {
             boolean owner = !h.state.changing(); // false in a call nested in another call on this partition
             if (!owner) {
-                return writeOnce(partition, h, caller, work, false);
+                return attempt.apply(false);
             }
-            for (int attempt = 1; ; attempt++) {
+            for (int n = 1; ; n++) {
                 try {
-                    return writeOnce(partition, h, caller, work, true);
+                    return attempt.apply(true);
                 } catch (AppendRaced raced) {
                     // rolled back; the next attempt reads the other writer's events and decides again
-                    if (attempt >= WRITE_ATTEMPTS) {
+                    if (n >= WRITE_ATTEMPTS) {
                         throw racedTooOften(partition, raced);
                     }
-                    backOff(attempt);
+                    backOff(n);
                 }
             }
         } finally {
@@ -441,26 +451,7 @@ final class PartitionRuntime {
     <T> T exclusive(Caller caller, Function<Held, T> f) {
         Partition partition = partition(caller);
         Handle h = handle(partition);
-        h.lock.lock();
-        try {
-            boolean owner = !h.state.changing(); // false in a call nested in another call on this partition
-            if (!owner) {
-                return exclusiveOnce(partition, h, caller, f, false);
-            }
-            for (int attempt = 1; ; attempt++) {
-                try {
-                    return exclusiveOnce(partition, h, caller, f, true);
-                } catch (AppendRaced raced) {
-                    // nothing was stored or told: the next attempt reads the other writer's events and decides again
-                    if (attempt >= WRITE_ATTEMPTS) {
-                        throw racedTooOften(partition, raced);
-                    }
-                    backOff(attempt);
-                }
-            }
-        } finally {
-            h.lock.unlock();
-        }
+        return underLock(partition, h, owner -> exclusiveOnce(partition, h, caller, f, owner));
     }
 
     /** One attempt of {@link #exclusive}; throws {@link AppendRaced} when its first commit lost the race. */
