@@ -11,6 +11,7 @@ import dev.agentmemory.core.Source;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.langchain4j.plainwords.Attribute;
 import dev.agentmemory.langchain4j.plainwords.PlainWords;
+import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -118,7 +119,7 @@ final class PlainWordsWriter {
     /** Whether {@code key} already holds {@code value} (compared without case and spacing). */
     private static boolean holds(List<KeyState> persistent, MemoryKey key, String value) {
         for (KeyState k : persistent) {
-            MemoryRecord r = k.current();
+            MemoryRecord r = standing(k);
             MemoryValue v = r == null ? null : r.value();
             if (k.key().equals(key) && v != null && PlainWords.comparable(v.text()).equals(PlainWords.comparable(value))) {
                 return true;
@@ -127,11 +128,20 @@ final class PlainWordsWriter {
         return false;
     }
 
-    /** The persistent key with a current value about {@code attribute} another writer chose, the newest first. */
+    /**
+     * The value a key stands at now: its current one, or the one that applies but passed its
+     * re-verify deadline (still the key's value: restating it must not open a second key whose
+     * fresh copy would be framed current while the first needs re-verification).
+     */
+    private static @Nullable MemoryRecord standing(KeyState k) {
+        return k.current() != null ? k.current() : k.needsReverification();
+    }
+
+    /** The persistent key with a standing value about {@code attribute} another writer chose, the newest first. */
     private static Optional<MemoryKey> keyInUse(List<KeyState> persistent, Attribute attribute) {
         MemoryRecord best = null;
         for (KeyState k : persistent) {
-            MemoryRecord r = k.current();
+            MemoryRecord r = standing(k);
             if (r == null || r.value() == null || k.key().equals(attribute.key())
                     || Attribute.of(k.key()).filter(a -> a == attribute).isEmpty()) {
                 continue;
@@ -143,7 +153,7 @@ final class PlainWordsWriter {
         if (best == null) {
             return Optional.empty();
         }
-        boolean ownCurrent = persistent.stream().anyMatch(k -> k.key().equals(attribute.key()) && k.current() != null);
+        boolean ownCurrent = persistent.stream().anyMatch(k -> k.key().equals(attribute.key()) && standing(k) != null);
         return ownCurrent ? Optional.empty() : Optional.of(best.key());
     }
 }

@@ -414,9 +414,18 @@ public final class MemoryTools {
         if (scope.layer() != Layer.PERSISTENT) {
             return k;
         }
-        return Attribute.of(k).map(Attribute::key).filter(own -> !own.equals(k)
-                && engine.current(caller, scope, own).filter(r -> r.tags().contains(PlainWords.TAG)).isPresent())
+        return Attribute.of(k).map(Attribute::key).filter(own -> !own.equals(k) && heldByRules(caller, scope, own))
                 .orElse(k);
+    }
+
+    /**
+     * Whether the rules' key stands at a value they wrote: current, or applying but past its
+     * re-verify deadline (still the attribute's key; a restatement belongs there).
+     */
+    private boolean heldByRules(Caller caller, Scope scope, MemoryKey own) {
+        KeyState state = engine.keyState(caller, scope, own, ReadOptions.DEFAULT);
+        MemoryRecord standing = state.current() != null ? state.current() : state.needsReverification();
+        return standing != null && standing.tags().contains(PlainWords.TAG);
     }
 
     /** The model's own write: untrusted; a preference or decision kept as an unconfirmed inference. */

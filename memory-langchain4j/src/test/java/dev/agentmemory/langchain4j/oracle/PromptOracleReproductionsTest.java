@@ -94,6 +94,14 @@ class PromptOracleReproductionsTest {
     }
 
     @Test
+    void should_not_label_a_fact_restated_after_its_deadline_current_under_a_second_key() {
+        // the model's remember(home.city) passed its re-verify deadline; the user says it again:
+        // the plain-words rules must treat home.city as the attribute's key, not open user.residence
+        assertHolds(Invariant.STALE_AS_CURRENT, CAREFUL, s2(FACT, 2), s1(TIME_PASSES, 0), s1(FACT, 2), s1(ASK, 0),
+                s2(FACT, 3));
+    }
+
+    @Test
     void should_name_the_task_and_its_status_on_task_state_items() {
         assertHolds(Invariant.TASK_ITEM_UNNAMED, CAREFUL, s1(START_TASK, 1), s1(TASK_STATE, 1), s1(ASK, 0));
     }
