@@ -242,8 +242,9 @@ public final class DemoMain {
                     options: --db PATH, --user NAME, --session ID, --keep, --debug, --help, --version
 
                     exit codes: 0 ok, 1 a check failed, 2 wrong arguments or environment variable, 4 no store at
-                    --db, 5 store path unusable (a file in the way, read-only), 6 store in use by another
-                    process, 7 the model failed on the chat's last line, 70 internal error""";
+                    --db, 5 store path unusable (a file in the way, read-only, a .mv.db restored without its
+                    .hwm), 6 store in use by another process, 7 the model failed on the chat's last line,
+                    70 internal error""";
         };
     }
 
