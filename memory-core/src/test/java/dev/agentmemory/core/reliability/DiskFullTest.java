@@ -10,11 +10,11 @@ import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.Scope;
 import dev.agentmemory.core.StaleVersionException;
 import dev.agentmemory.core.store.jdbc.JdbcEventStore;
+import dev.agentmemory.testing.SmallDisk;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -43,10 +43,9 @@ class DiskFullTest {
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void a_full_disk_fails_the_write_it_hit_and_nothing_acknowledged_is_lost() throws Exception {
-        Path dir = Files.createTempDirectory("agentmemory-diskfull");
-        boolean mounted = mount(dir);
-        try {
-            Assumptions.assumeTrue(mounted, "cannot mount a 4 MiB tmpfs here (needs root and mount permission);"
+        try (SmallDisk disk = SmallDisk.mount("agentmemory-diskfull")) {
+            Path dir = disk.dir();
+            Assumptions.assumeTrue(disk.mounted(), "cannot mount a 4 MiB tmpfs here (needs root and mount permission);"
                     + " the disk-full test is skipped");
             Path filler = dir.resolve("filler.bin");
             Files.write(filler, new byte[1024 * 1024]);
@@ -96,11 +95,6 @@ class DiskFullTest {
                     assertThat(current(reopened, key)).as("acknowledged %s after the reopen", key).isEqualTo(big + key);
                 }
             }
-        } finally {
-            if (mounted) {
-                run("umount", dir.toString());
-            }
-            deleteTree(dir);
         }
     }
 
@@ -111,37 +105,5 @@ class DiskFullTest {
 
     private static String current(MemoryEngine engine, String key) {
         return engine.current(ALICE, S1, MemoryKey.of(key)).map(r -> r.value().text()).orElse(null);
-    }
-
-    private static boolean mount(Path dir) {
-        if (!System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux")) {
-            return false;
-        }
-        return run("mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", dir.toString());
-    }
-
-    private static boolean run(String... command) {
-        try {
-            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-            p.getInputStream().readAllBytes();
-            return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            fail("interrupted running " + String.join(" ", command));
-            return false;
-        }
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (var paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
     }
 }
