@@ -3,18 +3,13 @@
  * users and store implementors name: the API ({@code dev.agentmemory.core}, start from
  * {@link dev.agentmemory.core.MemoryEngine#builder()}), the event types that appear in its
  * signatures, the action ledger and audit report types, the instruction detector, the extension
- * points ({@code spi}) and the stores. Everything under {@code dev.agentmemory.core.internal} is
+ * points ({@code spi}) and the in-memory store; the JDBC store is the module
+ * {@code dev.agentmemory.store.jdbc}. Everything under {@code dev.agentmemory.core.internal} is
  * the engine's own; only the JSON helpers are shared, with the LangChain4j adapter.
  */
 module dev.agentmemory.core {
     requires transitive com.fasterxml.jackson.databind;
     requires com.fasterxml.jackson.datatype.jsr310;
-    requires transitive java.sql;
-    requires com.h2database;
-    // H2 is an automatic module; its JdbcDataSource (behind JdbcEventStore.h2*) implements javax.naming types
-    requires java.naming;
-    // JdbcEventStore.connect(url, ...) pools connections with HikariCP
-    requires com.zaxxer.hikari;
     requires static transitive org.jspecify;
 
     exports dev.agentmemory.core;
@@ -24,7 +19,6 @@ module dev.agentmemory.core {
     exports dev.agentmemory.core.policy;
     exports dev.agentmemory.core.spi;
     exports dev.agentmemory.core.store;
-    exports dev.agentmemory.core.store.jdbc;
     exports dev.agentmemory.core.internal to dev.agentmemory.langchain4j;
 
     // the event log is JSON: Jackson binds the records of these packages

@@ -9,6 +9,8 @@
 module dev.agentmemory.langchain4j {
     // public signatures name the engine, LangChain4j's chat memory, RAG and model types
     requires transitive dev.agentmemory.core;
+    // the builder opens the JDBC store (h2File, jdbc, dataSource); one dependency brings both
+    requires transitive dev.agentmemory.store.jdbc;
     requires transitive langchain4j.core;
     requires transitive langchain4j;
     requires com.fasterxml.jackson.databind;

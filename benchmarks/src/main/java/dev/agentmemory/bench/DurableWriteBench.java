@@ -8,7 +8,7 @@ import dev.agentmemory.core.MemoryEngine;
 import dev.agentmemory.core.Outcome;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.Source;
-import dev.agentmemory.core.store.jdbc.JdbcEventStore;
+import dev.agentmemory.store.jdbc.JdbcStores;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,7 +42,7 @@ final class DurableWriteBench {
         double singlePerSecond;
         double batchPerSecond;
         long bytes;
-        try (MemoryEngine engine = MemoryEngine.builder().store(JdbcEventStore.h2File(file)).build()) {
+        try (MemoryEngine engine = MemoryEngine.builder().store(JdbcStores.h2File(file)).build()) {
             for (int i = 0; i < 50; i++) {
                 engine.propose(caller, List.of(proposal(caller, "warm." + i, words, random)));
             }

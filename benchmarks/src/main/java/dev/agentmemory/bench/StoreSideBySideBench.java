@@ -1,8 +1,9 @@
 package dev.agentmemory.bench;
 
+import dev.agentmemory.core.spi.EventStore;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.agentmemory.core.store.jdbc.JdbcEventStore;
+import dev.agentmemory.store.jdbc.JdbcStores;
 import dev.agentmemory.langchain4j.AgentMemory;
 import dev.agentmemory.langchain4j.SessionRef;
 import java.io.PrintStream;
@@ -37,8 +38,8 @@ final class StoreSideBySideBench {
     ObjectNode run(PrintStream out) throws Exception {
         SessionRef session = new SessionRef(tenant, "side-by-side", "chat-1");
         // the H2 file given as a store, not as h2File(...), so that both keep their episodic index in memory
-        JdbcEventStore h2Store = JdbcEventStore.h2File(Files.createDirectories(dir.resolve("h2")).resolve("memory"));
-        JdbcEventStore pgStore = JdbcEventStore.connect(server.url(), server.user(), server.password());
+        EventStore h2Store = JdbcStores.h2File(Files.createDirectories(dir.resolve("h2")).resolve("memory"));
+        EventStore pgStore = JdbcStores.connect(server.url(), server.user(), server.password());
         try (AgentMemory h2 = AgentMemory.builder().store(h2Store)
                 .embeddingModel(new TurnOverheadBench.HashingEmbeddingModel(384)).build();
              AgentMemory pg = AgentMemory.builder().store(pgStore)

@@ -9,7 +9,8 @@ import dev.agentmemory.core.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.Source;
-import dev.agentmemory.core.store.jdbc.JdbcEventStore;
+import dev.agentmemory.core.spi.EventStore;
+import dev.agentmemory.store.jdbc.JdbcStores;
 import dev.agentmemory.langchain4j.AgentMemory;
 import dev.agentmemory.langchain4j.SessionRef;
 import java.io.PrintStream;
@@ -19,7 +20,7 @@ import java.util.Random;
  * Part c of {@code perf-postgres}: what the cross-instance visibility check (a read of the user's
  * stored head before every engine call, when the store has other writers) costs per call. Two
  * engines on the same PostgreSQL database, each with its own pool and users: one over the
- * {@link JdbcEventStore} as it is (the check on), one over the same kind of store wrapped in
+ * the JDBC store ({@link JdbcStores}) as it is (the check on), one over the same kind of store wrapped in
  * {@link UnsharedEventStore} (the check off). Alternated call by call, the order swapped every
  * round: a write (one record), {@link #READS_PER_ROUND} reads ({@code engine.current} of one
  * key) and a whole {@link ChatTurns} turn per round. Reported per kind of call:
@@ -41,14 +42,14 @@ final class VisibilityCheckBench {
     }
 
     ObjectNode run(PrintStream out) {
-        JdbcEventStore shared = JdbcEventStore.connect(server.url(), server.user(), server.password());
+        EventStore shared = JdbcStores.connect(server.url(), server.user(), server.password());
         if (!shared.sharedWithOtherWriters()) {
             shared.close();
             throw new IllegalStateException(server + " does not count as shared with other writers: no check to measure");
         }
         try (MemoryEngine on = MemoryEngine.builder().store(shared).build();
              MemoryEngine off = MemoryEngine.builder()
-                     .store(new UnsharedEventStore(JdbcEventStore.connect(server.url(), server.user(), server.password())))
+                     .store(new UnsharedEventStore(JdbcStores.connect(server.url(), server.user(), server.password())))
                      .build();
              AgentMemory checked = AgentMemory.builder().engine(on).build();
              AgentMemory unchecked = AgentMemory.builder().engine(off).build()) {

@@ -3,8 +3,8 @@ package dev.agentmemory.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.agentmemory.core.testing.PostgresTestDatabase;
-import dev.agentmemory.core.testing.RequiresPostgres;
+import dev.agentmemory.store.jdbc.testing.PostgresTestDatabase;
+import dev.agentmemory.store.jdbc.testing.RequiresPostgres;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

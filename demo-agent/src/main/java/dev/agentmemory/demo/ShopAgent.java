@@ -15,7 +15,7 @@ import java.util.HashMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import dev.agentmemory.core.store.jdbc.JdbcEventStore;
+import dev.agentmemory.store.jdbc.JdbcStores;
 import dev.agentmemory.langchain4j.SessionRef;
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.chat.request.ChatRequest;
@@ -88,7 +88,7 @@ final class ShopAgent implements AutoCloseable {
 
     private ShopAgent(Path db, Clock clock, ChatModel chatModel) {
         this.clock = clock;
-        this.engine = MemoryEngine.builder().store(JdbcEventStore.h2File(db)).clock(clock).build();
+        this.engine = MemoryEngine.builder().store(JdbcStores.h2File(db)).clock(clock).build();
         this.shop = Shop.open(shopFile(db), clock);
         this.engine.admin().addListener(trace::committed);
         this.memory = new DemoMemory(engine);

@@ -1,7 +1,7 @@
 package dev.agentmemory.demo;
 
 import dev.agentmemory.core.MemoryEngine;
-import dev.agentmemory.core.store.jdbc.JdbcEventStore;
+import dev.agentmemory.store.jdbc.JdbcStores;
 import java.io.IOException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
@@ -89,7 +89,7 @@ record StoreLocation(Path prefix) {
     /** Opens the engine over the store (read and write), turning a locked or unreadable file into a DemoError. */
     MemoryEngine openEngine() {
         try {
-            return MemoryEngine.builder().store(JdbcEventStore.h2File(prefix)).build();
+            return MemoryEngine.builder().store(JdbcStores.h2File(prefix)).build();
         } catch (RuntimeException e) {
             throw openFailure(e);
         }

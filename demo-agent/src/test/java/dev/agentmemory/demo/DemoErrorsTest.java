@@ -13,9 +13,10 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.core.spi.StoredEvent;
-import dev.agentmemory.core.store.jdbc.JdbcEventStore;
+import dev.agentmemory.store.jdbc.JdbcStores;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -120,7 +121,7 @@ class DemoErrorsTest {
     void should_refuse_a_store_restored_without_its_high_water_mark_with_exit_code_5() throws Exception {
         // given: a store with data, and a copy of its .mv.db alone (a backup of the database file only)
         Path original = dir.resolve("original");
-        try (JdbcEventStore store = JdbcEventStore.h2File(original)) {
+        try (EventStore store = JdbcStores.h2File(original)) {
             store.append(new Partition("shop", "alice"), 0,
                     List.of(new StoredEvent(1, Instant.parse("2024-10-15T10:00:00Z"), "t", "a", "tr", "{}")));
         }

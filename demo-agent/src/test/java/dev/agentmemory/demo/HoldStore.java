@@ -1,7 +1,7 @@
 package dev.agentmemory.demo;
 
 import dev.agentmemory.core.MemoryEngine;
-import dev.agentmemory.core.store.jdbc.JdbcEventStore;
+import dev.agentmemory.store.jdbc.JdbcStores;
 import java.nio.file.Path;
 
 /** A child JVM that keeps a memory store open (as a running chat does) until its input ends. */
@@ -11,7 +11,7 @@ final class HoldStore {
     }
 
     public static void main(String[] args) throws Exception {
-        try (MemoryEngine engine = MemoryEngine.builder().store(JdbcEventStore.h2File(Path.of(args[0]))).build()) {
+        try (MemoryEngine engine = MemoryEngine.builder().store(JdbcStores.h2File(Path.of(args[0]))).build()) {
             System.out.println("open");
             System.out.flush();
             while (System.in.read() >= 0) {

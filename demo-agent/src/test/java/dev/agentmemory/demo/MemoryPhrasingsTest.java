@@ -8,7 +8,7 @@ import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.Scope;
 import dev.agentmemory.core.TaskInfo;
-import dev.agentmemory.core.store.jdbc.JdbcEventStore;
+import dev.agentmemory.store.jdbc.JdbcStores;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -202,7 +202,7 @@ class MemoryPhrasingsTest {
         assertThat(said.get("Forget my language preference.")).contains("Done: I have forgotten your language preference.");
         assertThat(said.get("/memory")).contains("order:20241015.exchangeColor = blue  (v2, observation, from user, trusted)",
                 "exchange.color = blue  (v2, task_fact, from user, trusted)").doesNotContain("preference.language");
-        try (MemoryEngine engine = MemoryEngine.builder().store(JdbcEventStore.h2File(dir.resolve("mem"))).clock(DAY1).build()) {
+        try (MemoryEngine engine = MemoryEngine.builder().store(JdbcStores.h2File(dir.resolve("mem"))).clock(DAY1).build()) {
             assertThat(describe(engine, LANG)).isEqualTo("v1 (no value) forgotten, v2 (no value) forgotten");
             assertThat(describe(engine, "task return-earbuds exchange.color")).isEqualTo("v1 white superseded, v2 blue active");
             assertThat(describe(engine, "tasks")).isEqualTo("broadband suspended, return-earbuds active");
@@ -263,7 +263,7 @@ class MemoryPhrasingsTest {
         String answer = lastAnswer(run.out());
         assertThat(answer).as(run.out()).contains(reply);
         assertThat(run.out()).doesNotContain("Sorry, I don't understand", "抱歉，我不明白", "Not saved", "Nothing forgotten");
-        try (MemoryEngine engine = MemoryEngine.builder().store(JdbcEventStore.h2File(db)).clock(DAY1).build()) {
+        try (MemoryEngine engine = MemoryEngine.builder().store(JdbcStores.h2File(db)).clock(DAY1).build()) {
             Function<String, String> state = where -> describe(engine, where);
             for (Map.Entry<String, String> e : expect.state().entrySet()) {
                 assertThat(state.apply(e.getKey())).as(e.getKey() + "\n" + run.out()).isEqualTo(e.getValue());

@@ -18,13 +18,10 @@ import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.core.spi.StatedValues;
 import dev.agentmemory.core.spi.Verifier;
 import dev.agentmemory.core.store.InMemoryEventStore;
-import dev.agentmemory.core.store.jdbc.JdbcEventStore;
-import dev.agentmemory.core.store.jdbc.JdbcSettings;
 import org.jspecify.annotations.Nullable;
 
 import javax.crypto.SecretKey;
 import javax.crypto.spec.SecretKeySpec;
-import javax.sql.DataSource;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -649,7 +646,6 @@ public final class MemoryEngine implements AutoCloseable {
     /** Configures a {@link MemoryEngine}. Every setting has a documented default. */
     public static final class Builder {
         private @Nullable EventStore store;
-        private java.util.function.@Nullable Supplier<EventStore> opener;
         private Clock clock = Clock.systemUTC();
         private boolean strictConflicts;
         private int maxValueBytes = 64 * 1024;
@@ -673,34 +669,6 @@ public final class MemoryEngine implements AutoCloseable {
         /** Where events are kept. Default: a fresh {@link InMemoryEventStore}. */
         public Builder store(EventStore store) {
             this.store = Objects.requireNonNull(store, "store");
-            this.opener = null;
-            return this;
-        }
-
-        /**
-         * Keeps events on a database server, e.g. PostgreSQL ({@code jdbc:postgresql://host:5432/db};
-         * add the driver {@code org.postgresql:postgresql}), through a connection pool that
-         * {@link #build()} opens and the engine closes: {@link JdbcEventStore#connect(String, String, String)}.
-         * For pool settings pass {@link JdbcEventStore#connect(JdbcSettings)} to {@link #store}.
-         */
-        public Builder jdbc(String url, String user, String password) {
-            JdbcSettings settings = JdbcSettings.of(url, user, password);
-            return opens(() -> JdbcEventStore.connect(settings));
-        }
-
-        /**
-         * Keeps events in the database of a {@link DataSource} the application owns (and closes;
-         * the engine only borrows connections): {@link JdbcEventStore#JdbcEventStore(DataSource)}.
-         */
-        public Builder dataSource(DataSource dataSource) {
-            Objects.requireNonNull(dataSource, "dataSource");
-            return opens(() -> new JdbcEventStore(dataSource));
-        }
-
-        /** A store that {@link #build()} opens, replacing any set before. */
-        private Builder opens(java.util.function.Supplier<EventStore> opener) {
-            this.opener = opener;
-            this.store = null;
             return this;
         }
 
@@ -842,16 +810,7 @@ public final class MemoryEngine implements AutoCloseable {
         }
 
         public MemoryEngine build() {
-            if (opener == null) {
-                return new MemoryEngine(this);
-            }
-            store = opener.get();
-            try {
-                return new MemoryEngine(this);
-            } catch (RuntimeException e) {
-                store.close();
-                throw e;
-            }
+            return new MemoryEngine(this);
         }
     }
 }

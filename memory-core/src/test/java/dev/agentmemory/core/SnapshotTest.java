@@ -6,13 +6,11 @@ import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.core.spi.StoredSnapshot;
 import dev.agentmemory.core.store.InMemoryEventStore;
-import dev.agentmemory.core.store.jdbc.JdbcEventStore;
 import dev.agentmemory.core.testing.CountingStore;
+import dev.agentmemory.core.testing.Histories;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.HexFormat;
@@ -24,36 +22,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Snapshots: a cold load reads the latest snapshot plus the events after it; a damaged one is
- * ignored and rebuilt; a forget deletes them; audit compares them with a full replay.
+ * ignored and rebuilt; a forget deletes them; audit compares them with a full replay. Across an
+ * H2 reopen: {@code H2SnapshotReopenTest} in memory-store-jdbc.
  */
 class SnapshotTest {
 
     private static final int EVERY = 100;
     private final Caller alice = Caller.of("shop", "alice");
     private final Partition alicePartition = new Partition("shop", "alice");
-
-    /** Writes about {@code events} events of every kind (records, supersedes, messages, tasks, aliases, actions). */
-    static void history(MemoryEngine engine, EventStore store, Caller caller, int events) {
-        Scope persistent = caller.persistent();
-        Partition p = new Partition(caller.tenant(), caller.user());
-        long start = store.lastSequence(p);
-        for (int i = (int) start * 6; store.lastSequence(p) - start < events; i++) {
-            switch (i % 6) {
-                case 0 -> engine.write(caller, Proposal.set(persistent, "pref." + (i % 40), "value " + i).kind(Kind.DECISION).build());
-                case 1 -> {
-                    long next = i;
-                    engine.messages().change(caller, "s" + (i % 3), w -> new MemoryEngine.WindowChange(
-                            w.size() > 4 ? List.of(w.get(0).index()) : List.of(),
-                            List.of(new StoredMessage(engine.messages().history(caller, "s" + (next % 3)).size(), next,
-                                    "USER", "{\"text\":\"m" + next + "\"}", "m" + next))));
-                }
-                case 2 -> engine.tasks().start(caller, "s" + (i % 3), "t" + i, "task " + i);
-                case 3 -> engine.aliases().register(caller, "order:e" + (i % 7), "alias" + i);
-                case 4 -> engine.ledger().begin(caller, "op" + i, "send", MemoryValue.of(i));
-                default -> engine.ledger().complete(caller, "op" + (i - 1), true, MemoryValue.of("ok"));
-            }
-        }
-    }
 
     private static MemoryEngine engine(EventStore store, int every) {
         return MemoryEngine.builder().store(store).snapshotEvery(every).build();
@@ -70,7 +46,7 @@ class SnapshotTest {
         CountingStore store = new CountingStore(new InMemoryEventStore());
         long last;
         try (MemoryEngine writer = engine(store, EVERY)) {
-            history(writer, store, alice, 250);
+            Histories.mixed(writer, store, alice, 250);
             last = writer.admin().log(alice).size();
         }
         assertThat(store.snapshot(alicePartition)).get().extracting(StoredSnapshot::seq)
@@ -91,7 +67,7 @@ class SnapshotTest {
     void should_serve_the_same_state_with_and_without_snapshots() {
         InMemoryEventStore shared = new InMemoryEventStore();
         try (MemoryEngine writer = engine(shared, 7)) {
-            history(writer, shared, alice, 300);
+            Histories.mixed(writer, shared, alice, 300);
         }
         MemoryEngine withSnapshots = engine(shared, 7);
         MemoryEngine without = engine(shared, 0);
@@ -104,7 +80,7 @@ class SnapshotTest {
         assertThat(withSnapshots.ledger().pending(alice)).isEqualTo(without.ledger().pending(alice));
         assertThat(withSnapshots.aliases().resolve(alice, "alias3")).isEqualTo(without.aliases().resolve(alice, "alias3"));
         // writes continue the loaded state
-        history(withSnapshots, shared, alice, 20);
+        Histories.mixed(withSnapshots, shared, alice, 20);
         assertThat(auditMatches(withSnapshots, alice)).isTrue();
     }
 
@@ -118,7 +94,7 @@ class SnapshotTest {
                 s -> new StoredSnapshot(s.seq() + 5_000, s.payload()))) {                     // ahead of the log
             CountingStore store = new CountingStore(new InMemoryEventStore());
             try (MemoryEngine writer = engine(store, EVERY)) {
-                history(writer, store, alice, 250);
+                Histories.mixed(writer, store, alice, 250);
             }
             long last = store.lastSequence(alicePartition);
             store.alterSnapshots(damage::apply);
@@ -141,7 +117,7 @@ class SnapshotTest {
             InMemoryEventStore store = new InMemoryEventStore();
             try (MemoryEngine engine = engine(store, EVERY)) {
                 engine.write(alice, Proposal.set(alice.persistent(), "card", "SECRET-4111").kind(Kind.DECISION).build());
-                history(engine, store, alice, 150);
+                Histories.mixed(engine, store, alice, 150);
                 assertThat(store.snapshot(alicePartition)).get().extracting(StoredSnapshot::payload).asString()
                         .contains("SECRET-4111");
 
@@ -149,7 +125,7 @@ class SnapshotTest {
 
                 assertThat(store.snapshot(alicePartition)).as(mode + " forget").isEmpty();
                 // the next snapshot is taken from the state after the forget
-                history(engine, store, alice, 120);
+                Histories.mixed(engine, store, alice, 120);
                 assertThat(store.snapshot(alicePartition)).get().extracting(StoredSnapshot::payload).asString()
                         .doesNotContain("SECRET-4111");
             }
@@ -164,7 +140,7 @@ class SnapshotTest {
         CountingStore store = new CountingStore(new InMemoryEventStore());
         try (MemoryEngine writer = engine(store, EVERY)) {
             writer.write(alice, Proposal.set(alice.persistent(), "city", "Berlin").kind(Kind.DECISION).build());
-            history(writer, store, alice, 150);
+            Histories.mixed(writer, store, alice, 150);
         }
         // a well-formed snapshot (checksum right) whose contents do not follow from the log
         StoredSnapshot good = store.snapshot(alicePartition).orElseThrow();
@@ -188,29 +164,12 @@ class SnapshotTest {
     }
 
     @Test
-    void should_keep_snapshots_across_an_h2_reopen_and_use_them(@TempDir Path dir) {
-        long last;
-        JdbcEventStore h2 = JdbcEventStore.h2File(dir.resolve("mem"));
-        try (MemoryEngine writer = engine(h2, EVERY)) {
-            history(writer, h2, alice, 250);
-            last = writer.admin().log(alice).size();
-        }
-        CountingStore store = new CountingStore(JdbcEventStore.h2File(dir.resolve("mem")));
-        try (MemoryEngine reader = engine(store, EVERY)) {
-            assertThat(reader.current(alice, alice.persistent(), MemoryKey.of("pref.0"))).isPresent();
-            assertThat(store.lastReadFrom()).isEqualTo(last / EVERY * EVERY);
-            assertThat(store.eventsRead()).isEqualTo(last % EVERY);
-            assertThat(auditMatches(reader, alice)).isTrue();
-        }
-    }
-
-    @Test
     void should_encrypt_snapshots_with_the_engine_key() {
         byte[] key = new byte[32];
         InMemoryEventStore store = new InMemoryEventStore();
         try (MemoryEngine engine = MemoryEngine.builder().store(store).encryptionKey(key).snapshotEvery(EVERY).build()) {
             engine.write(alice, Proposal.set(alice.persistent(), "city", "Berlin-Secret").kind(Kind.DECISION).build());
-            history(engine, store, alice, 150);
+            Histories.mixed(engine, store, alice, 150);
         }
         String payload = store.snapshot(alicePartition).orElseThrow().payload();
         assertThat(payload).startsWith(Snapshots.FORMAT).doesNotContain("Berlin-Secret").doesNotContain("lastSeq");
@@ -231,7 +190,7 @@ class SnapshotTest {
     void should_write_no_snapshot_when_disabled() {
         InMemoryEventStore store = new InMemoryEventStore();
         try (MemoryEngine engine = engine(store, 0)) {
-            history(engine, store, alice, 250);
+            Histories.mixed(engine, store, alice, 250);
         }
         assertThat(store.snapshot(alicePartition)).isEmpty();
     }

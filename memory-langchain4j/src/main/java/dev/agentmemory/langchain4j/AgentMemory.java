@@ -8,13 +8,13 @@ import dev.agentmemory.core.policy.InstructionDetector;
 import dev.agentmemory.core.spi.DerivedData;
 import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.core.spi.ForgetRequest;
-import dev.agentmemory.core.store.jdbc.H2FileOption;
-import dev.agentmemory.core.store.jdbc.JdbcEventStore;
-import dev.agentmemory.core.store.jdbc.JdbcSettings;
 import dev.agentmemory.langchain4j.framing.MemoryFramer;
 import dev.agentmemory.langchain4j.recall.HybridIndex;
 import dev.agentmemory.langchain4j.tools.MemoryTools;
 import dev.agentmemory.langchain4j.tools.Summarizer;
+import dev.agentmemory.store.jdbc.H2FileOption;
+import dev.agentmemory.store.jdbc.JdbcSettings;
+import dev.agentmemory.store.jdbc.JdbcStores;
 import dev.langchain4j.memory.chat.ChatMemoryProvider;
 import dev.langchain4j.memory.chat.MessageWindowChatMemory;
 import dev.langchain4j.model.chat.ChatModel;
@@ -437,7 +437,7 @@ public final class AgentMemory implements AutoCloseable {
          * An H2 database file (path without the {@code .mv.db} suffix) for a new engine; closed with
          * this memory. Fails when {@link #engine} or {@link #store} was given. One owner per file:
          * {@code build()} fails while another memory or store has the file open, in this JVM or in
-         * another process (see {@code JdbcEventStore.h2File}).
+         * another process (see {@code JdbcStores.h2File}).
          */
         public Builder h2File(Path path) {
             Objects.requireNonNull(path, "path");
@@ -723,18 +723,29 @@ public final class AgentMemory implements AutoCloseable {
             if (settings.encryptionKey != null) {
                 eb.encryptionKey(settings.encryptionKey);
             }
+            EventStore opened = null;
             if (store != null) {
                 eb.store(store);
             } else if (h2File != null) {
-                eb.store(settings.acceptMissingHighWaterMark
-                        ? JdbcEventStore.h2File(h2File, H2FileOption.ACCEPT_MISSING_HIGH_WATER_MARK)
-                        : JdbcEventStore.h2File(h2File));
+                opened = settings.acceptMissingHighWaterMark
+                        ? JdbcStores.h2File(h2File, H2FileOption.ACCEPT_MISSING_HIGH_WATER_MARK)
+                        : JdbcStores.h2File(h2File);
             } else if (dataSource != null) {
-                eb.dataSource(dataSource);
+                opened = JdbcStores.dataSource(dataSource);
             } else if (server != null) {
-                eb.store(JdbcEventStore.connect(server));
+                opened = JdbcStores.connect(server);
             }
-            MemoryEngine built = eb.build();
+            MemoryEngine built;
+            if (opened == null) {
+                built = eb.build();
+            } else {
+                try {
+                    built = eb.store(opened).build();
+                } catch (RuntimeException e) {
+                    opened.close();
+                    throw e;
+                }
+            }
             try {
                 return new AgentMemory(this, settings.copy(), built, true);
             } catch (RuntimeException e) {

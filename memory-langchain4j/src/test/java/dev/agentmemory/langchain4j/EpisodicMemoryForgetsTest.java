@@ -3,7 +3,7 @@ package dev.agentmemory.langchain4j;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.MemoryEngine;
 import dev.agentmemory.core.spi.EventStore;
-import dev.agentmemory.core.store.jdbc.JdbcEventStore;
+import dev.agentmemory.store.jdbc.JdbcStores;
 import dev.agentmemory.core.testing.DerivedDataContract;
 import dev.agentmemory.langchain4j.recall.HybridIndex;
 import dev.agentmemory.langchain4j.recall.RecallHit;
@@ -57,7 +57,7 @@ class EpisodicMemoryForgetsTest extends DerivedDataContract {
 
         @Override
         protected EventStore newStore() {
-            return JdbcEventStore.h2File(dir.resolve("memory"));
+            return JdbcStores.h2File(dir.resolve("memory"));
         }
 
         @Override

@@ -4,8 +4,8 @@ import dev.agentmemory.core.Kind;
 import dev.agentmemory.core.MemoryException;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.Scope;
-import dev.agentmemory.core.testing.PostgresTestDatabase;
-import dev.agentmemory.core.testing.RequiresPostgres;
+import dev.agentmemory.store.jdbc.testing.PostgresTestDatabase;
+import dev.agentmemory.store.jdbc.testing.RequiresPostgres;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 

@@ -10,10 +10,10 @@ import dev.agentmemory.core.spi.ForwardingEventStore;
 import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.core.spi.StoredEvent;
 import dev.agentmemory.core.spi.StoredSnapshot;
-import dev.agentmemory.core.store.jdbc.JdbcEventStore;
+import dev.agentmemory.store.jdbc.JdbcStores;
 import dev.agentmemory.core.testing.CountingStore;
-import dev.agentmemory.core.testing.PostgresTestDatabase;
-import dev.agentmemory.core.testing.RequiresPostgres;
+import dev.agentmemory.store.jdbc.testing.PostgresTestDatabase;
+import dev.agentmemory.store.jdbc.testing.RequiresPostgres;
 import dev.agentmemory.langchain4j.framing.FramedItem;
 import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
 import dev.agentmemory.testing.langchain4j.SharedEmbeddingModel;
@@ -280,7 +280,7 @@ class PostgresInstancesAgentMemoryTest {
         Caller erin = Caller.of("shop", "erin");
         java.util.concurrent.atomic.AtomicBoolean armed = new java.util.concurrent.atomic.AtomicBoolean();
         // A's store: right after A appends the forget itself, B catches up (before A's summarizer runs)
-        EventStore onA = new ReadsLog(JdbcEventStore.connect(pg.urlOf(schema), pg.user(), pg.password())) {
+        EventStore onA = new ReadsLog(JdbcStores.connect(pg.urlOf(schema), pg.user(), pg.password())) {
             @Override
             public void append(Partition partition, long expectedLastSeq, List<StoredEvent> events) {
                 super.append(partition, expectedLastSeq, events);
@@ -321,7 +321,7 @@ class PostgresInstancesAgentMemoryTest {
         int users = 30;
         int writesPerUser = 12;
         try (MemoryEngine writer = MemoryEngine.builder()
-                .store(JdbcEventStore.connect(pg.urlOf(schema), pg.user(), pg.password())).snapshotEvery(10).build()) {
+                .store(JdbcStores.connect(pg.urlOf(schema), pg.user(), pg.password())).snapshotEvery(10).build()) {
             for (int u = 0; u < users; u++) {
                 Caller caller = Caller.of("shop", "user" + u);
                 for (int w = 0; w < writesPerUser; w++) {
@@ -330,7 +330,7 @@ class PostgresInstancesAgentMemoryTest {
                 }
             }
         }
-        ReadsLog reads = new ReadsLog(JdbcEventStore.connect(pg.urlOf(schema), pg.user(), pg.password()));
+        ReadsLog reads = new ReadsLog(JdbcStores.connect(pg.urlOf(schema), pg.user(), pg.password()));
         CountingStore counting = new CountingStore(reads);
         AgentMemory memory = AgentMemory.builder().store(counting).embeddingModel(SharedEmbeddingModel.get()).build();
         opened.add(memory);

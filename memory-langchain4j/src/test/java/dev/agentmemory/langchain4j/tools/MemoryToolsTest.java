@@ -11,7 +11,7 @@ import dev.agentmemory.core.Trust;
 import dev.agentmemory.core.Verification;
 import dev.agentmemory.core.event.MemoryState;
 import dev.agentmemory.core.store.InMemoryEventStore;
-import dev.agentmemory.core.store.jdbc.JdbcEventStore;
+import dev.agentmemory.store.jdbc.JdbcStores;
 import dev.agentmemory.langchain4j.SessionRef;
 import dev.agentmemory.testing.TestClock;
 import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
@@ -270,7 +270,7 @@ class MemoryToolsTest {
     @Test
     void should_keep_tool_writes_across_a_restart_when_the_store_is_an_h2_file(@TempDir Path dir) {
         // given
-        try (MemoryEngine first = MemoryEngine.builder().store(JdbcEventStore.h2File(dir.resolve("mem"))).clock(clock).build()) {
+        try (MemoryEngine first = MemoryEngine.builder().store(JdbcStores.h2File(dir.resolve("mem"))).clock(clock).build()) {
             Conversation.user(first, REF, "call me Ada");
             ScriptedChatModel model = new ScriptedChatModel("scripted", false,
                     call("remember", "{\"key\":\"user.name\",\"value\":\"Ada\",\"kind\":\"fact\",\"userQuote\":\"call me Ada\"}"),
@@ -282,7 +282,7 @@ class MemoryToolsTest {
         }
 
         // when
-        try (MemoryEngine second = MemoryEngine.builder().store(JdbcEventStore.h2File(dir.resolve("mem"))).clock(clock).build()) {
+        try (MemoryEngine second = MemoryEngine.builder().store(JdbcStores.h2File(dir.resolve("mem"))).clock(clock).build()) {
             MemoryRecord r = second.current(CALLER, CALLER.persistent(), MemoryKey.of("user.name")).orElseThrow();
 
             // then

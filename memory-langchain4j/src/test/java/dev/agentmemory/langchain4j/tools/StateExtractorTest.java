@@ -13,7 +13,7 @@ import dev.agentmemory.core.Verification;
 import dev.agentmemory.core.event.MemoryState;
 import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.core.store.InMemoryEventStore;
-import dev.agentmemory.core.store.jdbc.JdbcEventStore;
+import dev.agentmemory.store.jdbc.JdbcStores;
 import dev.agentmemory.langchain4j.SessionRef;
 import dev.agentmemory.testing.TestClock;
 import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
@@ -126,7 +126,7 @@ class StateExtractorTest {
     @ValueSource(strings = {"memory", "h2"})
     void should_leave_state_exactly_as_it_was_when_every_attempt_fails(String storeName) {
         // given
-        engine = engine(storeName.equals("h2") ? JdbcEventStore.h2InMemory("extract-" + UUID.randomUUID())
+        engine = engine(storeName.equals("h2") ? JdbcStores.h2InMemory("extract-" + UUID.randomUUID())
                 : new InMemoryEventStore(), 65_536);
         engine.write(CALLER, Proposal.set(CALLER.session("s"), "order.current", "20241015").build());
         engine.startTask(CALLER, "s", "exchange", "Exchange");

@@ -17,7 +17,7 @@ import dev.agentmemory.core.Trust;
 import dev.agentmemory.core.Verification;
 import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.core.store.InMemoryEventStore;
-import dev.agentmemory.core.store.jdbc.JdbcEventStore;
+import dev.agentmemory.store.jdbc.JdbcStores;
 import dev.agentmemory.langchain4j.SessionRef;
 import dev.agentmemory.testing.TestClock;
 import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
@@ -46,7 +46,7 @@ class SummarizerTest {
             r -> AiMessage.from("Summary of " + ((UserMessage) r.messages().get(1)).singleText());
 
     private static MemoryEngine engine(String store, TestClock clock) {
-        EventStore s = store.equals("h2") ? JdbcEventStore.h2InMemory("sum-" + UUID.randomUUID()) : new InMemoryEventStore();
+        EventStore s = store.equals("h2") ? JdbcStores.h2InMemory("sum-" + UUID.randomUUID()) : new InMemoryEventStore();
         return MemoryEngine.builder().store(s).clock(clock).build();
     }
 

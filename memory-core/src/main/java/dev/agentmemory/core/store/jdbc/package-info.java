@@ -1,4 +1,0 @@
-@NullMarked
-package dev.agentmemory.core.store.jdbc;
-
-import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.agentmemory.store.jdbc;
+
+import org.jspecify.annotations.NullMarked;
