@@ -59,7 +59,7 @@ class PostgresAgentMemoryTest {
             // tag::postgres[]
             AgentMemory memory = AgentMemory.builder()
                     .jdbc(url, user, password)   // e.g. "jdbc:postgresql://db:5432/app", "app", System.getenv("DB_PASSWORD")
-                    .build();                    // or .dataSource(yourDataSource); MemoryEngine.builder() has both
+                    .build();                    // or .dataSource(yourDataSource); an engine: .store(JdbcStores.connect(...))
             // end::postgres[]
             memory.close();
         } finally {

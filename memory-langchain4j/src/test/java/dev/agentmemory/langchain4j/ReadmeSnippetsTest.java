@@ -19,7 +19,7 @@ class ReadmeSnippetsTest {
 
     private static final Path README = Path.of("..", "README.md");
     private static final List<Path> TESTED_CODE = List.of(Path.of("src", "test", "java"), Path.of("src", "test", "resources"),
-            Path.of("..", "memory-core", "src", "test", "java"));
+            Path.of("..", "memory-core", "src", "test", "java"), Path.of("..", "memory-store-jdbc", "src", "test", "java"));
 
     @Test
     void should_show_exactly_the_tested_code_in_every_readme_block() {

@@ -1,6 +1,6 @@
 package dev.agentmemory.store.jdbc;
 
-/** How {@link JdbcEventStore#h2File(java.nio.file.Path, H2FileOption...)} opens an H2 file. */
+/** How {@link JdbcStores#h2File(java.nio.file.Path, H2FileOption...)} opens an H2 file. */
 public enum H2FileOption {
 
     /**

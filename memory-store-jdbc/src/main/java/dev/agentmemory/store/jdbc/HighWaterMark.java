@@ -22,7 +22,7 @@ import java.util.zip.CRC32C;
  * damages one slot, and the other still holds the previous mark. A missing mark (no file, or no
  * valid slot) is told apart from a mark of 0 by {@link #find()}: the store writes a mark as soon
  * as it opens a file, so a file that has committed writes and no mark was copied or restored
- * without it (see {@code JdbcEventStore.checkHighWaterMark}).
+ * without it (see {@link WriteCounter#checkAtOpen}).
  */
 final class HighWaterMark implements AutoCloseable {
 

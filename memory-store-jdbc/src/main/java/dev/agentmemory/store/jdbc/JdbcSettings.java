@@ -5,7 +5,7 @@ import java.util.Locale;
 import java.util.Objects;
 
 /**
- * How {@link JdbcEventStore#connect(JdbcSettings)} reaches a database server: its JDBC URL,
+ * How {@link JdbcStores#connect(JdbcSettings)} reaches a database server: its JDBC URL,
  * user and password, and the size of the connection pool it opens. Immutable; {@link #toString()}
  * and every error show the URL without any password.
  *
@@ -39,7 +39,7 @@ public final class JdbcSettings {
      * {@link #DEFAULT_POOL_SIZE} connections. Give the password here, not inside the URL.
      *
      * @throws IllegalArgumentException when the URL is not a JDBC URL, or names H2 (use
-     *                                  {@link JdbcEventStore#h2File} or {@link JdbcEventStore#h2InMemory})
+     *                                  {@link JdbcStores#h2File} or {@link JdbcStores#h2InMemory})
      */
     public static JdbcSettings of(String url, String user, String password) {
         Objects.requireNonNull(url, "url");
@@ -50,7 +50,7 @@ public final class JdbcSettings {
             throw new IllegalArgumentException("not a JDBC URL (jdbc:...): " + Database.CallerDataSource.withoutCredentials(u));
         }
         if (u.toLowerCase(Locale.ROOT).startsWith("jdbc:h2:")) {
-            throw new IllegalArgumentException("an H2 database is opened with JdbcEventStore.h2File(path) or "
+            throw new IllegalArgumentException("an H2 database is opened with JdbcStores.h2File(path) or "
                     + "h2InMemory(name), which keep its appends durable: " + Database.CallerDataSource.withoutCredentials(u));
         }
         return new JdbcSettings(u, user, password, DEFAULT_POOL_SIZE, DEFAULT_CONNECTION_TIMEOUT);

@@ -190,7 +190,7 @@ class JdbcEventStoreTest extends EventStoreContract {
         try (Connection c = ds.getConnection(); Statement st = c.createStatement();
              java.sql.ResultSet rs = st.executeQuery("SELECT MAX(version) FROM memory_schema")) {
             assertThat(rs.next()).isTrue();
-            assertThat(rs.getInt(1)).isEqualTo(JdbcEventStore.SCHEMA_VERSION);
+            assertThat(rs.getInt(1)).isEqualTo(SchemaMigration.SCHEMA_VERSION);
         }
         migrated.append(ALICE, 2, List.of(event(3, "after")));
         assertThat(migrated.lastSequence(ALICE)).isEqualTo(3);
@@ -214,7 +214,7 @@ class JdbcEventStoreTest extends EventStoreContract {
         try (Connection c = ds.getConnection(); Statement st = c.createStatement();
              java.sql.ResultSet rs = st.executeQuery("SELECT MAX(version) FROM memory_schema")) {
             assertThat(rs.next()).isTrue();
-            assertThat(rs.getInt(1)).isEqualTo(JdbcEventStore.SCHEMA_VERSION);
+            assertThat(rs.getInt(1)).isEqualTo(SchemaMigration.SCHEMA_VERSION);
         }
     }
 
@@ -252,13 +252,13 @@ class JdbcEventStoreTest extends EventStoreContract {
         ds.setURL("jdbc:h2:mem:newer-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
         JdbcStores.dataSource(ds);
         try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
-            st.execute("INSERT INTO memory_schema (version) VALUES (" + (JdbcEventStore.SCHEMA_VERSION + 1) + ")");
+            st.execute("INSERT INTO memory_schema (version) VALUES (" + (SchemaMigration.SCHEMA_VERSION + 1) + ")");
         }
 
         assertThatThrownBy(() -> JdbcStores.dataSource(ds))
                 .isInstanceOf(MemoryException.class)
                 .hasMessageStartingWith("store jdbc:h2:mem:newer-")
-                .hasMessageEndingWith(": database schema version " + (JdbcEventStore.SCHEMA_VERSION + 1)
-                        + " is newer than this library (" + JdbcEventStore.SCHEMA_VERSION + ")");
+                .hasMessageEndingWith(": database schema version " + (SchemaMigration.SCHEMA_VERSION + 1)
+                        + " is newer than this library (" + SchemaMigration.SCHEMA_VERSION + ")");
     }
 }

@@ -160,7 +160,7 @@ class PostgresEventStoreTest extends EventStoreContract {
                 versions.add(rs.getInt(1));
             }
             assertThat(versions).containsExactlyElementsOf(
-                    java.util.stream.IntStream.rangeClosed(1, JdbcEventStore.SCHEMA_VERSION).boxed().toList());
+                    java.util.stream.IntStream.rangeClosed(1, SchemaMigration.SCHEMA_VERSION).boxed().toList());
         }
     }
 
@@ -189,7 +189,7 @@ class PostgresEventStoreTest extends EventStoreContract {
         try (Connection c = pg.connect(schema); Statement st = c.createStatement();
              ResultSet rs = st.executeQuery("SELECT MAX(version) FROM memory_schema")) {
             assertThat(rs.next()).isTrue();
-            assertThat(rs.getInt(1)).isEqualTo(JdbcEventStore.SCHEMA_VERSION);
+            assertThat(rs.getInt(1)).isEqualTo(SchemaMigration.SCHEMA_VERSION);
         }
     }
 
@@ -200,12 +200,12 @@ class PostgresEventStoreTest extends EventStoreContract {
             first.append(ALICE, 0, List.of(event(1, "kept")));
         }
         try (Connection c = pg.connect(schema); Statement st = c.createStatement()) {
-            st.execute("INSERT INTO memory_schema (version) VALUES (" + (JdbcEventStore.SCHEMA_VERSION + 1) + ")");
+            st.execute("INSERT INTO memory_schema (version) VALUES (" + (SchemaMigration.SCHEMA_VERSION + 1) + ")");
         }
 
         assertThatThrownBy(() -> open(schema)).isInstanceOf(MemoryException.class)
-                .hasMessage("store " + pg.urlOf(schema) + ": database schema version " + (JdbcEventStore.SCHEMA_VERSION + 1)
-                        + " is newer than this library (" + JdbcEventStore.SCHEMA_VERSION + ")");
+                .hasMessage("store " + pg.urlOf(schema) + ": database schema version " + (SchemaMigration.SCHEMA_VERSION + 1)
+                        + " is newer than this library (" + SchemaMigration.SCHEMA_VERSION + ")");
         try (Connection c = pg.connect(schema); Statement st = c.createStatement();
              ResultSet rs = st.executeQuery("SELECT payload FROM memory_events")) {
             assertThat(rs.next()).isTrue();
