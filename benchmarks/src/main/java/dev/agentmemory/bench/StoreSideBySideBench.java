@@ -1,8 +1,8 @@
 package dev.agentmemory.bench;
 
-import dev.agentmemory.core.spi.EventStore;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.store.jdbc.JdbcStores;
 import dev.agentmemory.langchain4j.AgentMemory;
 import dev.agentmemory.langchain4j.SessionRef;
