@@ -8,6 +8,7 @@ module dev.agentmemory.store.jdbc {
     requires transitive java.sql;
     requires com.h2database;
     // H2 is an automatic module; its JdbcDataSource (behind JdbcStores.h2*) implements javax.naming types
+    // (HikariCP requires java.naming as well)
     requires java.naming;
     // JdbcStores.connect(url, ...) pools connections with HikariCP
     requires com.zaxxer.hikari;
