@@ -1,20 +1,13 @@
 package dev.agentmemory.core;
 
-import dev.agentmemory.core.audit.AuditReport;
-import dev.agentmemory.core.audit.ScopeDiff;
 import dev.agentmemory.core.event.LoggedEvent;
-import dev.agentmemory.core.event.MemoryState;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.core.internal.codec.EventCodec;
 import dev.agentmemory.core.internal.state.PartitionState;
-import dev.agentmemory.core.ledger.ActionRecord;
-import dev.agentmemory.core.ledger.ActionStart;
 import dev.agentmemory.core.policy.InstructionDetector;
 import dev.agentmemory.core.spi.DerivedData;
-import dev.agentmemory.core.spi.EventListener;
 import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.core.spi.MessageRedactor;
-import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.core.spi.StatedValues;
 import dev.agentmemory.core.spi.Verifier;
 import dev.agentmemory.core.store.InMemoryEventStore;
@@ -34,12 +27,9 @@ import java.util.EnumSet;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.NavigableMap;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.BiFunction;
-import java.util.function.Function;
 import java.util.regex.Pattern;
 
 /**
@@ -64,7 +54,6 @@ import java.util.regex.Pattern;
  *       of derived data, listeners and redactors.</li>
  * </ul>
  * The views are created with the engine and share its state; keep them or ask again, either way.
- * The methods these views replaced remain on the engine, deprecated, as one-line delegates.
  *
  * <p>Thread-safe. Calls for one user are serialized; calls for different users run in parallel.
  * All time comes from the builder's {@link Clock}.
@@ -94,7 +83,7 @@ public final class MemoryEngine implements AutoCloseable {
         this.config = new EngineConfig(b.strictConflicts, b.maxValueBytes, b.maxMessageChars, b.maxRecordsPerUser,
                 b.atLimit, b.ttlByKind, b.sensitiveKinds, b.sensitiveKeys, b.verifiers, b.instructionDetector);
         this.runtime = new PartitionRuntime(b.store != null ? b.store : new InMemoryEventStore(),
-                new EventCodec(b.encryptionKey), b.clock, b.listeners, b.derived, b.snapshotEvery);
+                new EventCodec(b.encryptionKey), b.clock, b.derived, b.snapshotEvery);
         this.decider = new ProposalDecider(config);
         this.forgetter = new Forgetter(runtime, b.redactors);
         this.tasks = new TaskLifecycle(runtime);
@@ -401,249 +390,6 @@ public final class MemoryEngine implements AutoCloseable {
         }
     }
 
-    // ------------------------------------------------------------------ deprecated: the views' methods
-
-    /** @deprecated use {@link #admin()} and {@link Admin#register} */
-    @Deprecated
-    public void register(DerivedData data) {
-        admin.register(data);
-    }
-
-    /** @deprecated use {@link #admin()} and {@link Admin#derivedDataNames} */
-    @Deprecated
-    public List<String> derivedDataNames() {
-        return admin.derivedDataNames();
-    }
-
-    /** @deprecated use {@link #admin()} and {@link Admin#unregister} */
-    @Deprecated
-    public boolean unregister(DerivedData data) {
-        return admin.unregister(data);
-    }
-
-    /** @deprecated use {@link #admin()} and {@link Admin#addListener} */
-    @Deprecated
-    public void addListener(EventListener listener) {
-        admin.addListener(listener);
-    }
-
-    /** @deprecated use {@link #admin()} and {@link Admin#removeListener} */
-    @Deprecated
-    public boolean removeListener(EventListener listener) {
-        return admin.removeListener(listener);
-    }
-
-    /** @deprecated use {@link #admin()} and {@link Admin#addRedactor} */
-    @Deprecated
-    public void addRedactor(MessageRedactor redactor) {
-        admin.addRedactor(redactor);
-    }
-
-    /** @deprecated use {@link #admin()} and {@link Admin#removeRedactor} */
-    @Deprecated
-    public boolean removeRedactor(MessageRedactor redactor) {
-        return admin.removeRedactor(redactor);
-    }
-
-    /** @deprecated use {@link #messages()} and {@link Messages#maxMessageChars} */
-    @Deprecated
-    public int maxMessageChars() {
-        return messages.maxMessageChars();
-    }
-
-    /** @deprecated use {@link #tasks()} and {@link Tasks#start} */
-    @Deprecated
-    public TaskInfo startTask(Caller caller, String session, String task, @Nullable String title) {
-        return tasks.start(caller, session, task, title);
-    }
-
-    /** @deprecated use {@link #tasks()} and {@link Tasks#suspend} */
-    @Deprecated
-    public TaskInfo suspendTask(Caller caller, String session, String task) {
-        return tasks.suspend(caller, session, task);
-    }
-
-    /** @deprecated use {@link #tasks()} and {@link Tasks#resume(Caller, String, String)} */
-    @Deprecated
-    public TaskInfo resumeTask(Caller caller, String session, String task) {
-        return tasks.resume(caller, session, task);
-    }
-
-    /** @deprecated use {@link #tasks()} and {@link Tasks#resume(Caller, String, String, String)} */
-    @Deprecated
-    public TaskInfo resumeTask(Caller caller, String session, @Nullable String startedIn, String task) {
-        return tasks.resume(caller, session, startedIn, task);
-    }
-
-    /** @deprecated use {@link #tasks()} and {@link Tasks#end} */
-    @Deprecated
-    public TaskInfo endTask(Caller caller, String session, String task) {
-        return tasks.end(caller, session, task);
-    }
-
-    /** @deprecated use {@link #tasks()} and {@link Tasks#active} */
-    @Deprecated
-    public Optional<TaskInfo> activeTask(Caller caller, String session) {
-        return tasks.active(caller, session);
-    }
-
-    /** @deprecated use {@link #tasks()} and {@link Tasks#list} */
-    @Deprecated
-    public List<TaskInfo> tasks(Caller caller, String session) {
-        return tasks.list(caller, session);
-    }
-
-    /** @deprecated use {@link #tasks()} and {@link Tasks#userTasks} */
-    @Deprecated
-    public List<TaskInfo> userTasks(Caller caller) {
-        return tasks.userTasks(caller);
-    }
-
-    /** @deprecated use {@link #messages()} and {@link Messages#window} */
-    @Deprecated
-    public List<StoredMessage> window(Caller caller, String session) {
-        return messages.window(caller, session);
-    }
-
-    /** @deprecated use {@link #messages()} and {@link Messages#history} */
-    @Deprecated
-    public NavigableMap<Long, StoredMessage> messageHistory(Caller caller, String session) {
-        return messages.history(caller, session);
-    }
-
-    /** @deprecated use {@link #messages()} and {@link Messages#change} */
-    @Deprecated
-    public WindowChange changeWindow(Caller caller, String session, Function<List<StoredMessage>, WindowChange> compute) {
-        return messages.change(caller, session, compute);
-    }
-
-    /** @deprecated use {@link #messages()} and {@link Messages#changeIndexed} */
-    @Deprecated
-    public WindowChange changeWindowIndexed(Caller caller, String session,
-                                            BiFunction<List<StoredMessage>, Long, WindowChange> compute) {
-        return messages.changeIndexed(caller, session, compute);
-    }
-
-    /** @deprecated use {@link #aliases()} and {@link Aliases#register} */
-    @Deprecated
-    public void registerAlias(Caller caller, String entity, String alias) {
-        aliases.register(caller, entity, alias);
-    }
-
-    /** @deprecated use {@link #aliases()} and {@link Aliases#resolve} */
-    @Deprecated
-    public Optional<String> resolve(Caller caller, String alias) {
-        return aliases.resolve(caller, alias);
-    }
-
-    /** @deprecated use {@link #aliases()} and {@link Aliases#keyFor} */
-    @Deprecated
-    public MemoryKey keyFor(Caller caller, String alias, String subPath) {
-        return aliases.keyFor(caller, alias, subPath);
-    }
-
-    /** @deprecated use {@link #verification()} and {@link Verifications#confirm} */
-    @Deprecated
-    public MemoryRecord confirm(Caller caller, String recordId) {
-        return verification.confirm(caller, recordId);
-    }
-
-    /** @deprecated use {@link #verification()} and {@link Verifications#refute} */
-    @Deprecated
-    public MemoryRecord refute(Caller caller, String recordId, String why) {
-        return verification.refute(caller, recordId, why);
-    }
-
-    /** @deprecated use {@link #verification()} and {@link Verifications#verify} */
-    @Deprecated
-    public MemoryRecord verify(Caller caller, String recordId) {
-        return verification.verify(caller, recordId);
-    }
-
-    /** @deprecated use {@link #verification()} and {@link Verifications#expireDue} */
-    @Deprecated
-    public int expireDue(Caller caller) {
-        return verification.expireDue(caller);
-    }
-
-    /** @deprecated use {@link #ledger()} and {@link Ledger#begin} */
-    @Deprecated
-    public ActionStart beginAction(Caller caller, String operationId, String action, MemoryValue params) {
-        return ledger.begin(caller, operationId, action, params);
-    }
-
-    /** @deprecated use {@link #ledger()} and {@link Ledger#complete} */
-    @Deprecated
-    public ActionRecord completeAction(Caller caller, String operationId, boolean success, MemoryValue outcome) {
-        return ledger.complete(caller, operationId, success, outcome);
-    }
-
-    /** @deprecated use {@link #ledger()} and {@link Ledger#pending} */
-    @Deprecated
-    public List<ActionRecord> pendingActions(Caller caller) {
-        return ledger.pending(caller);
-    }
-
-    /** @deprecated use {@link #ledger()} and {@link Ledger#action} */
-    @Deprecated
-    public Optional<ActionRecord> action(Caller caller, String operationId) {
-        return ledger.action(caller, operationId);
-    }
-
-    /** @deprecated use {@link #admin()} and {@link Admin#log} */
-    @Deprecated
-    public List<LoggedEvent> log(Caller caller) {
-        return admin.log(caller);
-    }
-
-    /** @deprecated use {@link #admin()} and {@link Admin#readableLog} */
-    @Deprecated
-    public List<String> readableLog(Caller caller) {
-        return admin.readableLog(caller);
-    }
-
-    /** @deprecated use {@link #admin()} and {@link Admin#replay} */
-    @Deprecated
-    public MemoryState replay(Caller caller) {
-        return admin.replay(caller);
-    }
-
-    /** @deprecated use {@link #admin()} and {@link Admin#audit} */
-    @Deprecated
-    public AuditReport audit(Caller caller, Duration staleAfter) {
-        return admin.audit(caller, staleAfter);
-    }
-
-    /** @deprecated use {@link #admin()} and {@link Admin#collect} */
-    @Deprecated
-    public List<String> collect(Caller caller) {
-        return admin.collect(caller);
-    }
-
-    /** @deprecated use {@link #admin()} and {@link Admin#diff} */
-    @Deprecated
-    public ScopeDiff diff(Caller caller, Scope left, Scope right) {
-        return admin.diff(caller, left, right);
-    }
-
-    /** @deprecated use {@link #admin()} and {@link Admin#users} */
-    @Deprecated
-    public List<Partition> users(String tenant) {
-        return admin.users(tenant);
-    }
-
-    /** @deprecated use {@link #admin()} and {@link Admin#compact} */
-    @Deprecated
-    public void compact() {
-        admin.compact();
-    }
-
-    /** @deprecated use {@link #admin()} and {@link Admin#invalidateCache} */
-    @Deprecated
-    public void invalidateCache() {
-        admin.invalidateCache();
-    }
-
     // ------------------------------------------------------------------ builder
 
     /** Configures a {@link MemoryEngine}. Every setting has a documented default. */
@@ -662,7 +408,6 @@ public final class MemoryEngine implements AutoCloseable {
         private @Nullable SecretKey encryptionKey;
         private final List<Verifier> verifiers = new ArrayList<>();
         private final List<DerivedData> derived = new ArrayList<>();
-        private final List<EventListener> listeners = new ArrayList<>();
         private final List<MessageRedactor> redactors = new ArrayList<>();
         private InstructionDetector instructionDetector = InstructionDetector.standard();
         private int snapshotEvery = Snapshots.DEFAULT_EVERY;
@@ -820,18 +565,6 @@ public final class MemoryEngine implements AutoCloseable {
         /** Adds derived data that must forget what the engine forgets. */
         public Builder derived(DerivedData data) {
             derived.add(Objects.requireNonNull(data, "data"));
-            return this;
-        }
-
-        /**
-         * Adds a listener told about every committed event.
-         *
-         * @deprecated no caller of ours needs a listener before the engine exists; register it with
-         * {@link Admin#addListener} on {@link MemoryEngine#admin()}, where it can also be removed
-         */
-        @Deprecated
-        public Builder listener(EventListener listener) {
-            listeners.add(Objects.requireNonNull(listener, "listener"));
             return this;
         }
 

@@ -60,14 +60,12 @@ final class PartitionRuntime {
      */
     static final int WRITE_ATTEMPTS = 30;
 
-    PartitionRuntime(EventStore store, EventCodec codec, Clock clock, List<EventListener> listeners,
-                     List<DerivedData> derived, int snapshotEvery) {
+    PartitionRuntime(EventStore store, EventCodec codec, Clock clock, List<DerivedData> derived, int snapshotEvery) {
         this.store = store;
         this.codec = codec;
         this.clock = clock;
         this.snapshots = new Snapshots(store, codec, snapshotEvery);
         this.shared = store.sharedWithOtherWriters();
-        this.listeners.addAll(listeners);
         this.derived.addAll(derived);
     }
 

@@ -25,14 +25,14 @@ class BadInputTest {
     @BeforeEach
     void someState() {
         engine.write(ALICE, Proposal.set(session, "color", "white").build());
-        engine.startTask(ALICE, "s1", "refund", "refund");
-        before = engine.replay(ALICE);
+        engine.tasks().start(ALICE, "s1", "refund", "refund");
+        before = engine.admin().replay(ALICE);
     }
 
     private void unchangedAfter(Executable bad, Class<? extends Throwable> type, String message) {
         assertThatThrownBy(bad::execute).isInstanceOf(type).hasMessage(message);
-        assertThat(engine.replay(ALICE)).isEqualTo(before);
-        assertThat(engine.audit(ALICE, java.time.Duration.ofDays(1)).replayMatches()).isTrue();
+        assertThat(engine.admin().replay(ALICE)).isEqualTo(before);
+        assertThat(engine.admin().audit(ALICE, java.time.Duration.ofDays(1)).replayMatches()).isTrue();
         assertThat(engine.view(ALICE, session).text("color")).contains("white");
     }
 
@@ -59,12 +59,12 @@ class BadInputTest {
     @Test
     void should_reject_append_that_would_grow_past_the_limit() {
         engine.write(ALICE, Proposal.append(session, MemoryKey.of("items"), MemoryValue.of("x".repeat(40))).build());
-        before = engine.replay(ALICE);
+        before = engine.admin().replay(ALICE);
 
         Outcome o = engine.propose(ALICE, Proposal.append(session, MemoryKey.of("items"), MemoryValue.of("y".repeat(40))).build());
 
         assertThat(o.reason()).isEqualTo("the list at items would exceed 64 bytes");
-        assertThat(engine.replay(ALICE)).isEqualTo(before);
+        assertThat(engine.admin().replay(ALICE)).isEqualTo(before);
     }
 
     @Test
@@ -80,8 +80,8 @@ class BadInputTest {
         unchangedAfter(() -> engine.write(ALICE, Proposal.set(Scope.session("bank", "alice", "s1"), "color", "x").build()),
                 AccessDeniedException.class,
                 "caller shop/alice cannot touch scope bank/alice/session/s1 of another tenant or user");
-        assertThat(engine.log(Caller.of("bank", "alice"))).isEmpty();
-        assertThat(engine.log(BOB)).isEmpty();
+        assertThat(engine.admin().log(Caller.of("bank", "alice"))).isEmpty();
+        assertThat(engine.admin().log(BOB)).isEmpty();
     }
 
     @Test
@@ -107,12 +107,12 @@ class BadInputTest {
         unchangedAfter(() -> MemoryKey.of(null), IllegalArgumentException.class, "key must not be null");
         unchangedAfter(() -> Caller.of("shop", null), IllegalArgumentException.class, "user must not be null");
         unchangedAfter(() -> engine.forget(ALICE, null, ForgetMode.SOFT), NullPointerException.class, "target");
-        unchangedAfter(() -> engine.beginAction(ALICE, "op", "refund", null), NullPointerException.class, "params");
+        unchangedAfter(() -> engine.ledger().begin(ALICE, "op", "refund", null), NullPointerException.class, "params");
     }
 
     @Test
     void should_name_invalid_identifiers() {
-        unchangedAfter(() -> engine.startTask(ALICE, "s1", "two words", null), IllegalArgumentException.class,
+        unchangedAfter(() -> engine.tasks().start(ALICE, "s1", "two words", null), IllegalArgumentException.class,
                 "task must match [A-Za-z0-9][A-Za-z0-9._:@-]{0,127}: \"two words\"");
         unchangedAfter(() -> Caller.of("shop\n", "alice"), IllegalArgumentException.class,
                 "tenant must match [A-Za-z0-9][A-Za-z0-9._:@-]{0,127}: \"shop\\u000a\"");
@@ -125,14 +125,14 @@ class BadInputTest {
 
     @Test
     void should_roll_back_a_window_change_whose_indices_do_not_continue_the_history() {
-        engine.changeWindow(ALICE, "s1", w -> new MemoryEngine.WindowChange(List.of(),
+        engine.messages().change(ALICE, "s1", w -> new MemoryEngine.WindowChange(List.of(),
                 List.of(new StoredMessage(0, 0, "USER", "{}", "hi"))));
-        before = engine.replay(ALICE);
+        before = engine.admin().replay(ALICE);
 
-        unchangedAfter(() -> engine.changeWindow(ALICE, "s1", w -> new MemoryEngine.WindowChange(List.of(0L),
+        unchangedAfter(() -> engine.messages().change(ALICE, "s1", w -> new MemoryEngine.WindowChange(List.of(0L),
                         List.of(new StoredMessage(5, 5, "AI", "{}", "skipped ahead")))),
                 IllegalArgumentException.class, "appended message index 5 does not continue the history (expected 1)");
-        assertThat(engine.window(ALICE, "s1")).extracting(StoredMessage::text).containsExactly("hi");
+        assertThat(engine.messages().window(ALICE, "s1")).extracting(StoredMessage::text).containsExactly("hi");
     }
     @Test
     void should_name_what_an_invalidation_cannot_end() {

@@ -20,10 +20,10 @@ class DerivedDataCompactTest {
         // given
         List<String> compacted = new ArrayList<>();
         try (MemoryEngine engine = MemoryEngine.builder().derived(named("built-in", compacted)).build()) {
-            engine.register(named("registered", compacted));
+            engine.admin().register(named("registered", compacted));
 
             // when
-            engine.compact();
+            engine.admin().compact();
 
             // then
             assertThat(compacted).containsExactly("built-in", "registered");

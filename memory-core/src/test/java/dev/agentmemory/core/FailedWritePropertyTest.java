@@ -80,7 +80,7 @@ class FailedWritePropertyTest {
             boolean failed = false;
             try {
                 if (step.op() instanceof ReplayPropertyTest.Advance) {
-                    engine.expireDue(ALICE);
+                    engine.verification().expireDue(ALICE);
                 } else {
                     step.op().apply(engine, clock);
                 }

@@ -67,14 +67,14 @@ class H2FileEngineStorageTest extends MemoryEngineStorageContract {
 
         // when
         engine.forget(ALICE, ForgetTarget.key(p, MemoryKey.of("home")), ForgetMode.HARD);
-        engine.compact();
+        engine.admin().compact();
         MemoryEngine reopened = restart(b -> b);
 
         // then
         assertThat(String.join("\n", rawPayloads(partition(ALICE)))).doesNotContain("purge-me-7f3a9c");
         assertThat(reopened.view(ALICE, p).values()).containsOnlyKeys(MemoryKey.of("lang"));
-        assertThat(reopened.audit(ALICE, java.time.Duration.ofDays(1)).replayMatches()).isTrue();
+        assertThat(reopened.admin().audit(ALICE, java.time.Duration.ofDays(1)).replayMatches()).isTrue();
         reopened.write(ALICE, Proposal.set(p, "lang", "after-compact").kind(Kind.PREFERENCE).build());
-        assertThat(reopened.log(ALICE)).hasSize(4);
+        assertThat(reopened.admin().log(ALICE)).hasSize(4);
     }
 }

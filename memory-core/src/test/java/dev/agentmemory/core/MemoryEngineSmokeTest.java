@@ -22,7 +22,7 @@ class MemoryEngineSmokeTest {
             engine.write(alice, Proposal.set(session, "exchange.color", "white").build());
             assertThat(engine.current(alice, session, MemoryKey.of("exchange.color"))).get()
                     .extracting(MemoryRecord::text).isEqualTo("white");
-            assertThat(engine.audit(alice, java.time.Duration.ofDays(30)).consistent()).isTrue();
+            assertThat(engine.admin().audit(alice, java.time.Duration.ofDays(30)).consistent()).isTrue();
         }
         try (MemoryEngine engine = MemoryEngine.builder().store(JdbcEventStore.h2File(dir.resolve("mem"))).build()) {
             assertThat(engine.history(alice, session, MemoryKey.of("exchange.color")))

@@ -16,8 +16,8 @@ class ReadableLogAccessTest {
                 .kind(Kind.OBSERVATION).source(Source.SYSTEM).access(Access.PRIVATE).build());
 
         // when
-        String asSupport = String.join("\n", engine.readableLog(support));
-        String asBilling = String.join("\n", engine.readableLog(billing));
+        String asSupport = String.join("\n", engine.admin().readableLog(support));
+        String asBilling = String.join("\n", engine.admin().readableLog(billing));
 
         // then
         assertThat(asSupport).doesNotContain("4242").contains("card.last4 v1 = [redacted]");

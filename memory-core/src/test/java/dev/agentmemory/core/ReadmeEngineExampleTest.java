@@ -22,19 +22,19 @@ class ReadmeEngineExampleTest {
                 .store(JdbcEventStore.h2File(dataDir.resolve("memory")))   // or new InMemoryEventStore(), or new JdbcEventStore(dataSource)
                 .build();
         Caller alice = Caller.of("acme", "alice");
-        engine.startTask(alice, "s1", "exchange-1", "exchange the earbuds");
+        engine.tasks().start(alice, "s1", "exchange-1", "exchange the earbuds");
         engine.write(alice, Proposal.set(alice.task("s1", "exchange-1"), "exchange.color", "white").build());
         engine.write(alice, Proposal.set(alice.persistent(), "language", "Chinese").kind(Kind.PREFERENCE).build());
         engine.view(alice, alice.task("s1", "exchange-1"));          // current values, conflicts, expiries
         engine.history(alice, alice.persistent(), MemoryKey.of("language"));
         engine.forget(alice, ForgetTarget.key(alice.persistent(), MemoryKey.of("language")), ForgetMode.HARD);
-        engine.audit(alice, Duration.ofDays(30)).lines().forEach(System.out::println);
+        engine.admin().audit(alice, Duration.ofDays(30)).lines().forEach(System.out::println);
         // end::engine[]
 
         try (engine) {
             assertThat(engine.view(alice, alice.task("s1", "exchange-1")).text("exchange.color")).contains("white");
             assertThat(engine.view(alice, alice.persistent()).values()).isEmpty();
-            assertThat(engine.audit(alice, Duration.ofDays(30)).replayMatches()).isTrue();
+            assertThat(engine.admin().audit(alice, Duration.ofDays(30)).replayMatches()).isTrue();
         }
     }
 }

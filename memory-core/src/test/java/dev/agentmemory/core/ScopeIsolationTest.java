@@ -37,7 +37,7 @@ class ScopeIsolationTest {
         assertThatThrownBy(() -> engine.applicableAt(BOB, alices, LANG, clock.instant())).isInstanceOf(AccessDeniedException.class);
         assertThatThrownBy(() -> engine.asOf(BOB, alices, clock.instant())).isInstanceOf(AccessDeniedException.class);
         assertThatThrownBy(() -> engine.asOfSequence(BOB, alices, 1)).isInstanceOf(AccessDeniedException.class);
-        assertThatThrownBy(() -> engine.diff(BOB, BOB.persistent(), alices)).isInstanceOf(AccessDeniedException.class);
+        assertThatThrownBy(() -> engine.admin().diff(BOB, BOB.persistent(), alices)).isInstanceOf(AccessDeniedException.class);
     }
 
     @Test
@@ -48,13 +48,13 @@ class ScopeIsolationTest {
                 .isInstanceOf(AccessDeniedException.class)
                 .hasMessage("caller bank/alice cannot touch scope shop/alice/persistent of another tenant or user");
         assertThat(engine.view(ALICE_AT_BANK, ALICE_AT_BANK.persistent()).keys()).isEmpty();
-        assertThat(engine.log(ALICE_AT_BANK)).isEmpty();
+        assertThat(engine.admin().log(ALICE_AT_BANK)).isEmpty();
     }
 
     @Test
     void should_deny_whole_batch_and_store_nothing_when_one_proposal_names_another_user() {
         // given
-        MemoryState before = engine.replay(ALICE);
+        MemoryState before = engine.admin().replay(ALICE);
         List<Proposal> batch = List.of(
                 Proposal.set(ALICE.session("s1"), "color", "white").build(),
                 Proposal.set(BOB.session("s1"), "color", "black").build());
@@ -63,9 +63,9 @@ class ScopeIsolationTest {
         assertThatThrownBy(() -> engine.propose(ALICE, batch))
                 .isInstanceOf(AccessDeniedException.class)
                 .hasMessage("caller shop/alice cannot touch scope shop/bob/session/s1 of another tenant or user");
-        assertThat(engine.replay(ALICE)).isEqualTo(before);
-        assertThat(engine.log(ALICE)).isEmpty();
-        assertThat(engine.log(BOB)).isEmpty();
+        assertThat(engine.admin().replay(ALICE)).isEqualTo(before);
+        assertThat(engine.admin().log(ALICE)).isEmpty();
+        assertThat(engine.admin().log(BOB)).isEmpty();
     }
 
     @Test
@@ -85,23 +85,23 @@ class ScopeIsolationTest {
         engine.write(ALICE, Proposal.set(ALICE.persistent(), "lang", "zh").kind(Kind.PREFERENCE).build());
         MemoryRecord candidate = engine.write(ALICE, Proposal.set(ALICE.session("s1"), "color", "white")
                 .source(Source.MODEL).kind(Kind.INFERENCE).build());
-        engine.startTask(ALICE, "s1", "t1", "refund");
-        engine.registerAlias(ALICE, "order:20241015", "my white earbuds");
+        engine.tasks().start(ALICE, "s1", "t1", "refund");
+        engine.aliases().register(ALICE, "order:20241015", "my white earbuds");
         String op = OperationId.of("refund", "order:20241015");
-        engine.beginAction(ALICE, op, "refund", MemoryValue.of(1));
+        engine.ledger().begin(ALICE, op, "refund", MemoryValue.of(1));
 
         // then: bob, with the same session names, sees none of it
         assertThat(engine.servable(BOB, Layer.PERSISTENT)).isEmpty();
         assertThat(engine.servable(BOB, Layer.SESSION)).isEmpty();
         assertThat(engine.view(BOB, BOB.session("s1")).keys()).isEmpty();
-        assertThat(engine.tasks(BOB, "s1")).isEmpty();
-        assertThat(engine.activeTask(BOB, "s1")).isEmpty();
-        assertThat(engine.resolve(BOB, "my white earbuds")).isEmpty();
-        assertThat(engine.action(BOB, op)).isEmpty();
-        assertThat(engine.pendingActions(BOB)).isEmpty();
-        assertThat(engine.log(BOB)).isEmpty();
-        assertThat(engine.audit(BOB, Duration.ofDays(1)).conflictingKeys()).isEmpty();
-        assertThatThrownBy(() -> engine.confirm(BOB, candidate.id()))
+        assertThat(engine.tasks().list(BOB, "s1")).isEmpty();
+        assertThat(engine.tasks().active(BOB, "s1")).isEmpty();
+        assertThat(engine.aliases().resolve(BOB, "my white earbuds")).isEmpty();
+        assertThat(engine.ledger().action(BOB, op)).isEmpty();
+        assertThat(engine.ledger().pending(BOB)).isEmpty();
+        assertThat(engine.admin().log(BOB)).isEmpty();
+        assertThat(engine.admin().audit(BOB, Duration.ofDays(1)).conflictingKeys()).isEmpty();
+        assertThatThrownBy(() -> engine.verification().confirm(BOB, candidate.id()))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("no record \"" + candidate.id() + "\" for shop/bob");
         assertThat(engine.forget(BOB, ForgetTarget.user(), ForgetMode.HARD).recordIds()).isEmpty();
@@ -139,6 +139,6 @@ class ScopeIsolationTest {
 
         assertThat(outcome.result()).isEqualTo(Outcome.Result.REJECTED);
         assertThat(outcome.reason()).isEqualTo("the current value of plan belongs to another agent");
-        assertThat(engine.log(ALICE)).hasSize(1);
+        assertThat(engine.admin().log(ALICE)).hasSize(1);
     }
 }

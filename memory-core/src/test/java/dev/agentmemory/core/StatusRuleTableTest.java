@@ -183,7 +183,7 @@ class StatusRuleTableTest {
         if (!c.taskState()) {
             return ALICE.session("s1");
         }
-        return ALICE.task(engine.startTask(ALICE, "s1", "t1", "billing"));
+        return ALICE.task(engine.tasks().start(ALICE, "s1", "t1", "billing"));
     }
 
     /** Writes the record the case is about (and what surrounds it), returns it. */
@@ -235,13 +235,13 @@ class StatusRuleTableTest {
         switch (c.task()) {
             case NONE, ACTIVE -> {
             }
-            case SUSPENDED -> engine.suspendTask(ALICE, "s1", "t1");
-            case ENDED -> engine.endTask(ALICE, "s1", "t1");
+            case SUSPENDED -> engine.tasks().suspend(ALICE, "s1", "t1");
+            case ENDED -> engine.tasks().end(ALICE, "s1", "t1");
             case MOVED -> {
-                TaskInfo moved = engine.resumeTask(ALICE, "s2", "s1", "t1");
+                TaskInfo moved = engine.tasks().resume(ALICE, "s2", "s1", "t1");
                 assertThat(moved.heldBy()).isEqualTo("s2");
-                engine.startTask(ALICE, "s2", "t2", "something else"); // puts t1 aside in s2
-                assertThat(engine.userTasks(ALICE)).filteredOn(t -> t.task().equals("t1"))
+                engine.tasks().start(ALICE, "s2", "t2", "something else"); // puts t1 aside in s2
+                assertThat(engine.tasks().userTasks(ALICE)).filteredOn(t -> t.task().equals("t1"))
                         .extracting(TaskInfo::status).containsExactly(TaskStatus.SUSPENDED);
             }
         }

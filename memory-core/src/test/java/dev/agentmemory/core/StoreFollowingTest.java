@@ -132,9 +132,8 @@ class StoreFollowingTest {
         List<ForgetRequest> forgets = new CopyOnWriteArrayList<>();
         AtomicInteger compactions = new AtomicInteger();
         MemoryEngine a = engine(s[0]);
-        MemoryEngine b = engine(s[1], MemoryEngine.builder()
-                .listener((p, events) -> events.forEach(e -> heard.add(e.seq())))
-                .derived(recording(forgets, compactions)));
+        MemoryEngine b = engine(s[1], MemoryEngine.builder().derived(recording(forgets, compactions)));
+        b.admin().addListener((p, events) -> events.forEach(e -> heard.add(e.seq())));
         b.admin().sync(ALICE);
 
         set(a, "white");
@@ -318,7 +317,8 @@ class StoreFollowingTest {
                 }
                 return super.read(partition, afterSeq);
             }
-        }, MemoryEngine.builder().snapshotEvery(2).listener((p, events) -> events.forEach(e -> heard.add(e.seq()))));
+        }, MemoryEngine.builder().snapshotEvery(2));
+        b.admin().addListener((p, events) -> events.forEach(e -> heard.add(e.seq())));
         set(a, "white");
         assertThat(color(b)).contains("white");
         meanwhile.set(() -> set(a, "black"));

@@ -79,8 +79,8 @@ class VersionedReadTest {
         engine.write(ALICE, Proposal.set(session, "color", "white").build());
         clock.advance(Duration.ofDays(2));
 
-        assertThat(engine.expireDue(ALICE)).isEqualTo(1);
-        assertThat(engine.expireDue(ALICE)).isZero();
+        assertThat(engine.verification().expireDue(ALICE)).isEqualTo(1);
+        assertThat(engine.verification().expireDue(ALICE)).isZero();
         assertThat(engine.history(ALICE, session, MemoryKey.of("stock.white"))).extracting(MemoryRecord::status)
                 .containsExactly(Status.EXPIRED);
 

@@ -106,11 +106,11 @@ class ContinueAsLastTimeTest {
             // day 1, wx-chat: a preference, the trip, a pre-approval valid 12 hours, then a pause
             assistant.chat(WX, "以后请用中文回答");
             assistant.chat(WX, "这次 11 月去海岚出差");
-            TaskInfo trip = memory.engine().activeTask(lin, "wx-chat").orElseThrow();
+            TaskInfo trip = memory.engine().tasks().active(lin, "wx-chat").orElseThrow();
             memory.engine().write(lin, Proposal.set(lin.task(trip), "approval.travel", "pre-approved up to 3000 CNY")
                     .kind(Kind.DECISION).source(Source.SYSTEM, "approvals#881").ttl(Duration.ofHours(12)).build());
             assistant.chat(WX, "先到这里，明天再说");
-            assertThat(memory.engine().activeTask(lin, "wx-chat")).isEmpty();
+            assertThat(memory.engine().tasks().active(lin, "wx-chat")).isEmpty();
 
             // day 2, web-2: the block lists the suspended trip, without serving its state as current
             clock.advance(Duration.ofDays(1));
@@ -128,9 +128,9 @@ class ContinueAsLastTimeTest {
             assertThat(layer(offered, "persistent")).extracting(FramedItem::text).contains("answer.language = 中文");
 
             // the model resumed it: the trip now belongs to web-2
-            TaskInfo resumed = memory.engine().activeTask(lin, "web-2").orElseThrow();
+            TaskInfo resumed = memory.engine().tasks().active(lin, "web-2").orElseThrow();
             assertThat(resumed.task()).isEqualTo(TRIP);
-            assertThat(memory.engine().tasks(lin, "wx-chat")).isEmpty();
+            assertThat(memory.engine().tasks().list(lin, "wx-chat")).isEmpty();
 
             // the next turn sees the trip as current task state, the expired approval flagged
             assistant.chat(WEB, "酒店怎么安排？");
@@ -149,7 +149,7 @@ class ContinueAsLastTimeTest {
             List<FramedItem> next = FramedRequests.items(memory, model.lastRequest());
             assertThat(layer(next, "task-state")).extracting(FramedItem::text).containsExactly("trip.destination = 临川");
             assertThat(next).filteredOn(i -> i.text().contains("海岚")).noneMatch(i -> i.status().equals("current"));
-            assertThat(memory.engine().userTasks(lin)).extracting(TaskInfo::task, TaskInfo::status)
+            assertThat(memory.engine().tasks().userTasks(lin)).extracting(TaskInfo::task, TaskInfo::status)
                     .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple(TRIP, TaskStatus.ENDED),
                             org.assertj.core.groups.Tuple.tuple("trip-linchuan", TaskStatus.ACTIVE));
             assertThat(memory.engine().current(lin, lin.persistent(), MemoryKey.of("trip.destination"))).isEmpty();

@@ -29,8 +29,8 @@ class EpisodicMemoryForgetsTest extends DerivedDataContract {
 
     static Attached attachEpisodic(MemoryEngine engine, HybridIndex index) {
         EpisodicMemory episodic = new EpisodicMemory(index, SharedEmbeddingModel.get(), engine, "assistant");
-        engine.addListener(episodic);
-        engine.register(episodic);
+        engine.admin().addListener(episodic);
+        engine.admin().register(episodic);
         return new Attached() {
             @Override
             public List<String> texts(Caller caller, String probe) {

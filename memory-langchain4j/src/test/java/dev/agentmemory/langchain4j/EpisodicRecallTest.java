@@ -115,7 +115,7 @@ class EpisodicRecallTest {
                     assertThat(c.textSegment().text()).contains("Rex"));
 
             // when
-            memory.engine().refute(caller, rex.id(), "user: my dog is called Biscuit");
+            memory.engine().verification().refute(caller, rex.id(), "user: my dog is called Biscuit");
 
             // then: no layer serves it, the episodic index included
             assertThat(ask(memory, ALICE_2, "What is my dog called?"))

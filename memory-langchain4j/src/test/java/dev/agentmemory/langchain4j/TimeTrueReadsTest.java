@@ -233,7 +233,7 @@ class TimeTrueReadsTest {
     }
 
     private static TaskInfo task(AgentMemory memory, Caller dana, String id) {
-        return memory.engine().userTasks(dana).stream().filter(t -> t.task().equals(id)).findFirst().orElseThrow();
+        return memory.engine().tasks().userTasks(dana).stream().filter(t -> t.task().equals(id)).findFirst().orElseThrow();
     }
 
     private static List<FramedItem> ask(Assistant assistant, ScriptedChatModel model, AgentMemory memory,

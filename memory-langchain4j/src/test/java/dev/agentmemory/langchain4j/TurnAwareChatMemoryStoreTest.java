@@ -71,7 +71,7 @@ class TurnAwareChatMemoryStoreTest {
                 assertThat(memory.framer().stripFrames(text)).isEqualTo("what time is it?");
             });
             // and nothing framed was stored, nor is served once the turn is over
-            List<StoredMessage> stored = memory.engine().window(caller, "s1");
+            List<StoredMessage> stored = memory.engine().messages().window(caller, "s1");
             assertThat(stored).extracting(StoredMessage::text).noneMatch(t -> t != null && t.contains("reply.language"));
             List<ChatMessage> after = memory.chatMemoryStore().getMessages(ALICE);
             assertThat(after.get(0)).isEqualTo(UserMessage.from("what time is it?"));

@@ -99,10 +99,10 @@ class CoreThroughput {
                 engine.view(alice, session);
                 view[i] = System.nanoTime() - s;
             }
-            int events = engine.log(alice).size();
+            int events = engine.admin().log(alice).size();
             long[] cold = new long[5];
             for (int i = 0; i < cold.length; i++) {
-                engine.invalidateCache();
+                engine.admin().invalidateCache();
                 long s = System.nanoTime();
                 engine.current(alice, session, MemoryKey.of("key1"));
                 cold[i] = System.nanoTime() - s;

@@ -138,7 +138,7 @@ final class CrashWriter {
             }
             String session = "s-r" + run + "-t" + thread;
             int number = n;
-            engine.changeWindow(caller, session, window -> {
+            engine.messages().change(caller, session, window -> {
                 long next = window.isEmpty() ? 0 : window.get(window.size() - 1).index() + 1;
                 List<Long> evicted = window.size() >= 5 ? List.of(window.get(0).index()) : List.of();
                 String text = "message of " + id;

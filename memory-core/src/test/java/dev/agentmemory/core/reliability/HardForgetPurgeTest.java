@@ -50,7 +50,7 @@ class HardForgetPurgeTest {
                 engine.write(alice, Proposal.set(alice.persistent(), "note." + i, "note " + i).kind(Kind.DECISION).build());
             }
             engine.write(alice, Proposal.set(alice.persistent(), "profile.name", kept).kind(Kind.DECISION).build());
-            engine.changeWindow(alice, "s1", w -> new MemoryEngine.WindowChange(List.of(), List.of(
+            engine.messages().change(alice, "s1", w -> new MemoryEngine.WindowChange(List.of(), List.of(
                     new StoredMessage(0, 0, "USER", "{\"text\":\"my card is " + secret + "\"}", "my card is " + secret))));
             assertThat(filesHolding(dir, secret)).as("control: the value is on disk before forgetting").isNotEmpty();
 
@@ -64,7 +64,7 @@ class HardForgetPurgeTest {
         assertThat(filesHolding(dir, secret)).as("files holding the value after close").isEmpty();
         assertThat(filesHolding(dir, kept)).as("control: a value not forgotten is found by the scan").isNotEmpty();
         try (MemoryEngine engine = MemoryEngine.builder().store(JdbcEventStore.h2File(dir.resolve("mem"))).build()) {
-            assertThat(engine.audit(alice, java.time.Duration.ofDays(1)).replayMatches()).isTrue();
+            assertThat(engine.admin().audit(alice, java.time.Duration.ofDays(1)).replayMatches()).isTrue();
         }
     }
 

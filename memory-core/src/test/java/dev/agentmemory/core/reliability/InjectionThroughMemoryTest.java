@@ -102,7 +102,7 @@ class InjectionThroughMemoryTest {
                         .extracting(MemoryRecord::text, MemoryRecord::trust).containsExactly("English", Trust.TRUSTED);
                 assertThat(engine.current(alice, session, MemoryKey.of("order.choice"))).get()
                         .extracting(MemoryRecord::text, MemoryRecord::trust).containsExactly("exchange", Trust.TRUSTED);
-                engine.invalidateCache();
+                engine.admin().invalidateCache();
             }
         }
         System.out.printf("INJECTION (engine): strings=%d, untrusted proposals=%d, written as untrusted data=%d, "

@@ -198,7 +198,7 @@ final class InstanceWorker {
         }
         users.add(own(slot));
         for (Caller user : users) {
-            AuditReport audit = engine.audit(user, Duration.ofDays(365));
+            AuditReport audit = engine.admin().audit(user, Duration.ofDays(365));
             journal(InstanceJournal.audit(user.user(), audit));
         }
     }

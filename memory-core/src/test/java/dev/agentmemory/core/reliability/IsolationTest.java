@@ -174,7 +174,7 @@ class IsolationTest {
             }
             case 6 -> {
                 readCalls++;
-                engine.diff(c, c.persistent(), c.session(pick(SESSIONS)));
+                engine.admin().diff(c, c.persistent(), c.session(pick(SESSIONS)));
                 // diff only compares the caller's own views; its inputs were checked above
             }
             default -> {
@@ -191,7 +191,7 @@ class IsolationTest {
                 assertThatThrownBy(() -> engine.applicableAt(c, foreign, k, Instant.EPOCH)).isInstanceOf(AccessDeniedException.class);
                 assertThatThrownBy(() -> engine.asOf(c, foreign, Instant.MAX)).isInstanceOf(AccessDeniedException.class);
                 assertThatThrownBy(() -> engine.asOfSequence(c, foreign, 1)).isInstanceOf(AccessDeniedException.class);
-                assertThatThrownBy(() -> engine.diff(c, c.persistent(), foreign)).isInstanceOf(AccessDeniedException.class);
+                assertThatThrownBy(() -> engine.admin().diff(c, c.persistent(), foreign)).isInstanceOf(AccessDeniedException.class);
                 assertThatThrownBy(() -> engine.propose(c, Proposal.set(foreign, k, MemoryValue.of("x"))
                         .kind(Kind.DECISION).build())).isInstanceOf(AccessDeniedException.class);
                 assertThatThrownBy(() -> engine.forget(c, dev.agentmemory.core.ForgetTarget.key(foreign, k),

@@ -85,7 +85,7 @@ class PostgresRestartTest {
             System.out.println("POSTGRES RESTARTED: calls failed after the restart: " + failedAfterRestart);
             assertThat(engine.history(alice, p, note)).extracting(MemoryRecord::text)
                     .containsExactlyElementsOf(acknowledged);
-            assertThat(engine.audit(alice, Duration.ofDays(1)).consistent()).isTrue();
+            assertThat(engine.admin().audit(alice, Duration.ofDays(1)).consistent()).isTrue();
         } finally {
             pg.dropSchema(schema);
         }

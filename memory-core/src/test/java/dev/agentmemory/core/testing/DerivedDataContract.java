@@ -142,7 +142,7 @@ public abstract class DerivedDataContract {
         // then
         assertThat(holding(ALICE, HOME)).isEmpty();
         assertThat(holding(ALICE, LANGUAGE)).isEmpty();
-        engine.compact();
+        engine.admin().compact();
         assertThat(holding(ALICE, HOME)).as("after compact").isEmpty();
         assertThat(holding(ALICE, LANGUAGE)).as("after compact").isEmpty();
         assertThat(holding(BOB, BOB_HOME)).as("another user of the tenant").isNotEmpty();
@@ -151,7 +151,7 @@ public abstract class DerivedDataContract {
     @Test
     void should_hold_nothing_of_forgotten_messages() {
         // given
-        engine.changeWindow(ALICE, "s1", w -> new MemoryEngine.WindowChange(List.of(), List.of(
+        engine.messages().change(ALICE, "s1", w -> new MemoryEngine.WindowChange(List.of(), List.of(
                 userMessage(0, "my " + CARD + " is the one to charge"),
                 userMessage(1, "I speak " + LANGUAGE))));
         assertThat(holding(ALICE, CARD)).as("control: the derived data holds the message").isNotEmpty();

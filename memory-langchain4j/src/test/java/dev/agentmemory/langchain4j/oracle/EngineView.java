@@ -57,7 +57,7 @@ final class EngineView {
         scopes.add(new Object[] {c.persistent(), "persistent", null});
         for (String s : Vocabulary.SESSIONS) {
             scopes.add(new Object[] {c.session(s), "session " + s, null});
-            for (TaskInfo t : engine.tasks(c, s)) {
+            for (TaskInfo t : engine.tasks().list(c, s)) {
                 tasks.put(t.task(), t.status());
                 scopes.add(new Object[] {c.task(s, t.task()), "task " + t.task() + " (" + label(t.status()) + ")", t});
             }

@@ -179,7 +179,7 @@ final class Lifecycle implements AutoCloseable {
         boolean summary = isSummaryRequest(request);
         EngineView.Snapshot snapshot = views[user].snapshot(memory, user);
         Caller caller = memory.caller(ref);
-        int stored = memory.engine().messageHistory(caller, ref.session()).size();
+        int stored = memory.engine().messages().history(caller, ref.session()).size();
         if (!summary && round == 0) {
             turnStart = snapshot;
             turnNonces = new HashSet<>();
@@ -212,7 +212,7 @@ final class Lifecycle implements AutoCloseable {
     private Plan plan(Step s) {
         Caller caller = memory.caller(ref);
         String session = ref.session();
-        Optional<TaskInfo> active = memory.engine().activeTask(caller, session);
+        Optional<TaskInfo> active = memory.engine().tasks().active(caller, session);
         EngineView.Snapshot now = views[user].snapshot(memory, user);
         boolean quoted = s.choice() % 5 != 0;
         switch (s.kind()) {
@@ -258,7 +258,7 @@ final class Lifecycle implements AutoCloseable {
                         List.of(call("suspendTask"), say("Put aside.")), "suspendTask(" + active.map(TaskInfo::task).orElse("none active") + ")", false);
             }
             case RESUME_TASK -> {
-                List<String> suspended = memory.engine().tasks(caller, session).stream()
+                List<String> suspended = memory.engine().tasks().list(caller, session).stream()
                         .filter(t -> t.status() == TaskStatus.SUSPENDED).map(TaskInfo::task).toList();
                 String task = suspended.isEmpty() ? Vocabulary.taskId(user, 1) : suspended.get(s.choice() % suspended.size());
                 return new Plan("Let's go back to order " + task + ".",

@@ -19,9 +19,9 @@ final class Conversation {
     /** Appends messages of the given type; returns the index of the first one. */
     static long append(MemoryEngine engine, SessionRef ref, String type, String... texts) {
         long[] first = {-1};
-        engine.changeWindow(ref.caller("assistant"), ref.session(), window -> {
-            long next = engine.messageHistory(ref.caller("assistant"), ref.session()).isEmpty() ? 0
-                    : engine.messageHistory(ref.caller("assistant"), ref.session()).lastKey() + 1;
+        engine.messages().change(ref.caller("assistant"), ref.session(), window -> {
+            long next = engine.messages().history(ref.caller("assistant"), ref.session()).isEmpty() ? 0
+                    : engine.messages().history(ref.caller("assistant"), ref.session()).lastKey() + 1;
             long order = window.isEmpty() ? 0 : window.get(window.size() - 1).order() + 1;
             first[0] = next;
             List<StoredMessage> added = new ArrayList<>();
@@ -40,6 +40,6 @@ final class Conversation {
 
     /** Evicts the given indices from the window (they stay in the history). */
     static void evict(MemoryEngine engine, SessionRef ref, List<Long> indices) {
-        engine.changeWindow(ref.caller("assistant"), ref.session(), window -> new MemoryEngine.WindowChange(indices, List.of()));
+        engine.messages().change(ref.caller("assistant"), ref.session(), window -> new MemoryEngine.WindowChange(indices, List.of()));
     }
 }
