@@ -157,7 +157,7 @@ final class InjectionProbe {
         new SecureRandom().nextBytes(framingKey);
         this.memory = AgentMemory.builder()
                 .store(new InMemoryEventStore())
-                .clock(Clock.fixed(NOW, ZoneOffset.UTC))
+                .engineSettings(e -> e.clock(Clock.fixed(NOW, ZoneOffset.UTC)))
                 .framingKey(framingKey)
                 .blockBudget(BLOCK_CHARS, BLOCK_TOKENS)
                 .build();

@@ -185,7 +185,7 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
         int limit = engine.messages().maxMessageChars();
         if (json.length() > limit) {
             throw new IllegalArgumentException("a message of type " + m.type().name() + " of session " + ref + " is " + json.length() + " characters serialized, over the limit"
-                    + " of " + limit + " (raise agentmemory.max-message-chars, AgentMemory.Builder#maxMessageChars)");
+                    + " of " + limit + " (raise agentmemory.max-message-chars, MemoryEngine.Builder#maxMessageChars)");
         }
         return new StoredMessage(index, order, m.type().name(), json, MessageText.of(m));
     }

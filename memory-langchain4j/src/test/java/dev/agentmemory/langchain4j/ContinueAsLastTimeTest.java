@@ -95,7 +95,7 @@ class ContinueAsLastTimeTest {
     @Test
     void should_resume_the_trip_in_a_new_chat_from_the_framed_list_of_open_tasks() {
         TestClock clock = new TestClock(Instant.parse("2025-11-03T09:00:00Z"));
-        try (AgentMemory memory = AgentMemory.builder().clock(clock).build()) {
+        try (AgentMemory memory = AgentMemory.builder().engineSettings(e -> e.clock(clock)).build()) {
             ScriptedChatModel model = new ScriptedChatModel(r -> agent(memory, r));
             Assistant assistant = AiServices.builder(Assistant.class).chatModel(model)
                     .chatMemoryProvider(memory.chatMemoryProvider())

@@ -54,7 +54,7 @@ class PlainWordsChangesTest {
     }
 
     private static AgentMemory open(Path db, TestClock clock) {
-        return AgentMemory.builder().h2File(db).clock(clock).embeddingModel(SharedEmbeddingModel.get())
+        return AgentMemory.builder().h2File(db).engineSettings(e -> e.clock(clock)).embeddingModel(SharedEmbeddingModel.get())
                 .resultsPerLayer(20, 10, 10).build();
     }
 
@@ -173,7 +173,7 @@ class PlainWordsChangesTest {
             }
             return AiMessage.from("Noted.");
         });
-        try (AgentMemory memory = AgentMemory.builder().clock(clock).embeddingModel(SharedEmbeddingModel.get())
+        try (AgentMemory memory = AgentMemory.builder().engineSettings(e -> e.clock(clock)).embeddingModel(SharedEmbeddingModel.get())
                 .resultsPerLayer(20, 10, 10).build()) {
             Assistant assistant = AiServices.builder(Assistant.class).chatModel(model)
                     .chatMemoryProvider(memory.chatMemoryProvider()).retrievalAugmentor(memory.retrievalAugmentor())

@@ -117,20 +117,6 @@ class SessionResolverTest {
     }
 
     @Test
-    @SuppressWarnings("deprecation")
-    void should_keep_memory_ids_working_as_the_deprecated_name_of_the_resolver() {
-        try (AgentMemory memory = AgentMemory.builder()
-                .memoryIds(id -> new SessionRef("acme", "bob", "s-" + id.hashCode())).build()) {
-            assertThat(memory.session(new Object() {
-                @Override
-                public int hashCode() {
-                    return 42;
-                }
-            })).isEqualTo(new SessionRef("acme", "bob", "s-42"));
-        }
-    }
-
-    @Test
     void should_say_quotes_cannot_be_checked_when_the_ai_service_keeps_its_messages_in_another_store() {
         try (AgentMemory memory = AgentMemory.builder().build()) {
             InMemoryChatMemoryStore other = new InMemoryChatMemoryStore();

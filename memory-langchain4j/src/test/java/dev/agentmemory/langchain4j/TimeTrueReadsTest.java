@@ -123,9 +123,9 @@ class TimeTrueReadsTest {
     @Test
     void should_frame_what_applies_at_the_time_of_the_read_in_every_layer_across_months() {
         TestClock clock = new TestClock(Instant.parse("2025-01-10T09:00:00Z"));
-        try (AgentMemory memory = AgentMemory.builder().clock(clock).embeddingModel(SharedEmbeddingModel.get())
+        try (AgentMemory memory = AgentMemory.builder().embeddingModel(SharedEmbeddingModel.get())
                 .windowSize(2).summarizer(SUMMARIES, 2).resultsPerLayer(20, 10, 60).minScore(0.0).blockBudget(100_000, 50_000)
-                .ttl(Kind.TASK_FACT, Duration.ofDays(3)).build()) {
+                .engineSettings(e -> e.clock(clock).ttl(Kind.TASK_FACT, Duration.ofDays(3))).build()) {
             ScriptedChatModel model = new ScriptedChatModel(r -> agent(memory, r));
             Assistant assistant = AiServices.builder(Assistant.class).chatModel(model)
                     .chatMemoryProvider(memory.chatMemoryProvider())

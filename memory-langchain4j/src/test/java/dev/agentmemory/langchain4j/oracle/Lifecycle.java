@@ -442,9 +442,8 @@ final class Lifecycle implements AutoCloseable {
     private void open() {
         AgentMemory.Builder b = AgentMemory.builder()
                 .embeddingModel(SharedEmbeddingModel.get())
-                .clock(clock)
                 .windowSize(WINDOW)
-                .ttl(Kind.OBSERVATION, Duration.ofDays(1));
+                .engineSettings(e -> e.clock(clock).ttl(Kind.OBSERVATION, Duration.ofDays(1)));
         if (config.h2()) {
             b.h2File(dir.resolve("memory"));
         }
