@@ -104,6 +104,11 @@ public final class AgentMemory implements AutoCloseable {
     private final MemoryContentInjector injector;
     private final MemoryRetrievalAugmentor augmentor;
     private final LastRecalls lastRecalls = new LastRecalls();
+    /**
+     * The one mapping from memory ids to sessions. Each call that names a memory id maps it once,
+     * where it enters (the chat memory store, the retriever or augmentor, a tool, the summarizer),
+     * and hands the {@link SessionRef} down; the parts below take sessions, not ids.
+     */
     private final SessionResolver sessions;
     private final MemoryTools tools;
     private final @Nullable EpisodicMemory episodic;
@@ -124,13 +129,13 @@ public final class AgentMemory implements AutoCloseable {
             fb.key(b.framingKey);
         }
         this.framer = fb.build();
-        this.store = new EngineChatMemoryStore(engine, agent, sessions, settings.deleteMode, new EchoedBlocks(framer));
+        this.store = new EngineChatMemoryStore(engine, agent, settings.deleteMode, new EchoedBlocks(framer));
         // a forget rewrites the stored messages stating a forgotten value, keeping tool calls paired
         engine.admin().addRedactor(redactor);
         this.summarizer = b.summaryModel == null ? null
                 : Summarizer.builder(engine, b.summaryModel).agent(agent).minMessages(b.summaryMinMessages)
                 .sessionResolver(sessions).build();
-        this.turnStore = new TurnAwareChatMemoryStore(store, framer, summarizer);
+        this.turnStore = new TurnAwareChatMemoryStore(store, framer, summarizer, sessions);
         if (b.embeddingModel != null) {
             int dims = b.embeddingModel.dimension();
             Path dir = b.indexDirectory != null ? b.indexDirectory
@@ -206,12 +211,12 @@ public final class AgentMemory implements AutoCloseable {
 
     /** The caller for a memory id, mapped by the {@linkplain #sessionResolver() session resolver}. */
     public Caller caller(Object memoryId) {
-        return store.ref(memoryId).caller(agent);
+        return session(memoryId).caller(agent);
     }
 
     /** The session a memory id stands for: how every part of this memory maps memory ids. */
     public SessionRef session(Object memoryId) {
-        return store.ref(memoryId);
+        return SessionResolver.resolve(sessions, memoryId);
     }
 
     /** The mapping from memory ids to sessions ({@link Builder#sessionResolver}). */
@@ -325,7 +330,7 @@ public final class AgentMemory implements AutoCloseable {
      * forget of the user (made here or by another instance over the same store) removed it.
      */
     public Optional<Recall> lastRecall(Object memoryId) {
-        SessionRef ref = store.ref(memoryId);
+        SessionRef ref = session(memoryId);
         // another instance's forget reaches this memory's derived data (which drops the recall) here
         engine.admin().sync(ref.caller(agent));
         return lastRecalls.get(ref);

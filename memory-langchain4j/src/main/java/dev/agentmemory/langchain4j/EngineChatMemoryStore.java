@@ -21,7 +21,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntPredicate;
 
 /**
- * A {@link ChatMemoryStore} over the memory engine's message log.
+ * The engine side of the memory's {@link ChatMemoryStore}: a session's window over the memory
+ * engine's message log, for a session already resolved from its memory id.
  *
  * <p>LangChain4j hands {@code updateMessages} the whole window every time. This store diffs it
  * against the window the engine holds and logs only the change: messages that left the window
@@ -54,11 +55,10 @@ import java.util.function.IntPredicate;
  * pairing rule (pure), {@link SessionCache} holds what this store decoded; this class reads and
  * writes through the engine.
  */
-final class EngineChatMemoryStore implements ChatMemoryStore {
+final class EngineChatMemoryStore {
 
     private final MemoryEngine engine;
     private final String agent;
-    private final SessionResolver ids;
     private final ForgetMode deleteMode;
     /** Blocks of this memory a model echoed into a reply or a tool call never reach the stored history. */
     private final EchoedBlocks echoes;
@@ -71,19 +71,16 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
      */
     private final Map<SessionRef, Long> callsStoredHere = new ConcurrentHashMap<>();
 
-    EngineChatMemoryStore(MemoryEngine engine, String agent, SessionResolver ids, ForgetMode deleteMode,
-                          EchoedBlocks echoes) {
+    EngineChatMemoryStore(MemoryEngine engine, String agent, ForgetMode deleteMode, EchoedBlocks echoes) {
         this.plainWords = new PlainWordsWriter(engine, agent);
         this.engine = engine;
         this.agent = agent;
-        this.ids = ids;
         this.deleteMode = deleteMode;
         this.echoes = echoes;
     }
 
-    @Override
-    public List<ChatMessage> getMessages(Object memoryId) {
-        SessionRef ref = ref(memoryId);
+    /** The window of a session as a chat memory shows it. */
+    List<ChatMessage> getMessages(SessionRef ref) {
         Caller caller = ref.caller(agent);
         SessionCache cache = cache(ref);
         List<StoredMessage> window = engine.messages().window(caller, ref.session());
@@ -117,10 +114,9 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
         }
     }
 
-    @Override
-    public void updateMessages(Object memoryId, List<ChatMessage> messages) {
+    /** Stores the change from the session's window to {@code messages}. */
+    void updateMessages(SessionRef ref, List<ChatMessage> messages) {
         Objects.requireNonNull(messages, "messages");
-        SessionRef ref = ref(memoryId);
         Caller caller = ref.caller(agent);
         List<ChatMessage> incoming = new ArrayList<>(messages.size());
         for (ChatMessage m : messages) {
@@ -152,9 +148,8 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
         plainWords.stored(ref, change.appended(), last instanceof AiMessage ai && !ai.hasToolExecutionRequests());
     }
 
-    @Override
-    public void deleteMessages(Object memoryId) {
-        SessionRef ref = ref(memoryId);
+    /** Forgets the session's scope in the delete mode. */
+    void deleteMessages(SessionRef ref) {
         callsStoredHere.remove(ref);
         engine.forget(ref.caller(agent), ForgetTarget.scope(ref.scope()), deleteMode);
     }
@@ -170,10 +165,6 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
             }
         }
         return n;
-    }
-
-    SessionRef ref(Object memoryId) {
-        return SessionResolver.resolve(ids, memoryId);
     }
 
     private SessionCache cache(SessionRef ref) {

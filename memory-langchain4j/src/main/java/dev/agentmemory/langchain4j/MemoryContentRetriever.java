@@ -48,6 +48,7 @@ final class MemoryContentRetriever implements ContentRetriever {
 
     private final MemoryEngine engine;
     private final String agent;
+    /** The memory's one resolver, for queries that come here directly rather than through the augmentor. */
     private final SessionResolver ids;
     private final Settings settings;
     private final @Nullable EpisodicRecall episodic;
@@ -88,11 +89,15 @@ final class MemoryContentRetriever implements ContentRetriever {
     @Override
     public List<Content> retrieve(Query query) {
         Objects.requireNonNull(query, "query");
-        Target target = target(query);
-        return engine.admin().consistently(target.caller(), () -> retrieve(query, target));
+        return retrieve(query, target(query));
     }
 
-    private List<Content> retrieve(Query query, Target target) {
+    /** The contents for {@code query} and the caller and session already resolved from it. */
+    List<Content> retrieve(Query query, Target target) {
+        return engine.admin().consistently(target.caller(), () -> read(query, target));
+    }
+
+    private List<Content> read(Query query, Target target) {
         Caller caller = target.caller();
         Lineage.Tasks tasks = lineage.tasks(caller);
         Set<String> queryTerms = PersistentIndex.terms(query.text());
