@@ -1,4 +1,4 @@
-package dev.agentmemory.core.internal.detect;
+package dev.agentmemory.core.policy;
 
 import java.util.List;
 import java.util.stream.Stream;
@@ -12,7 +12,7 @@ import java.util.stream.Stream;
  * only escaping layer a reader has to undo, and a table that does not compile or has a bad guard
  * fails when this class is loaded, naming the expression.
  */
-public final class BuiltInCues {
+final class BuiltInCues {
 
     /** The built-in rules. */
     public static final List<GuardedRule> ALL = Stream.of(InstructionCues.ALL, AuthorityCues.ALL)

@@ -1,6 +1,5 @@
 package dev.agentmemory.core.policy;
 
-import dev.agentmemory.core.internal.detect.GuardedRule;
 import dev.agentmemory.core.policy.InstructionDetector.Cue;
 import java.util.Arrays;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.agentmemory.core.internal.detect;
+package dev.agentmemory.core.policy;
 
 import dev.agentmemory.core.policy.InstructionDetector.Cue;
 import java.util.Arrays;
@@ -19,7 +19,7 @@ import org.jspecify.annotations.Nullable;
  * ({@code lead}: begins with one of them). A rule that breaks it misses texts a plain search would
  * flag; {@link RuleMatcher#rulesDisagreeingWithPlainSearch} finds such rules.
  */
-public record GuardedRule(Cue cue, Pattern pattern, List<String> guards, boolean lead,
+record GuardedRule(Cue cue, Pattern pattern, List<String> guards, boolean lead,
         @Nullable Predicate<CharSequence> precheck) {
 
     /**

@@ -1,8 +1,8 @@
-package dev.agentmemory.core.internal.detect;
+package dev.agentmemory.core.policy;
 
-import static dev.agentmemory.core.internal.detect.GuardedRule.lead;
-import static dev.agentmemory.core.internal.detect.GuardedRule.rule;
-import static dev.agentmemory.core.internal.detect.GuardedRule.rules;
+import static dev.agentmemory.core.policy.GuardedRule.lead;
+import static dev.agentmemory.core.policy.GuardedRule.rule;
+import static dev.agentmemory.core.policy.GuardedRule.rules;
 
 import dev.agentmemory.core.policy.InstructionDetector.Cue;
 import java.util.List;

@@ -1,10 +1,5 @@
 package dev.agentmemory.core.policy;
 
-import dev.agentmemory.core.internal.detect.BuiltInCues;
-import dev.agentmemory.core.internal.detect.GuardedRule;
-import dev.agentmemory.core.internal.detect.RoleLines;
-import dev.agentmemory.core.internal.detect.RuleMatcher;
-import dev.agentmemory.core.internal.detect.TextNormalizer;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;

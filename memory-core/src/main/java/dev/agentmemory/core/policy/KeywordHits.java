@@ -1,4 +1,4 @@
-package dev.agentmemory.core.internal.detect;
+package dev.agentmemory.core.policy;
 
 import java.util.Arrays;
 
@@ -8,7 +8,7 @@ import java.util.Arrays;
  * {@code for (int h = hits.first(k); h >= 0; h = hits.next(h))} and read each one's
  * {@link #start} offset.
  */
-public final class KeywordHits {
+final class KeywordHits {
 
     private final int[] head;
     private int[] start = new int[16];

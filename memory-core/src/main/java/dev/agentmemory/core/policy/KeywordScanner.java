@@ -1,4 +1,4 @@
-package dev.agentmemory.core.internal.detect;
+package dev.agentmemory.core.policy;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -13,7 +13,7 @@ import java.util.TreeMap;
  * that are suffixes or infixes of others. Matching is exact: the caller normalizes the text and
  * the keywords alike. Immutable and thread-safe once built.
  */
-public final class KeywordScanner {
+final class KeywordScanner {
 
     private final int keywordCount;
     private final int[] lengths;

@@ -1,4 +1,4 @@
-package dev.agentmemory.core.internal.detect;
+package dev.agentmemory.core.policy;
 
 import java.util.regex.Pattern;
 
@@ -7,7 +7,7 @@ import java.util.regex.Pattern;
  * the rules on the whole text cannot see that "SYSTEM: ..." begins a line; this class looks at the
  * start of every line, using the role words of {@link AuthorityCues}.
  */
-public final class RoleLines {
+final class RoleLines {
 
     private RoleLines() {
     }

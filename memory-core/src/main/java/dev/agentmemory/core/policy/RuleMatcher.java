@@ -1,4 +1,4 @@
-package dev.agentmemory.core.internal.detect;
+package dev.agentmemory.core.policy;
 
 import dev.agentmemory.core.policy.InstructionDetector.Cue;
 import java.util.ArrayList;
@@ -13,7 +13,7 @@ import java.util.regex.Matcher;
  * equals searching the whole text with every expression, as long as every rule keeps the promise
  * of its guards. Immutable and thread-safe.
  */
-public final class RuleMatcher {
+final class RuleMatcher {
 
     private final List<GuardedRule> rules;
     /** Per rule (same index as {@link #rules}) the ids of its guard keywords in {@link #scanner}. */

@@ -1,4 +1,4 @@
-package dev.agentmemory.core.internal.detect;
+package dev.agentmemory.core.policy;
 
 import java.text.Normalizer;
 import java.util.Locale;
@@ -9,7 +9,7 @@ import java.util.Locale;
  * width spaces), with curly single quotes and backticks as {@code '}, every run of ASCII white
  * space (line breaks included) as one space, and lower-cased with {@link Locale#ROOT}.
  */
-public final class TextNormalizer {
+final class TextNormalizer {
 
     private TextNormalizer() {
     }

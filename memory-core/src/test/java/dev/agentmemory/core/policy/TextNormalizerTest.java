@@ -1,4 +1,4 @@
-package dev.agentmemory.core.internal.detect;
+package dev.agentmemory.core.policy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
