@@ -21,12 +21,10 @@ import java.util.Optional;
 /** The operator tools and extension points ({@link Admin}). */
 final class AdminTools implements Admin {
 
-    private final MemoryEngine engine;
     private final PartitionRuntime runtime;
     private final Forgetter forgetter;
 
-    AdminTools(MemoryEngine engine, PartitionRuntime runtime, Forgetter forgetter) {
-        this.engine = engine;
+    AdminTools(PartitionRuntime runtime, Forgetter forgetter) {
         this.runtime = runtime;
         this.forgetter = forgetter;
     }
@@ -81,8 +79,14 @@ final class AdminTools implements Admin {
 
     @Override
     public ScopeDiff diff(Caller caller, Scope left, Scope right) {
-        return Analysis.diff(engine.view(caller, left, ReadOptions.withArchived()),
-                engine.view(caller, right, ReadOptions.withArchived()));
+        return Analysis.diff(archivedView(caller, left), archivedView(caller, right));
+    }
+
+    /** The whole of a scope, archived state included, as a read with those options sees it. */
+    private ScopeView archivedView(Caller caller, Scope scope) {
+        ScopeGuard.check(caller, scope);
+        return runtime.read(caller, s -> ReadModel.viewOf(caller, s, scope, ReadOptions.withArchived(),
+                runtime.clock().instant()));
     }
 
     @Override

@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
  * place that checks settings). Immutable; read by the decider and the parts.
  */
 record EngineConfig(boolean strictConflicts, int maxValueBytes, int maxMessageChars, int maxRecordsPerUser,
-                    MemoryEngine.AtLimit atLimit, Map<Kind, Duration> ttlByKind, Set<Kind> sensitiveKinds,
+                    boolean forgetOldestAtLimit, Map<Kind, Duration> ttlByKind, Set<Kind> sensitiveKinds,
                     @Nullable Pattern sensitiveKeys, List<Verifier> verifiers,
                     InstructionDetector instructionDetector) {
 

@@ -65,9 +65,9 @@ final class Forgetter {
         Objects.requireNonNull(target, "target");
         Objects.requireNonNull(mode, "mode");
         if (target instanceof ForgetTarget.Key k) {
-            MemoryEngine.checkScope(caller, k.scope());
+            ScopeGuard.check(caller, k.scope());
         } else if (target instanceof ForgetTarget.WholeScope w) {
-            MemoryEngine.checkScope(caller, w.scope());
+            ScopeGuard.check(caller, w.scope());
         }
         boolean hard = mode == ForgetMode.HARD;
         return runtime.exclusive(caller, held -> {

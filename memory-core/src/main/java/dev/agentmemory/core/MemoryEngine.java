@@ -81,7 +81,7 @@ public final class MemoryEngine implements AutoCloseable {
 
     private MemoryEngine(Builder b) {
         this.config = new EngineConfig(b.strictConflicts, b.maxValueBytes, b.maxMessageChars, b.maxRecordsPerUser,
-                b.atLimit, b.ttlByKind, b.sensitiveKinds, b.sensitiveKeys, b.verifiers, b.instructionDetector);
+                b.atLimit == AtLimit.FORGET_OLDEST, b.ttlByKind, b.sensitiveKinds, b.sensitiveKeys, b.verifiers, b.instructionDetector);
         this.runtime = new PartitionRuntime(b.store != null ? b.store : new InMemoryEventStore(),
                 new EventCodec(b.encryptionKey), b.clock, b.derived, b.snapshotEvery);
         this.decider = new ProposalDecider(config);
@@ -91,7 +91,7 @@ public final class MemoryEngine implements AutoCloseable {
         this.ledger = new ActionLedger(runtime);
         this.aliases = new AliasRegistry(runtime);
         this.verification = new RecordVerification(runtime, config);
-        this.admin = new AdminTools(this, runtime, forgetter);
+        this.admin = new AdminTools(runtime, forgetter);
     }
 
     /** A builder with the defaults: in-memory store, system UTC clock, no TTLs, lenient conflicts. */
@@ -153,7 +153,7 @@ public final class MemoryEngine implements AutoCloseable {
         Objects.requireNonNull(proposals, "proposals");
         for (Proposal p : proposals) {
             Objects.requireNonNull(p, "proposal");
-            checkScope(caller, p.scope());
+            ScopeGuard.check(caller, p.scope());
             if (p.value() != null && p.value().sizeInBytes() > config.maxValueBytes()) {
                 throw new IllegalArgumentException("value of " + p.key() + " is " + p.value().sizeInBytes()
                         + " bytes, over the limit of " + config.maxValueBytes());
@@ -202,7 +202,7 @@ public final class MemoryEngine implements AutoCloseable {
 
     /** The current version, conflicts and expiry of one key. */
     public KeyState keyState(Caller caller, Scope scope, MemoryKey key, ReadOptions options) {
-        checkScope(caller, scope);
+        ScopeGuard.check(caller, scope);
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(options, "options");
         return runtime.read(caller, s -> ReadModel.keyStateOf(caller, s, scope, key, options, runtime.clock().instant()));
@@ -210,7 +210,7 @@ public final class MemoryEngine implements AutoCloseable {
 
     /** Every key of a scope as a read sees it. An ended task's scope reads empty unless archived state is asked for. */
     public ScopeView view(Caller caller, Scope scope, ReadOptions options) {
-        checkScope(caller, scope);
+        ScopeGuard.check(caller, scope);
         Objects.requireNonNull(options, "options");
         return runtime.read(caller, s -> ReadModel.viewOf(caller, s, scope, options, runtime.clock().instant()));
     }
@@ -228,7 +228,7 @@ public final class MemoryEngine implements AutoCloseable {
 
     /** Every version of a key, oldest first, including superseded versions and tombstones. */
     public List<MemoryRecord> history(Caller caller, Scope scope, MemoryKey key) {
-        checkScope(caller, scope);
+        ScopeGuard.check(caller, scope);
         return runtime.read(caller, s -> s.versions(scope, key).stream().filter(r -> r.readableBy(caller.agent())).toList());
     }
 
@@ -238,7 +238,7 @@ public final class MemoryEngine implements AutoCloseable {
      * contains the date.
      */
     public Optional<MemoryRecord> applicableAt(Caller caller, Scope scope, MemoryKey key, Instant date) {
-        checkScope(caller, scope);
+        ScopeGuard.check(caller, scope);
         Objects.requireNonNull(date, "date");
         return runtime.read(caller, s -> ReadModel.applicableAt(caller, s, scope, key, date));
     }
@@ -259,7 +259,7 @@ public final class MemoryEngine implements AutoCloseable {
 
     /** The scope as it was at {@code time}: the log replayed up to that time, read with that time as now. */
     public ScopeView asOf(Caller caller, Scope scope, Instant time) {
-        checkScope(caller, scope);
+        ScopeGuard.check(caller, scope);
         Objects.requireNonNull(time, "time");
         List<LoggedEvent> all = runtime.log(caller);
         return ReadModel.viewOf(caller, ReadModel.replayWithoutErased(ReadModel.upTo(all, time), all), scope,
@@ -268,7 +268,7 @@ public final class MemoryEngine implements AutoCloseable {
 
     /** The scope as it was right after log sequence {@code seq}. */
     public ScopeView asOfSequence(Caller caller, Scope scope, long seq) {
-        checkScope(caller, scope);
+        ScopeGuard.check(caller, scope);
         if (seq < 0) {
             throw new IllegalArgumentException("seq must be >= 0: " + seq);
         }
@@ -361,33 +361,6 @@ public final class MemoryEngine implements AutoCloseable {
     @Override
     public void close() {
         runtime.close();
-    }
-
-    /** Fails with {@link AccessDeniedException} unless {@code scope} is the caller's tenant and user. */
-    static void checkScope(Caller caller, Scope scope) {
-        Objects.requireNonNull(caller, "caller");
-        Objects.requireNonNull(scope, "scope");
-        if (!scope.belongsTo(caller.tenant(), caller.user())) {
-            throw new AccessDeniedException("caller " + caller.tenant() + "/" + caller.user()
-                    + " cannot touch scope " + scope + " of another tenant or user");
-        }
-    }
-
-    /**
-     * A change to a session's window.
-     *
-     * @param evicted  indices leaving the window
-     * @param appended new messages, with indices continuing the history
-     */
-    public record WindowChange(List<Long> evicted, List<StoredMessage> appended) {
-        public WindowChange {
-            Objects.requireNonNull(evicted, "evicted");
-            Objects.requireNonNull(appended, "appended");
-            evicted.forEach(i -> Objects.requireNonNull(i, "evicted index"));
-            appended.forEach(m -> Objects.requireNonNull(m, "appended message"));
-            evicted = List.copyOf(evicted);
-            appended = List.copyOf(appended);
-        }
     }
 
     // ------------------------------------------------------------------ builder

@@ -39,19 +39,19 @@ final class MessageWindow implements Messages {
     }
 
     @Override
-    public MemoryEngine.WindowChange change(Caller caller, String session, Function<List<StoredMessage>, MemoryEngine.WindowChange> compute) {
+    public Messages.WindowChange change(Caller caller, String session, Function<List<StoredMessage>, Messages.WindowChange> compute) {
         Objects.requireNonNull(compute, "compute");
         return changeIndexed(caller, session, (window, next) -> compute.apply(window));
     }
 
     @Override
-    public MemoryEngine.WindowChange changeIndexed(Caller caller, String session,
-                                            BiFunction<List<StoredMessage>, Long, MemoryEngine.WindowChange> compute) {
+    public Messages.WindowChange changeIndexed(Caller caller, String session,
+                                            BiFunction<List<StoredMessage>, Long, Messages.WindowChange> compute) {
         Ids.check(session, "session");
         Objects.requireNonNull(compute, "compute");
         return runtime.write(caller, (s, tx) -> {
             long first = s.history(session).isEmpty() ? 0 : s.history(session).lastKey() + 1;
-            MemoryEngine.WindowChange change = Objects.requireNonNull(compute.apply(s.window(session), first), "window change");
+            Messages.WindowChange change = Objects.requireNonNull(compute.apply(s.window(session), first), "window change");
             if (!change.evicted().isEmpty()) {
                 tx.add(s, new Change.MessagesEvicted(session, change.evicted()));
             }

@@ -4,6 +4,7 @@ import dev.agentmemory.core.event.StoredMessage;
 
 import java.util.List;
 import java.util.NavigableMap;
+import java.util.Objects;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 
@@ -27,17 +28,34 @@ public interface Messages {
      * user's lock. An appended message over {@link #maxMessageChars()} or whose index does not
      * continue the history fails the call with {@link IllegalArgumentException}; nothing is written.
      */
-    MemoryEngine.WindowChange change(Caller caller, String session,
-                                     Function<List<StoredMessage>, MemoryEngine.WindowChange> compute);
+    WindowChange change(Caller caller, String session,
+                                     Function<List<StoredMessage>, WindowChange> compute);
 
     /**
      * As {@link #change}, with the index the first appended message must have (one past the last
      * of the history, under the same lock), so that writers that do not share a cache never
      * disagree about it.
      */
-    MemoryEngine.WindowChange changeIndexed(Caller caller, String session,
-                                            BiFunction<List<StoredMessage>, Long, MemoryEngine.WindowChange> compute);
+    WindowChange changeIndexed(Caller caller, String session,
+                                            BiFunction<List<StoredMessage>, Long, WindowChange> compute);
 
     /** The longest serialized message, in characters, a window accepts ({@link MemoryEngine.Builder#maxMessageChars}). */
     int maxMessageChars();
+
+    /**
+     * A change to a session's window.
+     *
+     * @param evicted  indices leaving the window
+     * @param appended new messages, with indices continuing the history
+     */
+    record WindowChange(List<Long> evicted, List<StoredMessage> appended) {
+        public WindowChange {
+            Objects.requireNonNull(evicted, "evicted");
+            Objects.requireNonNull(appended, "appended");
+            evicted.forEach(i -> Objects.requireNonNull(i, "evicted index"));
+            appended.forEach(m -> Objects.requireNonNull(m, "appended message"));
+            evicted = List.copyOf(evicted);
+            appended = List.copyOf(appended);
+        }
+    }
 }

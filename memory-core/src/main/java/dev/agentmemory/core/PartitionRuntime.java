@@ -37,7 +37,7 @@ import java.util.function.Function;
  */
 final class PartitionRuntime {
 
-    private static final System.Logger LOG = System.getLogger(MemoryEngine.class.getName());
+    private static final System.Logger LOG = System.getLogger("dev.agentmemory.core.MemoryEngine");
 
     private final EventStore store;
     private final EventCodec codec;

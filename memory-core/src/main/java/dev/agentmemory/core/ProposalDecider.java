@@ -166,7 +166,7 @@ final class ProposalDecider {
         if (state.liveRecords() < config.maxRecordsPerUser()) {
             return Optional.empty();
         }
-        if (config.atLimit() == MemoryEngine.AtLimit.FORGET_OLDEST) {
+        if (config.forgetOldestAtLimit()) {
             for (MemoryRecord r : state.records()) {
                 if (r.status() != Status.FORGOTTEN && r.scope().layer() == Layer.PERSISTENT
                         && (r.kind() == Kind.OBSERVATION || r.kind() == Kind.INFERENCE)) {

@@ -40,10 +40,10 @@ import java.util.concurrent.ConcurrentHashMap;
 final class Snapshots {
 
     static final String FORMAT = "snapshot-v1:";
-    /** The default interval of {@link MemoryEngine.Builder#snapshotEvery}. */
+    /** The default interval of {@code MemoryEngine.Builder#snapshotEvery}. */
     static final int DEFAULT_EVERY = 1_000;
 
-    private static final System.Logger LOG = System.getLogger(MemoryEngine.class.getName());
+    private static final System.Logger LOG = System.getLogger("dev.agentmemory.core.MemoryEngine");
 
     private final EventStore store;
     private final EventCodec codec;

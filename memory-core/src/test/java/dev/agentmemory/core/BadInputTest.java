@@ -125,11 +125,11 @@ class BadInputTest {
 
     @Test
     void should_roll_back_a_window_change_whose_indices_do_not_continue_the_history() {
-        engine.messages().change(ALICE, "s1", w -> new MemoryEngine.WindowChange(List.of(),
+        engine.messages().change(ALICE, "s1", w -> new Messages.WindowChange(List.of(),
                 List.of(new StoredMessage(0, 0, "USER", "{}", "hi"))));
         before = engine.admin().replay(ALICE);
 
-        unchangedAfter(() -> engine.messages().change(ALICE, "s1", w -> new MemoryEngine.WindowChange(List.of(0L),
+        unchangedAfter(() -> engine.messages().change(ALICE, "s1", w -> new Messages.WindowChange(List.of(0L),
                         List.of(new StoredMessage(5, 5, "AI", "{}", "skipped ahead")))),
                 IllegalArgumentException.class, "appended message index 5 does not continue the history (expected 1)");
         assertThat(engine.messages().window(ALICE, "s1")).extracting(StoredMessage::text).containsExactly("hi");

@@ -38,7 +38,7 @@ class ForgetRedactsStatementsTest {
     }).build();
 
     private void append(String session, long index, String type, String json, String text) {
-        engine.messages().change(ALICE, session, w -> new MemoryEngine.WindowChange(List.of(),
+        engine.messages().change(ALICE, session, w -> new Messages.WindowChange(List.of(),
                 List.of(new StoredMessage(index, index, type, json, text))));
     }
 

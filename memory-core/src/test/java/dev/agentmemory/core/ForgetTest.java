@@ -37,7 +37,7 @@ class ForgetTest {
     }).build();
 
     private void say(String session, long index, String text) {
-        engine.messages().change(ALICE, session, w -> new MemoryEngine.WindowChange(List.of(),
+        engine.messages().change(ALICE, session, w -> new Messages.WindowChange(List.of(),
                 List.of(new StoredMessage(index, index, "USER", "{\"text\":\"" + text + "\"}", text))));
     }
 

@@ -24,7 +24,7 @@ class ProposalDeciderTest {
     final Scope session = ALICE.session("s1");
 
     static EngineConfig config(boolean strict, int maxRecords, MemoryEngine.AtLimit atLimit, Map<Kind, Duration> ttl) {
-        return new EngineConfig(strict, 64 * 1024, 1024 * 1024, maxRecords, atLimit, ttl, Set.of(), null, List.of(),
+        return new EngineConfig(strict, 64 * 1024, 1024 * 1024, maxRecords, atLimit == MemoryEngine.AtLimit.FORGET_OLDEST, ttl, Set.of(), null, List.of(),
                 dev.agentmemory.core.policy.InstructionDetector.standard());
     }
 

@@ -112,7 +112,7 @@ class ReplayPropertyTest {
                 long next = engine.admin().replay(ALICE).history("s1").isEmpty() ? 0
                         : engine.admin().replay(ALICE).history("s1").lastKey() + 1;
                 List<Long> evicted = evictOldest && !window.isEmpty() ? List.of(window.get(0).index()) : List.of();
-                return new MemoryEngine.WindowChange(evicted,
+                return new Messages.WindowChange(evicted,
                         List.of(new StoredMessage(next, next, "USER", "{\"text\":\"" + text + "\"}", text)));
             });
         }

@@ -42,7 +42,7 @@ class SnapshotTest {
                 case 0 -> engine.write(caller, Proposal.set(persistent, "pref." + (i % 40), "value " + i).kind(Kind.DECISION).build());
                 case 1 -> {
                     long next = i;
-                    engine.messages().change(caller, "s" + (i % 3), w -> new MemoryEngine.WindowChange(
+                    engine.messages().change(caller, "s" + (i % 3), w -> new Messages.WindowChange(
                             w.size() > 4 ? List.of(w.get(0).index()) : List.of(),
                             List.of(new StoredMessage(engine.messages().history(caller, "s" + (next % 3)).size(), next,
                                     "USER", "{\"text\":\"m" + next + "\"}", "m" + next))));

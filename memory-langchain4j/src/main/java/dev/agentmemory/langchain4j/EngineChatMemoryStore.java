@@ -4,6 +4,7 @@ import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.ForgetTarget;
 import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.Messages;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.core.spi.Partition;
 import dev.langchain4j.data.message.AiMessage;
@@ -125,7 +126,7 @@ final class EngineChatMemoryStore {
         SessionCache cache = cache(ref);
         WindowDiff diff = new WindowDiff(echoes::without, (index, order, m, json) -> stored(ref, index, order, m, json));
         AtomicReference<WindowDiff.@Nullable Result> written = new AtomicReference<>();
-        MemoryEngine.WindowChange change;
+        Messages.WindowChange change;
         try {
             // the diff is computed on the window read under the user's lock and written with it
             change = engine.messages().changeIndexed(caller, ref.session(), (window, next) -> {

@@ -7,6 +7,7 @@ import dev.agentmemory.core.ForgetTarget;
 import dev.agentmemory.core.Kind;
 import dev.agentmemory.core.Layer;
 import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.Messages;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.MemoryValue;
@@ -275,27 +276,27 @@ class BadInputFuzzTest {
             outcomes.call("append message " + show(h), () -> engine.messages().change(victim, "chat", w -> {
                 long next = engine.messages().history(victim, "chat").isEmpty() ? 0
                         : engine.messages().history(victim, "chat").lastKey() + 1;
-                return new MemoryEngine.WindowChange(List.of(), List.of(new StoredMessage(next, next, "USER", h, h)));
+                return new Messages.WindowChange(List.of(), List.of(new StoredMessage(next, next, "USER", h, h)));
             }));
             outcomes.call("message type " + show(h), () -> engine.messages().change(victim, "chat", w -> {
                 long next = engine.messages().history(victim, "chat").lastKey() + 1;
-                return new MemoryEngine.WindowChange(List.of(), List.of(new StoredMessage(next, next, h, "{}", "t")));
+                return new Messages.WindowChange(List.of(), List.of(new StoredMessage(next, next, h, "{}", "t")));
             }));
             outcomes.call("forget messages of session " + show(h),
                     () -> engine.forget(victim, ForgetTarget.messages(h, List.of(0L)), ForgetMode.SOFT));
         }
         outcomes.call("message index that does not continue", () -> engine.messages().change(victim, "chat",
-                w -> new MemoryEngine.WindowChange(List.of(), List.of(new StoredMessage(0, 0, "USER", "{}", "dup")))));
+                w -> new Messages.WindowChange(List.of(), List.of(new StoredMessage(0, 0, "USER", "{}", "dup")))));
         outcomes.call("message index far ahead", () -> engine.messages().change(victim, "chat",
-                w -> new MemoryEngine.WindowChange(List.of(), List.of(new StoredMessage(1_000_000, 0, "USER", "{}", "x")))));
+                w -> new Messages.WindowChange(List.of(), List.of(new StoredMessage(1_000_000, 0, "USER", "{}", "x")))));
         outcomes.call("negative message index", () -> new StoredMessage(-1, 0, "USER", "{}", "x"));
         outcomes.call("evicting an unknown index", () -> engine.messages().change(victim, "chat",
-                w -> new MemoryEngine.WindowChange(List.of(-5L, 99_999L), List.of())));
+                w -> new Messages.WindowChange(List.of(-5L, 99_999L), List.of())));
         outcomes.call("a null window change", () -> engine.messages().change(victim, "chat", w -> null));
         outcomes.call("a window change that throws", () -> engine.messages().change(victim, "chat", w -> {
             throw new IllegalStateException("compute failed");
         }));
-        outcomes.call("a null index in a list", () -> new MemoryEngine.WindowChange(Arrays.asList(1L, null), List.of()));
+        outcomes.call("a null index in a list", () -> new Messages.WindowChange(Arrays.asList(1L, null), List.of()));
         outcomes.call("forget a null index", () -> ForgetTarget.messages("chat", Arrays.asList(1L, null)));
         outcomes.call("forget messages that never were", () -> engine.forget(victim,
                 ForgetTarget.messages("chat", List.of(-1L, Long.MAX_VALUE)), ForgetMode.HARD));
@@ -333,7 +334,7 @@ class BadInputFuzzTest {
         outcomes.call("a huge message", () -> engine.messages().change(victim, "chat", w -> {
             long next = engine.messages().history(victim, "chat").lastKey() + 1;
             String big = "m".repeat(1_000_000);
-            return new MemoryEngine.WindowChange(List.of(), List.of(new StoredMessage(next, next, "USER", big, big)));
+            return new Messages.WindowChange(List.of(), List.of(new StoredMessage(next, next, "USER", big, big)));
         }));
         outcomes.call("ambiguous alias", () -> {
             engine.aliases().register(victim, "order:1", "the Order");
@@ -427,10 +428,10 @@ class BadInputFuzzTest {
                 Map.entry(ForgetTarget.class, ForgetTarget.key(victim.session("s1"), MemoryKey.of("fuzz.gone"))),
                 Map.entry(ForgetMode.class, ForgetMode.SOFT),
                 Map.entry(MemoryValue.class, MemoryValue.of("v")),
-                Map.entry(Function.class, (Function<List<StoredMessage>, MemoryEngine.WindowChange>)
-                        w -> new MemoryEngine.WindowChange(List.of(), List.of())),
-                Map.entry(BiFunction.class, (BiFunction<List<StoredMessage>, Long, MemoryEngine.WindowChange>)
-                        (w, next) -> new MemoryEngine.WindowChange(List.of(), List.of())),
+                Map.entry(Function.class, (Function<List<StoredMessage>, Messages.WindowChange>)
+                        w -> new Messages.WindowChange(List.of(), List.of())),
+                Map.entry(BiFunction.class, (BiFunction<List<StoredMessage>, Long, Messages.WindowChange>)
+                        (w, next) -> new Messages.WindowChange(List.of(), List.of())),
                 Map.entry(long.class, 1L),
                 Map.entry(int.class, 1),
                 Map.entry(boolean.class, true));

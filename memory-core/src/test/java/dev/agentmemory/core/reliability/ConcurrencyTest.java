@@ -5,6 +5,7 @@ import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.ForgetTarget;
 import dev.agentmemory.core.Kind;
 import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.Messages;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.MemoryValue;
@@ -158,7 +159,7 @@ class ConcurrencyTest {
                         long next = engine.messages().history(u, session).isEmpty() ? 0
                                 : engine.messages().history(u, session).lastKey() + 1;
                         List<Long> evicted = w.size() >= 4 ? List.of(w.get(0).index()) : List.of();
-                        return new MemoryEngine.WindowChange(evicted,
+                        return new Messages.WindowChange(evicted,
                                 List.of(new StoredMessage(next, next, "USER", "{}", element)));
                     }));
                     messagesSent.computeIfAbsent(id(u, session), x -> ConcurrentHashMap.newKeySet()).add(element);

@@ -3,6 +3,7 @@ package dev.agentmemory.core.reliability;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.Kind;
 import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.Messages;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryValue;
 import dev.agentmemory.core.Outcome;
@@ -144,7 +145,7 @@ final class CrashWriter {
                 String text = "message of " + id;
                 StoredMessage m = new StoredMessage(next, next, "USER",
                         "{\"text\":\"" + text + "\",\"n\":" + number + "}", text);
-                return new MemoryEngine.WindowChange(evicted, List.of(m));
+                return new Messages.WindowChange(evicted, List.of(m));
             });
             synchronized (out) {
                 out.println("ACK u" + u + " " + id + " " + parts);

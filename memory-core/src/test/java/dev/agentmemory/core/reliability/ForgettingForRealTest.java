@@ -8,6 +8,7 @@ import dev.agentmemory.core.KeyState;
 import dev.agentmemory.core.Kind;
 import dev.agentmemory.core.Layer;
 import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.Messages;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.Proposal;
@@ -74,7 +75,7 @@ class ForgettingForRealTest {
             engine.write(alice, Proposal.set(session, "address", "FORGET-address-Elm-Street").build());
             engine.tasks().start(alice, "s1", "t1", "task");
             engine.write(alice, Proposal.set(alice.task("s1", "t1"), "note", "FORGET-task-note").build());
-            engine.messages().change(alice, "s1", w -> new MemoryEngine.WindowChange(List.of(), List.of(
+            engine.messages().change(alice, "s1", w -> new Messages.WindowChange(List.of(), List.of(
                     new StoredMessage(0, 0, "USER", "{\"text\":\"FORGET-message-zero\"}", "FORGET-message-zero"),
                     new StoredMessage(1, 1, "USER", "{\"text\":\"FORGET-message-one\"}", "FORGET-message-one"))));
             engine.write(alice, Proposal.set(alice.persistent(), "profile.name", "KEEP-alice-name").kind(Kind.DECISION).build());
@@ -127,7 +128,7 @@ class ForgettingForRealTest {
             // given
             engine.write(alice, Proposal.set(alice.persistent(), "a", "USER-GONE-one").kind(Kind.DECISION).build());
             engine.write(alice, Proposal.set(alice.session("s"), "b", "USER-GONE-two").build());
-            engine.messages().change(alice, "s", w -> new MemoryEngine.WindowChange(List.of(),
+            engine.messages().change(alice, "s", w -> new Messages.WindowChange(List.of(),
                     List.of(new StoredMessage(0, 0, "USER", "{\"t\":\"USER-GONE-three\"}", "USER-GONE-three"))));
             engine.tasks().start(alice, "s", "t", "USER-GONE-title");
             engine.write(bob, Proposal.set(bob.persistent(), "a", "BOB-STAYS").kind(Kind.DECISION).build());
@@ -163,7 +164,7 @@ class ForgettingForRealTest {
         engine.write(alice, Proposal.set(session, "secret", "SOFT-v2").build());
         long seqBefore = engine.admin().log(alice).size();
         Instant timeBefore = now.get();
-        engine.messages().change(alice, "s1", w -> new MemoryEngine.WindowChange(List.of(),
+        engine.messages().change(alice, "s1", w -> new Messages.WindowChange(List.of(),
                 List.of(new StoredMessage(0, 0, "USER", "{\"t\":\"SOFT-message\"}", "SOFT-message"))));
         tick();
 

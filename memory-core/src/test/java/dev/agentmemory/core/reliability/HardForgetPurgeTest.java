@@ -6,6 +6,7 @@ import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.ForgetTarget;
 import dev.agentmemory.core.Kind;
 import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.Messages;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.event.StoredMessage;
@@ -50,7 +51,7 @@ class HardForgetPurgeTest {
                 engine.write(alice, Proposal.set(alice.persistent(), "note." + i, "note " + i).kind(Kind.DECISION).build());
             }
             engine.write(alice, Proposal.set(alice.persistent(), "profile.name", kept).kind(Kind.DECISION).build());
-            engine.messages().change(alice, "s1", w -> new MemoryEngine.WindowChange(List.of(), List.of(
+            engine.messages().change(alice, "s1", w -> new Messages.WindowChange(List.of(), List.of(
                     new StoredMessage(0, 0, "USER", "{\"text\":\"my card is " + secret + "\"}", "my card is " + secret))));
             assertThat(filesHolding(dir, secret)).as("control: the value is on disk before forgetting").isNotEmpty();
 

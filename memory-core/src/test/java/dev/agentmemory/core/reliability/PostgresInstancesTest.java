@@ -6,6 +6,7 @@ import dev.agentmemory.core.ForgetTarget;
 import dev.agentmemory.core.KeyState;
 import dev.agentmemory.core.Kind;
 import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.Messages;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.MemoryValue;
@@ -238,7 +239,7 @@ class PostgresInstancesTest {
         assertThat(b.view(ALICE, P).keys()).as("B's records").extracting(k -> k.key().path()).containsExactly("city");
         assertThat(b.record(ALICE, written.id())).as("B's record by id").map(MemoryRecord::status).contains(Status.ACTIVE);
 
-        a.messages().changeIndexed(ALICE, "chat", (window, next) -> new MemoryEngine.WindowChange(List.of(),
+        a.messages().changeIndexed(ALICE, "chat", (window, next) -> new Messages.WindowChange(List.of(),
                 List.of(new StoredMessage(next, next, "USER", "{\"text\":\"hello from A\"}", "hello from A"))));
         assertThat(b.messages().window(ALICE, "chat")).as("B's chat window").extracting(StoredMessage::text)
                 .containsExactly("hello from A");

@@ -3,6 +3,7 @@ package dev.agentmemory.core.reliability;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.ForgetTarget;
 import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.Messages;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.Outcome;
 import dev.agentmemory.core.Proposal;
@@ -43,7 +44,7 @@ class ReliabilityRegressionTest {
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lone surrogate");
             assertThatThrownBy(() -> engine.ledger().begin(alice, "op\uD800", "refund", dev.agentmemory.core.MemoryValue.of(1)))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lone surrogate");
-            assertThatThrownBy(() -> engine.messages().change(alice, "chat", w -> new MemoryEngine.WindowChange(List.of(),
+            assertThatThrownBy(() -> engine.messages().change(alice, "chat", w -> new Messages.WindowChange(List.of(),
                     List.of(new StoredMessage(0, 0, "USER", "{\"t\":\"x\"}", "half \uD83D")))))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lone surrogate");
             assertThatThrownBy(() -> engine.write(alice, Proposal.set(alice.session("s1"), "k", "v")
@@ -77,7 +78,7 @@ class ReliabilityRegressionTest {
     @Test
     void should_name_the_null_when_an_index_list_or_argument_is_null_instead_of_a_bare_npe() {
         MemoryEngine engine = MemoryEngine.builder().build();
-        assertThatThrownBy(() -> new MemoryEngine.WindowChange(Arrays.asList(1L, null), List.of()))
+        assertThatThrownBy(() -> new Messages.WindowChange(Arrays.asList(1L, null), List.of()))
                 .isInstanceOf(NullPointerException.class).hasMessage("evicted index");
         assertThatThrownBy(() -> ForgetTarget.messages("s1", Arrays.asList(1L, null)))
                 .isInstanceOf(NullPointerException.class).hasMessage("message index");

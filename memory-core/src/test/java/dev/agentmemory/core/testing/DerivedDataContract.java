@@ -5,6 +5,7 @@ import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.ForgetTarget;
 import dev.agentmemory.core.Kind;
 import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.Messages;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.Scope;
@@ -151,7 +152,7 @@ public abstract class DerivedDataContract {
     @Test
     void should_hold_nothing_of_forgotten_messages() {
         // given
-        engine.messages().change(ALICE, "s1", w -> new MemoryEngine.WindowChange(List.of(), List.of(
+        engine.messages().change(ALICE, "s1", w -> new Messages.WindowChange(List.of(), List.of(
                 userMessage(0, "my " + CARD + " is the one to charge"),
                 userMessage(1, "I speak " + LANGUAGE))));
         assertThat(holding(ALICE, CARD)).as("control: the derived data holds the message").isNotEmpty();

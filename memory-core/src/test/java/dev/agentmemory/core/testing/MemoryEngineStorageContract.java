@@ -7,6 +7,7 @@ import dev.agentmemory.core.ForgetTarget;
 import dev.agentmemory.core.Kind;
 import dev.agentmemory.core.Layer;
 import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.Messages;
 import dev.agentmemory.core.MemoryException;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
@@ -137,7 +138,7 @@ public abstract class MemoryEngineStorageContract {
         engine.aliases().register(ALICE, "order:20241015", "the order ending in 15");
         String op = OperationId.of("create-exchange", "order:20241015");
         engine.ledger().begin(ALICE, op, "create-exchange", MemoryValue.of("white"));
-        engine.messages().change(ALICE, "s1", w -> new MemoryEngine.WindowChange(List.of(),
+        engine.messages().change(ALICE, "s1", w -> new Messages.WindowChange(List.of(),
                 List.of(new StoredMessage(0, 0, "USER", "{\"text\":\"hi\"}", "hi"))));
         var replayBefore = engine.admin().replay(ALICE);
         var historyBefore = engine.history(ALICE, session, COLOR);
@@ -168,7 +169,7 @@ public abstract class MemoryEngineStorageContract {
         for (int i = 0; i < 20; i++) {
             engine.write(ALICE, Proposal.set(s, "k" + (i % 4), "v" + i).build());
         }
-        engine.messages().change(ALICE, "s1", w -> new MemoryEngine.WindowChange(List.of(),
+        engine.messages().change(ALICE, "s1", w -> new Messages.WindowChange(List.of(),
                 List.of(new StoredMessage(0, 0, "USER", "{\"text\":\"hi\"}", "hi"))));
         engine.tasks().start(ALICE, "s1", "refund", "refund the earbuds");
         engine.aliases().register(ALICE, "order:20241015", "the order ending in 15");
@@ -292,7 +293,7 @@ public abstract class MemoryEngineStorageContract {
         engine.tasks().start(ALICE, "s1", "t1", "title-earbuds-2");
         engine.write(ALICE, Proposal.set(ALICE.task("s1", "t1"), "color", "value-white-3").build());
         engine.aliases().register(ALICE, "order:20241015", "alias-my-white-earbuds-4");
-        engine.messages().change(ALICE, "s1", w -> new MemoryEngine.WindowChange(List.of(),
+        engine.messages().change(ALICE, "s1", w -> new Messages.WindowChange(List.of(),
                 List.of(new StoredMessage(0, 0, "USER", "{\"text\":\"message-5\"}", "message-5"))));
         engine.write(BOB, Proposal.set(BOB.persistent(), "lang", "value-bob").kind(Kind.PREFERENCE).build());
 

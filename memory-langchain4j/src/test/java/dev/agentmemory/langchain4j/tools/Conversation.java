@@ -1,6 +1,7 @@
 package dev.agentmemory.langchain4j.tools;
 
 import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.Messages;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.langchain4j.SessionRef;
 
@@ -29,7 +30,7 @@ final class Conversation {
                 added.add(new StoredMessage(next++, order++, type, "{\"text\":" + com.fasterxml.jackson.databind.node
                         .JsonNodeFactory.instance.textNode(t) + "}", t));
             }
-            return new MemoryEngine.WindowChange(List.of(), added);
+            return new Messages.WindowChange(List.of(), added);
         });
         return first[0];
     }
@@ -40,6 +41,6 @@ final class Conversation {
 
     /** Evicts the given indices from the window (they stay in the history). */
     static void evict(MemoryEngine engine, SessionRef ref, List<Long> indices) {
-        engine.messages().change(ref.caller("assistant"), ref.session(), window -> new MemoryEngine.WindowChange(indices, List.of()));
+        engine.messages().change(ref.caller("assistant"), ref.session(), window -> new Messages.WindowChange(indices, List.of()));
     }
 }

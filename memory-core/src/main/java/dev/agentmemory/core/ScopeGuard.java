@@ -1,0 +1,20 @@
+package dev.agentmemory.core;
+
+import java.util.Objects;
+
+/** The one check that a call touches only its caller's tenant and user. */
+final class ScopeGuard {
+
+    private ScopeGuard() {
+    }
+
+    /** Fails with {@link AccessDeniedException} unless {@code scope} is the caller's tenant and user. */
+    static void check(Caller caller, Scope scope) {
+        Objects.requireNonNull(caller, "caller");
+        Objects.requireNonNull(scope, "scope");
+        if (!scope.belongsTo(caller.tenant(), caller.user())) {
+            throw new AccessDeniedException("caller " + caller.tenant() + "/" + caller.user()
+                    + " cannot touch scope " + scope + " of another tenant or user");
+        }
+    }
+}
