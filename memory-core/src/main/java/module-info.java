@@ -1,10 +1,11 @@
 /**
  * memory-core: scoped, versioned, event-sourced memory for agents, framework-free. Exports what
- * users and store implementors name: the API ({@code dev.agentmemory.core}, start from
- * {@link dev.agentmemory.core.MemoryEngine#builder()}), the event types that appear in its
+ * users and store implementors name: the vocabulary ({@code dev.agentmemory.core}), the engine
+ * ({@code dev.agentmemory.core.engine}, start from
+ * {@link dev.agentmemory.core.engine.MemoryEngine#builder()}), the event types that appear in its
  * signatures, the action ledger and audit report types, the instruction detector, the extension
  * points ({@code spi}) and the stores. Everything under {@code dev.agentmemory.core.internal} is
- * the engine's own; only the JSON helpers are shared, with the LangChain4j adapter.
+ * the engine's own; only the JSON and identifier helpers are shared, with the LangChain4j adapter.
  */
 module dev.agentmemory.core {
     requires transitive com.fasterxml.jackson.databind;
@@ -18,6 +19,7 @@ module dev.agentmemory.core {
     requires static transitive org.jspecify;
 
     exports dev.agentmemory.core;
+    exports dev.agentmemory.core.engine;
     exports dev.agentmemory.core.audit;
     exports dev.agentmemory.core.event;
     exports dev.agentmemory.core.ledger;

@@ -4,7 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.MemoryValue;

@@ -1,5 +1,7 @@
 package dev.agentmemory.core;
 
+import dev.agentmemory.core.internal.Ids;
+
 /** What sort of statement a record is; write rules differ by kind. */
 public enum Kind {
     /** How the user wants to be served ("answer in Chinese"); only trusted sources may write one. */

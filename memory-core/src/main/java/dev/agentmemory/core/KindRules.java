@@ -17,7 +17,7 @@ import java.util.Set;
  *   <li>a model's output is never trusted by its own say-so;</li>
  *   <li>a task fact is never written to persistent memory (it is not promoted by itself).</li>
  * </ul>
- * An inference never overwriting a user-stated value is a conflict rule, see {@link ConflictPolicy}.
+ * An inference never overwriting a user-stated value is a conflict rule, see {@link dev.agentmemory.core.engine.ConflictPolicy}.
  */
 final class KindRules {
 

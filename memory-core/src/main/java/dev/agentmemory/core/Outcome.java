@@ -35,15 +35,18 @@ public record Outcome(Proposal proposal, Result result, @Nullable MemoryRecord r
         }
     }
 
-    static Outcome applied(Proposal p, MemoryRecord r) {
+    /** A proposal applied as {@code r}. */
+    public static Outcome applied(Proposal p, MemoryRecord r) {
         return new Outcome(p, Result.APPLIED, r, null);
     }
 
-    static Outcome conflict(Proposal p, MemoryRecord r, String reason) {
+    /** A proposal held as a conflict with the current value, as {@code r}. */
+    public static Outcome conflict(Proposal p, MemoryRecord r, String reason) {
         return new Outcome(p, Result.CONFLICT, r, reason);
     }
 
-    static Outcome rejected(Proposal p, String reason) {
+    /** A proposal rejected for {@code reason}. */
+    public static Outcome rejected(Proposal p, String reason) {
         return new Outcome(p, Result.REJECTED, null, reason);
     }
 

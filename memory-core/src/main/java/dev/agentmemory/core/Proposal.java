@@ -1,5 +1,6 @@
 package dev.agentmemory.core;
 
+import dev.agentmemory.core.internal.Ids;
 import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
@@ -168,6 +169,11 @@ public record Proposal(
      */
     public java.util.Optional<String> ruleViolation() {
         return KindRules.violation(this);
+    }
+
+    /** {@link #ruleViolation()}, instruction-like text recognized by {@code detector} (the engine's). */
+    public java.util.Optional<String> ruleViolation(dev.agentmemory.core.policy.InstructionDetector detector) {
+        return KindRules.violation(this, detector);
     }
 
     /** Builds a {@link Proposal}. Defaults: kind TASK_FACT, source USER, trust from source, confidence 1, public. */

@@ -1,5 +1,6 @@
 package dev.agentmemory.core;
 
+import dev.agentmemory.core.internal.Ids;
 import org.jspecify.annotations.Nullable;
 
 import java.util.Locale;

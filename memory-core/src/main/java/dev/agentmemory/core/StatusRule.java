@@ -1,6 +1,5 @@
 package dev.agentmemory.core;
 
-import dev.agentmemory.core.event.TaskStatus;
 import org.jspecify.annotations.Nullable;
 
 import java.time.Instant;
@@ -18,14 +17,14 @@ import java.util.Set;
  * The one rule that decides what an item shown to the model is at the time of a read: from the
  * record (or the records a message or summary states), its key's history, its task's status and
  * holder, its validity window and re-verify deadline, and the time of the read. Every read path
- * uses it: {@link MemoryEngine#current}, {@link MemoryEngine#view}, {@link MemoryEngine#keyState},
- * {@link MemoryEngine#asOf} and, through {@link MemoryEngine#judge}, the layers of the LangChain4j
+ * uses it: {@link dev.agentmemory.core.engine.MemoryEngine#current}, {@link dev.agentmemory.core.engine.MemoryEngine#view}, {@link dev.agentmemory.core.engine.MemoryEngine#keyState},
+ * {@link dev.agentmemory.core.engine.MemoryEngine#asOf} and, through {@link dev.agentmemory.core.engine.MemoryEngine#judge}, the layers of the LangChain4j
  * adapter's block and its tools.
  *
  * <p><b>Which version applies.</b> Of a key's versions up to its newest current one (status
  * active or expired, not refuted; none after an invalidation or a forget), the newest whose
  * validity window contains the time of the read applies: the same version
- * {@link MemoryEngine#applicableAt} returns for that time. A newer version whose window has not
+ * {@link dev.agentmemory.core.engine.MemoryEngine#applicableAt} returns for that time. A newer version whose window has not
  * begun is {@link ItemStatus#UPCOMING}; one whose window has ended is
  * {@link ItemStatus#NO_LONGER_VALID}; an older one is {@link ItemStatus#SUPERSEDED}.
  *
@@ -171,8 +170,11 @@ public final class StatusRule {
                 best == ItemStatus.SUPERSEDED ? new ArrayList<>(replacedBy.values()) : List.of());
     }
 
-    /** One key's versions read at one time: its newest current version and the version that applies. */
-    static final class Timeline {
+    /**
+     * One key's versions read at one time: its newest current version and the version that
+     * applies. For the engine's reads; the statuses it gives are those of {@link #of(MemoryRecord, List, Instant)}.
+     */
+    public static final class Timeline {
         private final Map<String, Integer> index;
         private final int head;
         private final int applying;
@@ -185,7 +187,8 @@ public final class StatusRule {
             this.applying = applying;
         }
 
-        static Timeline of(List<MemoryRecord> history, Instant now) {
+        /** The timeline of {@code history} (a key's versions, oldest first) at {@code now}. */
+        public static Timeline of(List<MemoryRecord> history, Instant now) {
             Map<String, Integer> index = new HashMap<>();
             int head = -1;
             for (int i = 0; i < history.size(); i++) {
@@ -236,7 +239,8 @@ public final class StatusRule {
          * its task: what a read of the record's own scope sees (a suspended task's frame as it
          * will be when resumed; an ended task's state when archived state is asked for).
          */
-        ItemStatus own(MemoryRecord r, Instant now) {
+        /** The status of version {@code r} of this key at {@code now}, by its own record alone. */
+        public ItemStatus own(MemoryRecord r, Instant now) {
             if (r.verification() == Verification.REFUTED) {
                 return ItemStatus.SUPERSEDED;
             }

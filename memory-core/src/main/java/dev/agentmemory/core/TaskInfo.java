@@ -1,6 +1,5 @@
 package dev.agentmemory.core;
 
-import dev.agentmemory.core.event.TaskStatus;
 import org.jspecify.annotations.Nullable;
 
 import java.time.Instant;

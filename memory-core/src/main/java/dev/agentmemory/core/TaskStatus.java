@@ -1,4 +1,5 @@
-package dev.agentmemory.core.event;
+package dev.agentmemory.core;
+
 
 /** Where a task is in its life. */
 public enum TaskStatus {

@@ -14,7 +14,7 @@ public enum Verification {
     REFUTED;
 
     /** Whether a read asking for verified records only may return a record in this state. */
-    boolean countsAsVerified(Trust trust) {
+    public boolean countsAsVerified(Trust trust) {
         return this == CONFIRMED || this == VERIFIED || (this == NONE && trust == Trust.TRUSTED);
     }
 }

@@ -1,5 +1,6 @@
 package dev.agentmemory.core;
 
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.ledger.ActionRecord;
 import dev.agentmemory.core.ledger.ActionStart;
 import dev.agentmemory.core.ledger.OperationId;

@@ -1,5 +1,6 @@
 package dev.agentmemory.core;
 
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.audit.AuditReport;
 import dev.agentmemory.core.audit.ScopeDiff;
 import dev.agentmemory.testing.TestClock;

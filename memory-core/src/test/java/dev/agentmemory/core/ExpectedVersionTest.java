@@ -1,5 +1,6 @@
 package dev.agentmemory.core;
 
+import dev.agentmemory.core.engine.MemoryEngine;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;

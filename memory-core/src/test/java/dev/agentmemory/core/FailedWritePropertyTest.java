@@ -1,5 +1,6 @@
 package dev.agentmemory.core;
 
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.spi.EventListener;
 import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.core.spi.StoredEvent;

@@ -1,7 +1,9 @@
 package dev.agentmemory.core;
 
+import dev.agentmemory.core.engine.MemoryEngine;
+import dev.agentmemory.core.engine.Messages;
 import dev.agentmemory.core.event.StoredMessage;
-import dev.agentmemory.core.event.TaskStatus;
+import dev.agentmemory.core.TaskStatus;
 import dev.agentmemory.core.spi.DerivedData;
 import dev.agentmemory.core.spi.ForgetRequest;
 import dev.agentmemory.core.spi.Partition;

@@ -1,5 +1,6 @@
 package dev.agentmemory.core;
 
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.core.store.jdbc.JdbcEventStore;

@@ -1,5 +1,6 @@
 package dev.agentmemory.core;
 
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.spi.DerivedData;
 import dev.agentmemory.core.spi.ForgetRequest;
 import org.junit.jupiter.api.Test;

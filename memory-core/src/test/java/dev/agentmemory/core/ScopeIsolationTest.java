@@ -1,5 +1,6 @@
 package dev.agentmemory.core;
 
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.event.MemoryState;
 import dev.agentmemory.core.ledger.OperationId;
 import dev.agentmemory.testing.TestClock;

@@ -1,6 +1,7 @@
 package dev.agentmemory.core;
 
-import dev.agentmemory.core.event.TaskStatus;
+import dev.agentmemory.core.engine.MemoryEngine;
+import dev.agentmemory.core.TaskStatus;
 import dev.agentmemory.testing.TestClock;
 import org.junit.jupiter.api.Test;
 

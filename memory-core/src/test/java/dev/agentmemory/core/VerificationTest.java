@@ -1,5 +1,6 @@
 package dev.agentmemory.core;
 
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.spi.Verifier;
 import dev.agentmemory.testing.TestClock;
 import org.junit.jupiter.api.Test;

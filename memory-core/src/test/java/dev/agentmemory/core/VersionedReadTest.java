@@ -1,5 +1,6 @@
 package dev.agentmemory.core;
 
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.testing.TestClock;
 import dev.agentmemory.core.event.MemoryState;
 import dev.agentmemory.core.store.jdbc.JdbcEventStore;

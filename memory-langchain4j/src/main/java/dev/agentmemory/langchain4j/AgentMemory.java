@@ -2,7 +2,7 @@ package dev.agentmemory.langchain4j;
 
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.ForgetMode;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.policy.InstructionDetector;
 import dev.agentmemory.core.spi.DerivedData;
 import dev.agentmemory.core.spi.EventStore;

@@ -5,12 +5,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.ItemStatus;
 import dev.agentmemory.core.Layer;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.Scope;
 import dev.agentmemory.core.StatusRule;
 import dev.agentmemory.core.TaskInfo;
-import dev.agentmemory.core.event.TaskStatus;
+import dev.agentmemory.core.TaskStatus;
 import dev.agentmemory.langchain4j.tools.Summarizer;
 import org.jspecify.annotations.Nullable;
 

@@ -4,7 +4,7 @@ import dev.agentmemory.langchain4j.internal.EnumText;
 import dev.agentmemory.core.AccessDeniedException;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.KeyState;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.ScopeView;
 import dev.agentmemory.core.TaskInfo;

@@ -4,7 +4,7 @@ import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.KeyState;
 import dev.agentmemory.core.Kind;
 import dev.agentmemory.core.Layer;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.spi.DerivedData;
 import dev.agentmemory.core.spi.ForgetRequest;

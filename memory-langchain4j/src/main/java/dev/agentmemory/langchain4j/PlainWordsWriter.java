@@ -2,7 +2,7 @@ package dev.agentmemory.langchain4j;
 
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.KeyState;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.MemoryValue;

@@ -2,7 +2,7 @@ package dev.agentmemory.langchain4j;
 
 import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.store.InMemoryEventStore;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.Source;

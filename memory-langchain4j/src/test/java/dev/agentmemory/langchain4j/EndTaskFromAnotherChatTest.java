@@ -3,7 +3,7 @@ package dev.agentmemory.langchain4j;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.Layer;
 import dev.agentmemory.core.TaskInfo;
-import dev.agentmemory.core.event.TaskStatus;
+import dev.agentmemory.core.TaskStatus;
 import dev.agentmemory.langchain4j.framing.FramedItem;
 import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;

@@ -1,7 +1,7 @@
 package dev.agentmemory.langchain4j;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.core.store.jdbc.JdbcEventStore;
 import dev.agentmemory.core.testing.DerivedDataContract;

@@ -2,7 +2,7 @@ package dev.agentmemory.langchain4j;
 
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.Source;
 import dev.agentmemory.testing.langchain4j.ScriptedChatModel;

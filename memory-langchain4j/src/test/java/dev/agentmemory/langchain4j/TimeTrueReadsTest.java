@@ -9,7 +9,7 @@ import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.ScopeView;
 import dev.agentmemory.core.Source;
 import dev.agentmemory.core.TaskInfo;
-import dev.agentmemory.core.event.TaskStatus;
+import dev.agentmemory.core.TaskStatus;
 import dev.agentmemory.langchain4j.framing.FramedItem;
 import dev.agentmemory.testing.TestClock;
 import dev.agentmemory.testing.langchain4j.ScriptedChatModel;

@@ -1,5 +1,8 @@
-package dev.agentmemory.core;
+package dev.agentmemory.core.engine;
 
+import dev.agentmemory.core.Caller;
+import dev.agentmemory.core.MemoryException;
+import dev.agentmemory.core.Scope;
 import dev.agentmemory.core.audit.AuditReport;
 import dev.agentmemory.core.audit.ScopeDiff;
 import dev.agentmemory.core.event.LoggedEvent;

@@ -1,5 +1,10 @@
-package dev.agentmemory.core;
+package dev.agentmemory.core.engine;
 
+import dev.agentmemory.core.Caller;
+import dev.agentmemory.core.ReadOptions;
+import dev.agentmemory.core.Scope;
+import dev.agentmemory.core.ScopeView;
+import dev.agentmemory.core.internal.Ids;
 import dev.agentmemory.core.audit.AuditReport;
 import dev.agentmemory.core.audit.ScopeDiff;
 import dev.agentmemory.core.event.Change;

@@ -1,5 +1,9 @@
-package dev.agentmemory.core;
+package dev.agentmemory.core.engine;
 
+import dev.agentmemory.core.AmbiguousAliasException;
+import dev.agentmemory.core.Caller;
+import dev.agentmemory.core.MemoryKey;
+import dev.agentmemory.core.internal.Ids;
 import dev.agentmemory.core.event.Change;
 
 import java.util.List;

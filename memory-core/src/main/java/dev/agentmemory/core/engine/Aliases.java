@@ -1,5 +1,8 @@
-package dev.agentmemory.core;
+package dev.agentmemory.core.engine;
 
+import dev.agentmemory.core.AmbiguousAliasException;
+import dev.agentmemory.core.Caller;
+import dev.agentmemory.core.MemoryKey;
 import java.util.Optional;
 
 /**

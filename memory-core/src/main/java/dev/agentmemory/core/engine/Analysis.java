@@ -1,9 +1,16 @@
-package dev.agentmemory.core;
+package dev.agentmemory.core.engine;
 
+import dev.agentmemory.core.KeyState;
+import dev.agentmemory.core.MemoryKey;
+import dev.agentmemory.core.MemoryRecord;
+import dev.agentmemory.core.MemoryValue;
+import dev.agentmemory.core.ScopeView;
+import dev.agentmemory.core.Status;
+import dev.agentmemory.core.TaskInfo;
 import dev.agentmemory.core.audit.AuditReport;
 import dev.agentmemory.core.audit.ScopeDiff;
 import dev.agentmemory.core.internal.state.PartitionState;
-import dev.agentmemory.core.event.TaskStatus;
+import dev.agentmemory.core.TaskStatus;
 import dev.agentmemory.core.ledger.ActionRecord;
 
 import java.time.Duration;

@@ -1,6 +1,10 @@
-package dev.agentmemory.core;
+package dev.agentmemory.core.engine;
 
 
+import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.MemoryRecord;
+import dev.agentmemory.core.Proposal;
+import dev.agentmemory.core.Source;
 import java.time.Instant;
 import java.util.Objects;
 

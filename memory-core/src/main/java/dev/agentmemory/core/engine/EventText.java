@@ -1,5 +1,6 @@
-package dev.agentmemory.core;
+package dev.agentmemory.core.engine;
 
+import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.event.LoggedEvent;
 import dev.agentmemory.core.event.StoredMessage;

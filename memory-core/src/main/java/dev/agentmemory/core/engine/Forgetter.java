@@ -1,9 +1,19 @@
-package dev.agentmemory.core;
+package dev.agentmemory.core.engine;
 
+import dev.agentmemory.core.Caller;
+import dev.agentmemory.core.ForgetMode;
+import dev.agentmemory.core.ForgetReceipt;
+import dev.agentmemory.core.ForgetTarget;
+import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.Layer;
+import dev.agentmemory.core.MemoryRecord;
+import dev.agentmemory.core.MemoryValue;
+import dev.agentmemory.core.Status;
+import dev.agentmemory.core.TaskInfo;
 import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.event.LoggedEvent;
 import dev.agentmemory.core.event.StoredMessage;
-import dev.agentmemory.core.event.TaskStatus;
+import dev.agentmemory.core.TaskStatus;
 import dev.agentmemory.core.internal.codec.JsonMessageRedactor;
 import dev.agentmemory.core.internal.state.PartitionState;
 import dev.agentmemory.core.spi.DerivedData;

@@ -1,5 +1,7 @@
-package dev.agentmemory.core;
+package dev.agentmemory.core.engine;
 
+import dev.agentmemory.core.Caller;
+import dev.agentmemory.core.MemoryValue;
 import dev.agentmemory.core.ledger.ActionRecord;
 import dev.agentmemory.core.ledger.ActionStart;
 

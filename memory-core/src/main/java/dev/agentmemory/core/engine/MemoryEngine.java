@@ -1,5 +1,25 @@
-package dev.agentmemory.core;
+package dev.agentmemory.core.engine;
 
+import dev.agentmemory.core.AccessDeniedException;
+import dev.agentmemory.core.Caller;
+import dev.agentmemory.core.ConflictException;
+import dev.agentmemory.core.ForgetMode;
+import dev.agentmemory.core.ForgetReceipt;
+import dev.agentmemory.core.ForgetTarget;
+import dev.agentmemory.core.InvalidProposalException;
+import dev.agentmemory.core.KeyState;
+import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.Layer;
+import dev.agentmemory.core.MemoryException;
+import dev.agentmemory.core.MemoryKey;
+import dev.agentmemory.core.MemoryRecord;
+import dev.agentmemory.core.Outcome;
+import dev.agentmemory.core.Proposal;
+import dev.agentmemory.core.ReadOptions;
+import dev.agentmemory.core.Scope;
+import dev.agentmemory.core.ScopeView;
+import dev.agentmemory.core.StaleVersionException;
+import dev.agentmemory.core.StatusRule;
 import dev.agentmemory.core.event.LoggedEvent;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.core.internal.codec.EventCodec;

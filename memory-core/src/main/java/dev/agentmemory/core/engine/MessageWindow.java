@@ -1,5 +1,7 @@
-package dev.agentmemory.core;
+package dev.agentmemory.core.engine;
 
+import dev.agentmemory.core.Caller;
+import dev.agentmemory.core.internal.Ids;
 import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.event.StoredMessage;
 

@@ -1,5 +1,6 @@
-package dev.agentmemory.core;
+package dev.agentmemory.core.engine;
 
+import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.event.StoredMessage;
 
 import java.util.List;

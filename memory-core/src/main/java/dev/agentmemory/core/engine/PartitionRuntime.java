@@ -1,5 +1,11 @@
-package dev.agentmemory.core;
+package dev.agentmemory.core.engine;
 
+import dev.agentmemory.core.Caller;
+import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.MemoryException;
+import dev.agentmemory.core.MemoryRecord;
+import dev.agentmemory.core.MemoryValue;
+import dev.agentmemory.core.StaleVersionException;
 import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.event.LoggedEvent;
 import dev.agentmemory.core.internal.codec.EventCodec;
@@ -37,7 +43,7 @@ import java.util.function.Function;
  */
 final class PartitionRuntime {
 
-    private static final System.Logger LOG = System.getLogger("dev.agentmemory.core.MemoryEngine");
+    private static final System.Logger LOG = System.getLogger("dev.agentmemory.core.engine.MemoryEngine");
 
     private final EventStore store;
     private final EventCodec codec;

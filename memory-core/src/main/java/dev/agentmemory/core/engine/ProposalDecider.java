@@ -1,9 +1,24 @@
-package dev.agentmemory.core;
+package dev.agentmemory.core.engine;
 
+import dev.agentmemory.core.Caller;
+import dev.agentmemory.core.InvalidProposalException;
+import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.Layer;
+import dev.agentmemory.core.MemoryKey;
+import dev.agentmemory.core.MemoryRecord;
+import dev.agentmemory.core.MemoryValue;
+import dev.agentmemory.core.Outcome;
+import dev.agentmemory.core.Proposal;
+import dev.agentmemory.core.Source;
+import dev.agentmemory.core.StaleVersionException;
+import dev.agentmemory.core.Status;
+import dev.agentmemory.core.TaskInfo;
+import dev.agentmemory.core.Verification;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.agentmemory.core.event.Change;
-import dev.agentmemory.core.event.TaskStatus;
+import dev.agentmemory.core.TaskStatus;
 import dev.agentmemory.core.internal.state.PartitionState;
 import org.jspecify.annotations.Nullable;
 
@@ -53,7 +68,7 @@ final class ProposalDecider {
     }
 
     private Outcome decide(Caller caller, PartitionState state, Proposal p, Instant now, List<Change> changes) {
-        Optional<String> violation = KindRules.violation(p, config.instructionDetector());
+        Optional<String> violation = p.ruleViolation(config.instructionDetector());
         if (violation.isPresent()) {
             return Outcome.rejected(p, violation.get());
         }
@@ -181,7 +196,7 @@ final class ProposalDecider {
     private static MemoryValue appended(@Nullable MemoryRecord current, MemoryValue element, MemoryKey key) {
         ArrayNode list;
         if (current == null || current.value() == null) {
-            list = MemoryValue.MAPPER.createArrayNode();
+            list = JsonNodeFactory.instance.arrayNode();
         } else {
             JsonNode node = current.value().node();
             if (!node.isArray()) {

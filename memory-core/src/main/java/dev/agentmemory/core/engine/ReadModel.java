@@ -1,8 +1,18 @@
-package dev.agentmemory.core;
+package dev.agentmemory.core.engine;
 
+import dev.agentmemory.core.Caller;
+import dev.agentmemory.core.KeyState;
+import dev.agentmemory.core.Layer;
+import dev.agentmemory.core.MemoryKey;
+import dev.agentmemory.core.MemoryRecord;
+import dev.agentmemory.core.ReadOptions;
+import dev.agentmemory.core.Scope;
+import dev.agentmemory.core.ScopeView;
+import dev.agentmemory.core.StatusRule;
+import dev.agentmemory.core.TaskInfo;
 import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.event.LoggedEvent;
-import dev.agentmemory.core.event.TaskStatus;
+import dev.agentmemory.core.TaskStatus;
 import dev.agentmemory.core.internal.state.PartitionState;
 import org.jspecify.annotations.Nullable;
 

@@ -1,5 +1,10 @@
-package dev.agentmemory.core;
+package dev.agentmemory.core.engine;
 
+import dev.agentmemory.core.Caller;
+import dev.agentmemory.core.MemoryRecord;
+import dev.agentmemory.core.Status;
+import dev.agentmemory.core.Verification;
+import dev.agentmemory.core.internal.Ids;
 import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.spi.Verifier;
 import org.jspecify.annotations.Nullable;

@@ -1,5 +1,8 @@
-package dev.agentmemory.core;
+package dev.agentmemory.core.engine;
 
+import dev.agentmemory.core.AccessDeniedException;
+import dev.agentmemory.core.Caller;
+import dev.agentmemory.core.Scope;
 import java.util.Objects;
 
 /** The one check that a call touches only its caller's tenant and user. */

@@ -1,5 +1,6 @@
-package dev.agentmemory.core;
+package dev.agentmemory.core.engine;
 
+import dev.agentmemory.core.MemoryException;
 import org.jspecify.annotations.Nullable;
 import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.event.LoggedEvent;
@@ -43,7 +44,7 @@ final class Snapshots {
     /** The default interval of {@code MemoryEngine.Builder#snapshotEvery}. */
     static final int DEFAULT_EVERY = 1_000;
 
-    private static final System.Logger LOG = System.getLogger("dev.agentmemory.core.MemoryEngine");
+    private static final System.Logger LOG = System.getLogger("dev.agentmemory.core.engine.MemoryEngine");
 
     private final EventStore store;
     private final EventCodec codec;

@@ -1,7 +1,11 @@
-package dev.agentmemory.core;
+package dev.agentmemory.core.engine;
 
+import dev.agentmemory.core.Caller;
+import dev.agentmemory.core.Scope;
+import dev.agentmemory.core.TaskInfo;
+import dev.agentmemory.core.internal.Ids;
 import dev.agentmemory.core.event.Change;
-import dev.agentmemory.core.event.TaskStatus;
+import dev.agentmemory.core.TaskStatus;
 import dev.agentmemory.core.internal.state.PartitionState;
 import org.jspecify.annotations.Nullable;
 

@@ -1,5 +1,7 @@
-package dev.agentmemory.core;
+package dev.agentmemory.core.engine;
 
+import dev.agentmemory.core.Caller;
+import dev.agentmemory.core.TaskInfo;
 import org.jspecify.annotations.Nullable;
 
 import java.util.List;

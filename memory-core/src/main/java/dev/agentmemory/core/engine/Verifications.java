@@ -1,4 +1,8 @@
-package dev.agentmemory.core;
+package dev.agentmemory.core.engine;
+
+import dev.agentmemory.core.Caller;
+import dev.agentmemory.core.MemoryRecord;
+import dev.agentmemory.core.Verification;
 
 /**
  * Verification of records, from {@link MemoryEngine#verification()}: the user's verdicts on

@@ -1,5 +1,6 @@
 package dev.agentmemory.core.event;
 
+import dev.agentmemory.core.TaskStatus;
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import dev.agentmemory.core.MemoryRecord;

@@ -1,18 +1,18 @@
-package dev.agentmemory.core;
+package dev.agentmemory.core.internal;
 
 import org.jspecify.annotations.Nullable;
 
 import java.util.Locale;
 import java.util.regex.Pattern;
 
-/** Validation of the identifiers that name tenants, users, sessions, tasks and agents. */
-final class Ids {
+/** Validation of the identifiers that name tenants, users, sessions, tasks and agents. Not an API. */
+public final class Ids {
     private static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}");
 
     private Ids() {
     }
 
-    static String check(@Nullable String value, String what) {
+    public static String check(@Nullable String value, String what) {
         if (value == null) {
             throw new IllegalArgumentException(what + " must not be null");
         }
@@ -22,7 +22,7 @@ final class Ids {
         return value;
     }
 
-    static String quote(String s) {
+    public static String quote(String s) {
         String shown = s.length() > 80 ? s.substring(0, 80) + "..." : s;
         StringBuilder b = new StringBuilder("\"");
         for (int i = 0; i < shown.length(); i++) {

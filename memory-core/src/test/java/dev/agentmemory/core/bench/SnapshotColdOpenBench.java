@@ -2,8 +2,8 @@ package dev.agentmemory.core.bench;
 
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.MemoryEngine;
-import dev.agentmemory.core.Messages;
+import dev.agentmemory.core.engine.MemoryEngine;
+import dev.agentmemory.core.engine.Messages;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.event.StoredMessage;

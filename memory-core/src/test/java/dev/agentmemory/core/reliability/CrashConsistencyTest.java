@@ -3,7 +3,7 @@ package dev.agentmemory.core.reliability;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.KeyState;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.Status;

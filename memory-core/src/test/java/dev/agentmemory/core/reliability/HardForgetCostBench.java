@@ -4,7 +4,7 @@ import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.ForgetTarget;
 import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.spi.Partition;

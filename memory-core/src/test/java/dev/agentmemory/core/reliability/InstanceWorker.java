@@ -5,7 +5,7 @@ import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.ForgetReceipt;
 import dev.agentmemory.core.ForgetTarget;
 import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.MemoryValue;

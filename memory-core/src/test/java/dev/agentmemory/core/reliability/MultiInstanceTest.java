@@ -1,7 +1,7 @@
 package dev.agentmemory.core.reliability;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.testing.PostgresTestDatabase;
 import dev.agentmemory.core.testing.RequiresPostgres;
 import org.junit.jupiter.api.Tag;

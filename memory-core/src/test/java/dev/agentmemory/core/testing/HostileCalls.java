@@ -1,7 +1,7 @@
 package dev.agentmemory.core.testing;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryException;
 import dev.agentmemory.core.audit.AuditReport;
 

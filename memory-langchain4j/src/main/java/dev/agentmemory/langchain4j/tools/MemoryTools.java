@@ -8,7 +8,7 @@ import dev.agentmemory.core.ForgetTarget;
 import dev.agentmemory.core.KeyState;
 import dev.agentmemory.core.Kind;
 import dev.agentmemory.core.Layer;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.MemoryValue;

@@ -8,7 +8,7 @@ import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.InvalidProposalException;
 import dev.agentmemory.core.Kind;
 import dev.agentmemory.core.KeyState;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.Outcome;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.Scope;

@@ -2,14 +2,14 @@ package dev.agentmemory.langchain4j.oracle;
 
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.KeyState;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.ReadOptions;
 import dev.agentmemory.core.Scope;
 import dev.agentmemory.core.Status;
 import dev.agentmemory.core.TaskInfo;
-import dev.agentmemory.core.event.TaskStatus;
+import dev.agentmemory.core.TaskStatus;
 import dev.agentmemory.langchain4j.AgentMemory;
 import dev.agentmemory.langchain4j.SessionRef;
 

@@ -1,6 +1,6 @@
 package dev.agentmemory.langchain4j.oracle;
 
-import dev.agentmemory.core.event.TaskStatus;
+import dev.agentmemory.core.TaskStatus;
 import dev.agentmemory.langchain4j.framing.FramedItem;
 import dev.agentmemory.langchain4j.framing.MemoryFrameParser;
 import dev.agentmemory.langchain4j.framing.ParsedFrame;

@@ -4,7 +4,7 @@ import dev.agentmemory.core.Access;
 import dev.agentmemory.core.AccessDeniedException;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.Source;
 import dev.agentmemory.langchain4j.AgentMemory;

@@ -3,7 +3,7 @@ package dev.agentmemory.langchain4j.tools;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.TaskInfo;
-import dev.agentmemory.core.event.TaskStatus;
+import dev.agentmemory.core.TaskStatus;
 import dev.agentmemory.langchain4j.AgentMemory;
 import dev.agentmemory.langchain4j.SessionRef;
 import dev.agentmemory.testing.langchain4j.ScriptedChatModel;

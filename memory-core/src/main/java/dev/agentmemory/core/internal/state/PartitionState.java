@@ -3,7 +3,7 @@ package dev.agentmemory.core.internal.state;
 import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.event.LoggedEvent;
 import dev.agentmemory.core.event.StoredMessage;
-import dev.agentmemory.core.event.TaskStatus;
+import dev.agentmemory.core.TaskStatus;
 
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;

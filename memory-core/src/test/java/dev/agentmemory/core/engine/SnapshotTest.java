@@ -1,5 +1,14 @@
-package dev.agentmemory.core;
+package dev.agentmemory.core.engine;
 
+import dev.agentmemory.core.Caller;
+import dev.agentmemory.core.ForgetMode;
+import dev.agentmemory.core.ForgetTarget;
+import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.MemoryKey;
+import dev.agentmemory.core.MemoryRecord;
+import dev.agentmemory.core.MemoryValue;
+import dev.agentmemory.core.Proposal;
+import dev.agentmemory.core.Scope;
 import dev.agentmemory.core.audit.AuditReport;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.core.spi.EventStore;
