@@ -6,7 +6,6 @@ import dev.agentmemory.core.Scope;
 import dev.agentmemory.core.audit.AuditReport;
 import dev.agentmemory.core.audit.ScopeDiff;
 import dev.agentmemory.core.event.LoggedEvent;
-import dev.agentmemory.core.event.MemoryState;
 import dev.agentmemory.core.spi.DerivedData;
 import dev.agentmemory.core.spi.EventListener;
 import dev.agentmemory.core.spi.MessageRedactor;

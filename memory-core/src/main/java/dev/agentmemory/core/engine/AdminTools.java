@@ -9,7 +9,6 @@ import dev.agentmemory.core.audit.AuditReport;
 import dev.agentmemory.core.audit.ScopeDiff;
 import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.event.LoggedEvent;
-import dev.agentmemory.core.event.MemoryState;
 import dev.agentmemory.core.internal.state.PartitionState;
 import dev.agentmemory.core.spi.DerivedData;
 import dev.agentmemory.core.spi.EventListener;

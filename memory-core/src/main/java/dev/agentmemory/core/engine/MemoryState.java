@@ -1,5 +1,7 @@
-package dev.agentmemory.core.event;
+package dev.agentmemory.core.engine;
 
+import dev.agentmemory.core.event.StoredMessage;
+import dev.agentmemory.core.event.LoggedEvent;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.Scope;

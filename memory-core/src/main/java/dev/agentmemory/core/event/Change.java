@@ -13,7 +13,7 @@ import java.util.Objects;
 
 /**
  * One change to a user's memory, as appended to the log. Replaying every change of a user in
- * sequence order rebuilds that user's state ({@link MemoryState}).
+ * sequence order rebuilds that user's state ({@code MemoryState} of the engine).
  */
 @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "type")
 @JsonSubTypes({
