@@ -5,7 +5,12 @@
  * {@link dev.agentmemory.core.engine.MemoryEngine#builder()}), the event types that appear in its
  * signatures, the action ledger and audit report types, the instruction detector, the extension
  * points ({@code spi}) and the stores. Everything under {@code dev.agentmemory.core.internal} is
- * the engine's own; only the JSON and identifier helpers are shared, with the LangChain4j adapter.
+ * the engine's own. Three of its packages are exported to the LangChain4j adapter only (a
+ * qualified export, not API: a user's module cannot read them, and they do not count among the
+ * exported public types): {@code internal} (the JSON and identifier helpers),
+ * {@code internal.state} (the read-only replay {@code MemoryState} that {@code admin().replay}
+ * returns, which the adapter's summarizer and our tests compare) and {@code internal.hooks} (the
+ * event listener and message redactor the adapter registers).
  */
 module dev.agentmemory.core {
     requires transitive com.fasterxml.jackson.databind;
@@ -27,7 +32,10 @@ module dev.agentmemory.core {
     exports dev.agentmemory.core.spi;
     exports dev.agentmemory.core.store;
     exports dev.agentmemory.core.store.jdbc;
+    // for our own modules only: these packages are not part of the API and do not count as such
     exports dev.agentmemory.core.internal to dev.agentmemory.langchain4j;
+    exports dev.agentmemory.core.internal.state to dev.agentmemory.langchain4j;
+    exports dev.agentmemory.core.internal.hooks to dev.agentmemory.langchain4j;
 
     // the event log is JSON: Jackson binds the records of these packages
     opens dev.agentmemory.core to com.fasterxml.jackson.databind;

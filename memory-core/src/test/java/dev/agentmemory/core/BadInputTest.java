@@ -2,7 +2,7 @@ package dev.agentmemory.core;
 
 import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.engine.Messages;
-import dev.agentmemory.core.engine.MemoryState;
+import dev.agentmemory.core.internal.state.MemoryState;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.testing.TestClock;
 import org.junit.jupiter.api.BeforeEach;

@@ -1,7 +1,7 @@
 package dev.agentmemory.core;
 
 import dev.agentmemory.core.engine.MemoryEngine;
-import dev.agentmemory.core.spi.EventListener;
+import dev.agentmemory.core.internal.hooks.EventListener;
 import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.core.spi.StoredEvent;
 import dev.agentmemory.core.store.InMemoryEventStore;

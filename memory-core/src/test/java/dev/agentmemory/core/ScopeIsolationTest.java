@@ -1,7 +1,7 @@
 package dev.agentmemory.core;
 
 import dev.agentmemory.core.engine.MemoryEngine;
-import dev.agentmemory.core.engine.MemoryState;
+import dev.agentmemory.core.internal.state.MemoryState;
 import dev.agentmemory.core.ledger.OperationId;
 import dev.agentmemory.testing.TestClock;
 import org.junit.jupiter.api.Test;

@@ -2,7 +2,7 @@ package dev.agentmemory.core;
 
 import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.testing.TestClock;
-import dev.agentmemory.core.engine.MemoryState;
+import dev.agentmemory.core.internal.state.MemoryState;
 import dev.agentmemory.core.store.jdbc.JdbcEventStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -10,7 +10,7 @@ import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.event.LoggedEvent;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.core.spi.DerivedData;
-import dev.agentmemory.core.spi.EventListener;
+import dev.agentmemory.core.internal.hooks.EventListener;
 import dev.agentmemory.core.spi.ForgetRequest;
 import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.langchain4j.recall.HybridIndex;

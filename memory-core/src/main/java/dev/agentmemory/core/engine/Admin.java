@@ -7,12 +7,13 @@ import dev.agentmemory.core.audit.AuditReport;
 import dev.agentmemory.core.audit.ScopeDiff;
 import dev.agentmemory.core.event.LoggedEvent;
 import dev.agentmemory.core.spi.DerivedData;
-import dev.agentmemory.core.spi.EventListener;
-import dev.agentmemory.core.spi.MessageRedactor;
+import dev.agentmemory.core.internal.hooks.EventListener;
+import dev.agentmemory.core.internal.hooks.MessageRedactor;
 import dev.agentmemory.core.spi.Partition;
 
 import java.time.Duration;
 import java.util.List;
+import dev.agentmemory.core.internal.state.MemoryState;
 
 /**
  * Operator tools and extension points, from {@link MemoryEngine#admin()}: the raw and readable
@@ -32,7 +33,11 @@ public interface Admin {
      */
     List<String> readableLog(Caller caller);
 
-    /** A fresh, read-only replay of the stored log. */
+    /**
+     * A fresh, read-only replay of the stored log, for the engine's own modules and tests: its type
+     * is exported to the LangChain4j adapter only, so a user's module reads the log through
+     * {@link #log} and the state through the engine's reads instead.
+     */
     MemoryState replay(Caller caller);
 
     /**
@@ -103,7 +108,10 @@ public interface Admin {
     /** The names of the registered derived data, in registration order (a name once per registration). */
     List<String> derivedDataNames();
 
-    /** Registers a listener told about every committed event. */
+    /**
+     * Registers a listener told about every committed event. For our own adapter modules: the
+     * listener type is exported to them only.
+     */
     void addListener(EventListener listener);
 
     /** Removes a listener added with {@link #addListener}; false when it was not added. */
@@ -112,7 +120,8 @@ public interface Admin {
     /**
      * Registers a redactor for messages in a format it knows, tried (in registration order)
      * before the engine's generic JSON redaction when a forget redacts messages that state a
-     * forgotten value (see {@link MemoryEngine#forget}).
+     * forgotten value (see {@link MemoryEngine#forget}). For our own adapter modules: the
+     * redactor type is exported to them only.
      */
     void addRedactor(MessageRedactor redactor);
 

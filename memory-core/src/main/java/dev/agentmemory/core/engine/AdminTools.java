@@ -11,8 +11,8 @@ import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.event.LoggedEvent;
 import dev.agentmemory.core.internal.state.PartitionState;
 import dev.agentmemory.core.spi.DerivedData;
-import dev.agentmemory.core.spi.EventListener;
-import dev.agentmemory.core.spi.MessageRedactor;
+import dev.agentmemory.core.internal.hooks.EventListener;
+import dev.agentmemory.core.internal.hooks.MessageRedactor;
 import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.core.spi.StoredSnapshot;
 
@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import dev.agentmemory.core.internal.state.MemoryState;
 
 /** The operator tools and extension points ({@link Admin}). */
 final class AdminTools implements Admin {

@@ -18,7 +18,7 @@ import dev.agentmemory.core.internal.codec.JsonMessageRedactor;
 import dev.agentmemory.core.internal.state.PartitionState;
 import dev.agentmemory.core.spi.DerivedData;
 import dev.agentmemory.core.spi.ForgetRequest;
-import dev.agentmemory.core.spi.MessageRedactor;
+import dev.agentmemory.core.internal.hooks.MessageRedactor;
 import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.core.spi.StatedValues;
 import org.jspecify.annotations.Nullable;

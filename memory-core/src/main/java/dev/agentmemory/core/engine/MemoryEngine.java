@@ -27,7 +27,7 @@ import dev.agentmemory.core.internal.state.PartitionState;
 import dev.agentmemory.core.policy.InstructionDetector;
 import dev.agentmemory.core.spi.DerivedData;
 import dev.agentmemory.core.spi.EventStore;
-import dev.agentmemory.core.spi.MessageRedactor;
+import dev.agentmemory.core.internal.hooks.MessageRedactor;
 import dev.agentmemory.core.spi.StatedValues;
 import dev.agentmemory.core.spi.Verifier;
 import dev.agentmemory.core.store.InMemoryEventStore;
@@ -561,7 +561,10 @@ public final class MemoryEngine implements AutoCloseable {
             return this;
         }
 
-        /** Adds a redactor for messages in a format it knows (see {@link Admin#addRedactor}). */
+        /**
+         * Adds a redactor for messages in a format it knows (see {@link Admin#addRedactor}; for our
+         * own adapter modules, to which the redactor type is exported).
+         */
         public Builder redactor(MessageRedactor redactor) {
             redactors.add(Objects.requireNonNull(redactor, "redactor"));
             return this;

@@ -11,7 +11,7 @@ import dev.agentmemory.core.event.LoggedEvent;
 import dev.agentmemory.core.internal.codec.EventCodec;
 import dev.agentmemory.core.internal.state.PartitionState;
 import dev.agentmemory.core.spi.DerivedData;
-import dev.agentmemory.core.spi.EventListener;
+import dev.agentmemory.core.internal.hooks.EventListener;
 import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.core.spi.ForgetRequest;
 import dev.agentmemory.core.spi.Partition;

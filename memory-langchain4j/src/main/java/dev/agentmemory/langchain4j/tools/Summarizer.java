@@ -22,7 +22,7 @@ import dev.agentmemory.core.Source;
 import dev.agentmemory.core.Status;
 import dev.agentmemory.core.TaskInfo;
 import dev.agentmemory.core.Verification;
-import dev.agentmemory.core.engine.MemoryState;
+import dev.agentmemory.core.internal.state.MemoryState;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.core.TaskStatus;
 import dev.agentmemory.core.spi.DerivedData;

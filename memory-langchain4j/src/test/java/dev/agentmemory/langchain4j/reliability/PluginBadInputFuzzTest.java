@@ -2,7 +2,7 @@ package dev.agentmemory.langchain4j.reliability;
 
 import dev.agentmemory.core.Trust;
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.engine.MemoryState;
+import dev.agentmemory.core.internal.state.MemoryState;
 import dev.agentmemory.core.testing.HostileCalls;
 import dev.agentmemory.langchain4j.AgentMemory;
 import dev.agentmemory.langchain4j.SessionRef;

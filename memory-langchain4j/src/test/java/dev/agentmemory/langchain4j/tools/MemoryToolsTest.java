@@ -9,7 +9,7 @@ import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.Source;
 import dev.agentmemory.core.Trust;
 import dev.agentmemory.core.Verification;
-import dev.agentmemory.core.engine.MemoryState;
+import dev.agentmemory.core.internal.state.MemoryState;
 import dev.agentmemory.core.store.InMemoryEventStore;
 import dev.agentmemory.core.store.jdbc.JdbcEventStore;
 import dev.agentmemory.langchain4j.SessionRef;

@@ -37,7 +37,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * changes, so the engine's live state and a fresh replay of the stored log are the same by
  * construction, and {@link #equals} compares them. Not thread-safe: the engine's partition
  * runtime guards it. Internal: users see a replay through the read-only
- * {@link dev.agentmemory.core.engine.MemoryState}.
+ * {@link dev.agentmemory.core.internal.state.MemoryState}.
  */
 public final class PartitionState {
 

@@ -1,4 +1,4 @@
-package dev.agentmemory.core.engine;
+package dev.agentmemory.core.internal.state;
 
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.core.event.LoggedEvent;
@@ -22,7 +22,7 @@ import java.util.Set;
  * A read-only replay of one user's log: what {@code MemoryEngine.admin().replay(caller)} returns.
  * Two replays are {@link #equals equal} when they hold the same records, tasks, aliases, ledger
  * entries and messages at the same sequence number, which is how the live state is checked
- * against a fresh replay of the stored log.
+ * against a fresh replay of the stored log. Exported to the LangChain4j adapter only.
  */
 public final class MemoryState {
 

@@ -1,4 +1,4 @@
-package dev.agentmemory.core.spi;
+package dev.agentmemory.core.internal.hooks;
 
 import dev.agentmemory.core.event.StoredMessage;
 

@@ -1,4 +1,6 @@
-package dev.agentmemory.core.spi;
+package dev.agentmemory.core.internal.hooks;
+
+import dev.agentmemory.core.spi.Partition;
 
 import dev.agentmemory.core.event.LoggedEvent;
 
