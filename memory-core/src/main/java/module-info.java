@@ -4,7 +4,8 @@
  * ({@code dev.agentmemory.core.engine}, start from
  * {@link dev.agentmemory.core.engine.MemoryEngine#builder()}), the event types that appear in its
  * signatures, the action ledger and audit report types, the instruction detector, the extension
- * points ({@code spi}) and the stores. Everything under {@code dev.agentmemory.core.internal} is
+ * points ({@code spi}) and the stores: 30 public top-level types in all (the JDBC store aside),
+ * the types that qualify one other type nested in it. Everything under {@code dev.agentmemory.core.internal} is
  * the engine's own. Three of its packages are exported to the LangChain4j adapter only (a
  * qualified export, not API: a user's module cannot read them, and they do not count among the
  * exported public types): {@code internal} (the JSON and identifier helpers),

@@ -12,6 +12,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import dev.agentmemory.core.MemoryRecord.Status;
+import dev.agentmemory.core.MemoryRecord.Verification;
+import dev.agentmemory.core.Scope.Layer;
+import java.util.Locale;
 
 /**
  * The one rule that decides what an item shown to the model is at the time of a read: from the
@@ -162,7 +166,7 @@ public final class StatusRule {
         }
         boolean served = true;
         TaskInfo task = decided == null ? null : decided.task();
-        if (form == Form.RECORD && best == ItemStatus.PAST && task != null && task.status() == TaskStatus.SUSPENDED) {
+        if (form == Form.RECORD && best == ItemStatus.PAST && task != null && task.status() == TaskInfo.Status.SUSPENDED) {
             Set<String> busy = reader.sessionsWithActiveTask();
             served = !(reader.askingSession() != null && busy.contains(reader.askingSession())) && !busy.contains(task.heldBy());
         }
@@ -225,10 +229,10 @@ public final class StatusRule {
                 return own;
             }
             boolean taskLayer = r.scope().layer() == Layer.TASK;
-            if (r.archived() || (taskLayer && (task == null || task.status() == TaskStatus.ENDED))) {
+            if (r.archived() || (taskLayer && (task == null || task.status() == TaskInfo.Status.ENDED))) {
                 return ItemStatus.ARCHIVED;
             }
-            if (own == ItemStatus.CURRENT && taskLayer && task != null && task.status() == TaskStatus.SUSPENDED) {
+            if (own == ItemStatus.CURRENT && taskLayer && task != null && task.status() == TaskInfo.Status.SUSPENDED) {
                 return ItemStatus.PAST;
             }
             return own;
@@ -265,6 +269,41 @@ public final class StatusRule {
                 return ItemStatus.NO_LONGER_VALID;
             }
             return inside;
+        }
+    }
+
+    /**
+     * What an item the model may be shown is at the time of a read, as {@link StatusRule} decides it
+     * (the README's table "How a read labels an item" gives the precedence). The constants are listed
+     * from the strongest to the weakest: when an item states several records (a message, a summary),
+     * the strongest status among them is the item's.
+     */
+    public enum ItemStatus {
+        /** States a version replaced by a newer one that applies now, or refuted. */
+        SUPERSEDED,
+        /** State of a task that ended (or a record the collector archived): history only. */
+        ARCHIVED,
+        /** A version whose validity window has ended and that nothing newer replaced. */
+        NO_LONGER_VALID,
+        /** The version that applies now, past its re-verify deadline: check before relying on it. */
+        NEEDS_REVERIFICATION,
+        /** A version whose validity window has not begun yet ("not yet valid"). */
+        UPCOMING,
+        /** Disagrees with the current version and was not allowed to replace it. */
+        CONFLICT,
+        /** State of a task put aside (suspended), or a past message stating what holds now. */
+        PAST,
+        /** The version that applies now. */
+        CURRENT;
+
+        /** The label framed for the model: lower case, words joined by {@code -} ({@code needs-reverification}). */
+        public String label() {
+            return name().toLowerCase(Locale.ROOT).replace('_', '-');
+        }
+
+        /** Whether this status wins over {@code other} when an item states both. */
+        public boolean strongerThan(ItemStatus other) {
+            return ordinal() < other.ordinal();
         }
     }
 }

@@ -2,8 +2,8 @@ package dev.agentmemory.core;
 
 import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.ledger.ActionRecord;
-import dev.agentmemory.core.ledger.ActionStart;
-import dev.agentmemory.core.ledger.OperationId;
+import dev.agentmemory.core.ledger.ActionRecord.ActionStart;
+import dev.agentmemory.core.ledger.ActionRecord.OperationId;
 import dev.agentmemory.testing.TestClock;
 import org.junit.jupiter.api.Test;
 

@@ -2,7 +2,7 @@ package dev.agentmemory.core;
 
 import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.audit.AuditReport;
-import dev.agentmemory.core.audit.ScopeDiff;
+import dev.agentmemory.core.audit.AuditReport.ScopeDiff;
 import dev.agentmemory.testing.TestClock;
 import org.junit.jupiter.api.Test;
 
@@ -11,6 +11,9 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import dev.agentmemory.core.MemoryRecord.Status;
+import dev.agentmemory.core.MemoryRecord.Source;
+import dev.agentmemory.core.MemoryRecord.Kind;
 
 /** The collector, the audit and scope diffs. */
 class AnalysisTest {

@@ -1,7 +1,7 @@
 package dev.agentmemory.core;
 
 import dev.agentmemory.core.engine.MemoryEngine;
-import dev.agentmemory.core.engine.Messages;
+import dev.agentmemory.core.engine.MemoryEngine.Messages;
 import dev.agentmemory.core.internal.state.MemoryState;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.testing.TestClock;
@@ -13,6 +13,10 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import dev.agentmemory.core.MemoryRecord.Status;
+import dev.agentmemory.core.MemoryRecord.Source;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.Proposal.Outcome;
 
 /** Bad input gets an exception naming what was wrong, and the stored state is unchanged afterwards. */
 class BadInputTest {
@@ -80,7 +84,7 @@ class BadInputTest {
     @Test
     void should_deny_cross_tenant_write() {
         unchangedAfter(() -> engine.write(ALICE, Proposal.set(Scope.session("bank", "alice", "s1"), "color", "x").build()),
-                AccessDeniedException.class,
+                MemoryException.AccessDenied.class,
                 "caller shop/alice cannot touch scope bank/alice/session/s1 of another tenant or user");
         assertThat(engine.admin().log(Caller.of("bank", "alice"))).isEmpty();
         assertThat(engine.admin().log(BOB)).isEmpty();
@@ -139,14 +143,14 @@ class BadInputTest {
     @Test
     void should_name_what_an_invalidation_cannot_end() {
         unchangedAfter(() -> engine.write(ALICE, Proposal.invalidate(session, MemoryKey.of("size")).build()),
-                InvalidProposalException.class, "size: nothing to invalidate at size");
+                MemoryException.InvalidProposal.class, "size: nothing to invalidate at size");
         unchangedAfter(() -> engine.write(ALICE, Proposal.invalidate(session, MemoryKey.of("color")).source(Source.TOOL).build()),
-                InvalidProposalException.class, "color: an untrusted source cannot invalidate memory");
+                MemoryException.InvalidProposal.class, "color: an untrusted source cannot invalidate memory");
         unchangedAfter(() -> engine.write(ALICE, Proposal.invalidate(Scope.session("bank", "alice", "s1"),
-                        MemoryKey.of("color")).build()), AccessDeniedException.class,
+                        MemoryKey.of("color")).build()), MemoryException.AccessDenied.class,
                 "caller shop/alice cannot touch scope bank/alice/session/s1 of another tenant or user");
         unchangedAfter(() -> engine.write(ALICE, Proposal.invalidate(ALICE.task("s1", "never"), MemoryKey.of("color")).build()),
-                InvalidProposalException.class, "color: task never was never started in session s1");
+                MemoryException.InvalidProposal.class, "color: task never was never started in session s1");
         unchangedAfter(() -> Proposal.invalidate(session, null), NullPointerException.class, "key");
         unchangedAfter(() -> engine.write(ALICE, Proposal.invalidate(session, MemoryKey.of("color")).expectVersion(2).build()),
                 StaleVersionException.class,
@@ -165,6 +169,6 @@ class BadInputTest {
         assertThat(engine.history(ALICE, session, MemoryKey.of("color"))).containsExactly(ended);
         assertThat(engine.current(ALICE, session, MemoryKey.of("color"))).isEmpty();
         assertThatThrownBy(() -> engine.write(ALICE, Proposal.invalidate(session, MemoryKey.of("color")).build()))
-                .isInstanceOf(InvalidProposalException.class).hasMessage("color: nothing to invalidate at color");
+                .isInstanceOf(MemoryException.InvalidProposal.class).hasMessage("color: nothing to invalidate at color");
     }
 }

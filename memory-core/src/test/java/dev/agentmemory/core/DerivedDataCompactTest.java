@@ -2,7 +2,7 @@ package dev.agentmemory.core;
 
 import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.spi.DerivedData;
-import dev.agentmemory.core.spi.ForgetRequest;
+import dev.agentmemory.core.spi.DerivedData.ForgetRequest;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;

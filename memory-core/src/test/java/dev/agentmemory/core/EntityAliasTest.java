@@ -44,10 +44,10 @@ class EntityAliasTest {
 
         // when / then
         assertThatThrownBy(() -> engine.aliases().resolve(ALICE, "my earbuds"))
-                .isInstanceOfSatisfying(AmbiguousAliasException.class,
+                .isInstanceOfSatisfying(MemoryException.AmbiguousAlias.class,
                         e -> assertThat(e.entities()).containsExactly("order:20240901", "order:20241015"))
                 .hasMessage("alias \"my earbuds\" is ambiguous: it names [order:20240901, order:20241015]");
-        assertThatThrownBy(() -> engine.aliases().keyFor(ALICE, "my earbuds", "color")).isInstanceOf(AmbiguousAliasException.class);
+        assertThatThrownBy(() -> engine.aliases().keyFor(ALICE, "my earbuds", "color")).isInstanceOf(MemoryException.AmbiguousAlias.class);
         assertThat(engine.view(ALICE, session).values()).hasSize(2);
     }
 

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import dev.agentmemory.core.MemoryRecord.Kind;
 
 class EventLogTest {
 
@@ -35,7 +36,7 @@ class EventLogTest {
         assertThat(log.get(0).at()).isEqualTo(clock.instant().minusSeconds(30));
         assertThat(log.get(3).at()).isEqualTo(clock.instant());
         assertThat(log.get(2).traceId()).isEqualTo(log.get(3).traceId()).isNotEqualTo(log.get(1).traceId());
-        assertThat(log.get(2).change()).isEqualTo(new Change.TaskChanged("s1", "t1", dev.agentmemory.core.TaskStatus.SUSPENDED, null));
+        assertThat(log.get(2).change()).isEqualTo(new Change.TaskChanged("s1", "t1", dev.agentmemory.core.TaskInfo.Status.SUSPENDED, null));
         assertThat(engine.admin().readableLog(ALICE).get(0))
                 .startsWith("#1 2024-10-15T10:00:00Z by planner [")
                 .endsWith("wrote shop/alice/session/s1 color v1 = \"white\" (task_fact, user, trusted, active)");

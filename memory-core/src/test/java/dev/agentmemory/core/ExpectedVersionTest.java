@@ -7,6 +7,7 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import dev.agentmemory.core.Proposal.Outcome;
 
 /** Compare-and-set on a key's version: {@link Proposal.Builder#expectVersion}. */
 class ExpectedVersionTest {

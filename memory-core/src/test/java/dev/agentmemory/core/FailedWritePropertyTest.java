@@ -25,6 +25,8 @@ import static dev.agentmemory.core.ReplayPropertyTest.ALICE;
 import static dev.agentmemory.core.ReplayPropertyTest.KEYS;
 import static dev.agentmemory.core.ReplayPropertyTest.SCOPES;
 import static org.assertj.core.api.Assertions.assertThat;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.Scope.Layer;
 
 /**
  * Random writes, forgets, task changes, messages and ledger entries (ReplayPropertyTest's

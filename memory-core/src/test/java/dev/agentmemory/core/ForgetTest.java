@@ -1,11 +1,11 @@
 package dev.agentmemory.core;
 
 import dev.agentmemory.core.engine.MemoryEngine;
-import dev.agentmemory.core.engine.Messages;
+import dev.agentmemory.core.engine.MemoryEngine.Messages;
 import dev.agentmemory.core.event.StoredMessage;
-import dev.agentmemory.core.TaskStatus;
+import dev.agentmemory.core.TaskInfo;
 import dev.agentmemory.core.spi.DerivedData;
-import dev.agentmemory.core.spi.ForgetRequest;
+import dev.agentmemory.core.spi.DerivedData.ForgetRequest;
 import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.testing.TestClock;
 import org.junit.jupiter.api.Test;
@@ -17,6 +17,9 @@ import java.util.Map;
 import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import dev.agentmemory.core.MemoryRecord.Status;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.Scope.Layer;
 
 /** Forgetting a key, a scope or a user, and the cascade to derived data. */
 class ForgetTest {
@@ -69,7 +72,7 @@ class ForgetTest {
         assertThat(engine.view(ALICE, ALICE.session("s1")).keys()).isEmpty();
         assertThat(engine.messages().window(ALICE, "s1")).isEmpty();
         assertThat(engine.messages().history(ALICE, "s1").get(0L).forgotten()).isTrue();
-        assertThat(engine.tasks().list(ALICE, "s1")).extracting(TaskInfo::status).containsExactly(TaskStatus.ENDED);
+        assertThat(engine.tasks().list(ALICE, "s1")).extracting(TaskInfo::status).containsExactly(TaskInfo.Status.ENDED);
         assertThat(engine.view(ALICE, ALICE.session("s2")).text("color")).contains("black");
         assertThat(engine.view(ALICE, ALICE.persistent()).text("lang")).contains("zh");
     }

@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import dev.agentmemory.core.MemoryRecord.Status;
 
 class MemoryEngineSmokeTest {
 

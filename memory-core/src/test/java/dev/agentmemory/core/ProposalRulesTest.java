@@ -15,6 +15,14 @@ import java.util.Set;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.groups.Tuple.tuple;
+import dev.agentmemory.core.MemoryRecord.Access;
+import dev.agentmemory.core.MemoryRecord.Status;
+import dev.agentmemory.core.MemoryRecord.Verification;
+import dev.agentmemory.core.MemoryRecord.Source;
+import dev.agentmemory.core.MemoryRecord.Trust;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.Proposal.Outcome;
+import dev.agentmemory.core.ScopeView.KeyState;
 
 /** Records carry every field; writes are proposals checked by kind rules and the conflict policy. */
 class ProposalRulesTest {
@@ -170,7 +178,7 @@ class ProposalRulesTest {
         });
         assertThatThrownBy(() -> engine.write(ALICE, Proposal.set(session, COLOR, MemoryValue.of("red"))
                 .kind(Kind.INFERENCE).source(Source.MODEL).build()))
-                .isInstanceOf(ConflictException.class)
+                .isInstanceOf(MemoryException.Conflict.class)
                 .hasMessage("exchange.color: an inference never overwrites a user-stated value (version 1)");
     }
 

@@ -4,6 +4,9 @@ import dev.agentmemory.core.engine.MemoryEngine;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import dev.agentmemory.core.MemoryRecord.Access;
+import dev.agentmemory.core.MemoryRecord.Source;
+import dev.agentmemory.core.MemoryRecord.Kind;
 
 class ReadableLogAccessTest {
 

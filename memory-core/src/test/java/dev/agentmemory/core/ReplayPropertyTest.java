@@ -1,7 +1,7 @@
 package dev.agentmemory.core;
 
 import dev.agentmemory.core.engine.MemoryEngine;
-import dev.agentmemory.core.engine.Messages;
+import dev.agentmemory.core.engine.MemoryEngine.Messages;
 import dev.agentmemory.core.event.LoggedEvent;
 import dev.agentmemory.core.internal.state.MemoryState;
 import dev.agentmemory.core.event.StoredMessage;
@@ -21,6 +21,10 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import dev.agentmemory.core.MemoryRecord.Status;
+import dev.agentmemory.core.MemoryRecord.Source;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.ScopeView.KeyState;
 
 /**
  * For random operation sequences, the state the engine serves equals a replay of its log at

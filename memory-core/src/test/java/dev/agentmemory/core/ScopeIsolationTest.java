@@ -2,7 +2,7 @@ package dev.agentmemory.core;
 
 import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.internal.state.MemoryState;
-import dev.agentmemory.core.ledger.OperationId;
+import dev.agentmemory.core.ledger.ActionRecord.OperationId;
 import dev.agentmemory.testing.TestClock;
 import org.junit.jupiter.api.Test;
 
@@ -11,6 +11,11 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import dev.agentmemory.core.MemoryRecord.Access;
+import dev.agentmemory.core.MemoryRecord.Source;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.Scope.Layer;
+import dev.agentmemory.core.Proposal.Outcome;
 
 /** Nothing is ever read or changed across tenant or user, whatever the caller passes. */
 class ScopeIsolationTest {
@@ -31,14 +36,14 @@ class ScopeIsolationTest {
         String denied = "caller shop/bob cannot touch scope shop/alice/persistent of another tenant or user";
 
         // when / then
-        assertThatThrownBy(() -> engine.current(BOB, alices, LANG)).isInstanceOf(AccessDeniedException.class).hasMessage(denied);
+        assertThatThrownBy(() -> engine.current(BOB, alices, LANG)).isInstanceOf(MemoryException.AccessDenied.class).hasMessage(denied);
         assertThatThrownBy(() -> engine.keyState(BOB, alices, LANG, ReadOptions.DEFAULT)).hasMessage(denied);
-        assertThatThrownBy(() -> engine.view(BOB, alices)).isInstanceOf(AccessDeniedException.class);
-        assertThatThrownBy(() -> engine.history(BOB, alices, LANG)).isInstanceOf(AccessDeniedException.class);
-        assertThatThrownBy(() -> engine.applicableAt(BOB, alices, LANG, clock.instant())).isInstanceOf(AccessDeniedException.class);
-        assertThatThrownBy(() -> engine.asOf(BOB, alices, clock.instant())).isInstanceOf(AccessDeniedException.class);
-        assertThatThrownBy(() -> engine.asOfSequence(BOB, alices, 1)).isInstanceOf(AccessDeniedException.class);
-        assertThatThrownBy(() -> engine.admin().diff(BOB, BOB.persistent(), alices)).isInstanceOf(AccessDeniedException.class);
+        assertThatThrownBy(() -> engine.view(BOB, alices)).isInstanceOf(MemoryException.AccessDenied.class);
+        assertThatThrownBy(() -> engine.history(BOB, alices, LANG)).isInstanceOf(MemoryException.AccessDenied.class);
+        assertThatThrownBy(() -> engine.applicableAt(BOB, alices, LANG, clock.instant())).isInstanceOf(MemoryException.AccessDenied.class);
+        assertThatThrownBy(() -> engine.asOf(BOB, alices, clock.instant())).isInstanceOf(MemoryException.AccessDenied.class);
+        assertThatThrownBy(() -> engine.asOfSequence(BOB, alices, 1)).isInstanceOf(MemoryException.AccessDenied.class);
+        assertThatThrownBy(() -> engine.admin().diff(BOB, BOB.persistent(), alices)).isInstanceOf(MemoryException.AccessDenied.class);
     }
 
     @Test
@@ -46,7 +51,7 @@ class ScopeIsolationTest {
         engine.write(ALICE, Proposal.set(ALICE.persistent(), "lang", "zh").kind(Kind.PREFERENCE).build());
 
         assertThatThrownBy(() -> engine.view(ALICE_AT_BANK, ALICE.persistent()))
-                .isInstanceOf(AccessDeniedException.class)
+                .isInstanceOf(MemoryException.AccessDenied.class)
                 .hasMessage("caller bank/alice cannot touch scope shop/alice/persistent of another tenant or user");
         assertThat(engine.view(ALICE_AT_BANK, ALICE_AT_BANK.persistent()).keys()).isEmpty();
         assertThat(engine.admin().log(ALICE_AT_BANK)).isEmpty();
@@ -62,7 +67,7 @@ class ScopeIsolationTest {
 
         // when / then
         assertThatThrownBy(() -> engine.propose(ALICE, batch))
-                .isInstanceOf(AccessDeniedException.class)
+                .isInstanceOf(MemoryException.AccessDenied.class)
                 .hasMessage("caller shop/alice cannot touch scope shop/bob/session/s1 of another tenant or user");
         assertThat(engine.admin().replay(ALICE)).isEqualTo(before);
         assertThat(engine.admin().log(ALICE)).isEmpty();
@@ -74,9 +79,9 @@ class ScopeIsolationTest {
         engine.write(ALICE, Proposal.set(ALICE.persistent(), "lang", "zh").kind(Kind.PREFERENCE).build());
 
         assertThatThrownBy(() -> engine.forget(BOB, ForgetTarget.key(ALICE.persistent(), LANG), ForgetMode.HARD))
-                .isInstanceOf(AccessDeniedException.class);
+                .isInstanceOf(MemoryException.AccessDenied.class);
         assertThatThrownBy(() -> engine.forget(BOB, ForgetTarget.scope(ALICE.persistent()), ForgetMode.SOFT))
-                .isInstanceOf(AccessDeniedException.class);
+                .isInstanceOf(MemoryException.AccessDenied.class);
         assertThat(engine.view(ALICE, ALICE.persistent()).text("lang")).contains("zh");
     }
 

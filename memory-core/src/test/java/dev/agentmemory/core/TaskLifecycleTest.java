@@ -1,7 +1,7 @@
 package dev.agentmemory.core;
 
 import dev.agentmemory.core.engine.MemoryEngine;
-import dev.agentmemory.core.TaskStatus;
+import dev.agentmemory.core.TaskInfo;
 import dev.agentmemory.testing.TestClock;
 import org.junit.jupiter.api.Test;
 
@@ -11,6 +11,10 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.groups.Tuple.tuple;
+import dev.agentmemory.core.MemoryRecord.Status;
+import dev.agentmemory.core.Scope.Layer;
+import dev.agentmemory.core.Proposal.Outcome;
+import dev.agentmemory.core.ScopeView.KeyState;
 
 class TaskLifecycleTest {
 
@@ -31,10 +35,10 @@ class TaskLifecycleTest {
         TaskInfo started = engine.tasks().start(ALICE, "s1", "trip", "plan a trip");
 
         // then
-        assertThat(started).isEqualTo(new TaskInfo("s1", "trip", "plan a trip", TaskStatus.ACTIVE, clock.instant()));
+        assertThat(started).isEqualTo(new TaskInfo("s1", "trip", "plan a trip", TaskInfo.Status.ACTIVE, clock.instant()));
         assertThat(engine.tasks().list(ALICE, "s1")).extracting(TaskInfo::task, TaskInfo::status, TaskInfo::title)
-                .containsExactly(tuple("refund", TaskStatus.SUSPENDED, "refund the earbuds"),
-                        tuple("trip", TaskStatus.ACTIVE, "plan a trip"));
+                .containsExactly(tuple("refund", TaskInfo.Status.SUSPENDED, "refund the earbuds"),
+                        tuple("trip", TaskInfo.Status.ACTIVE, "plan a trip"));
         assertThat(engine.tasks().active(ALICE, "s1")).contains(started);
     }
 
@@ -54,10 +58,10 @@ class TaskLifecycleTest {
         TaskInfo resumed = engine.tasks().resume(ALICE, "s1", "refund");
 
         // then
-        assertThat(resumed.status()).isEqualTo(TaskStatus.ACTIVE);
+        assertThat(resumed.status()).isEqualTo(TaskInfo.Status.ACTIVE);
         assertThat(engine.view(ALICE, refund).keys()).isEqualTo(before);
         assertThat(engine.tasks().list(ALICE, "s1")).extracting(TaskInfo::status)
-                .containsExactly(TaskStatus.ACTIVE, TaskStatus.SUSPENDED);
+                .containsExactly(TaskInfo.Status.ACTIVE, TaskInfo.Status.SUSPENDED);
     }
 
     @Test
@@ -84,7 +88,7 @@ class TaskLifecycleTest {
         TaskInfo ended = engine.tasks().end(ALICE, "s1", "refund");
 
         // then
-        assertThat(ended.status()).isEqualTo(TaskStatus.ENDED);
+        assertThat(ended.status()).isEqualTo(TaskInfo.Status.ENDED);
         assertThat(engine.view(ALICE, refund).keys()).isEmpty();
         assertThat(engine.servable(ALICE, Layer.TASK)).isEmpty();
         assertThat(engine.tasks().active(ALICE, "s1")).isEmpty();
@@ -104,7 +108,7 @@ class TaskLifecycleTest {
         assertThat(outcome.result()).isEqualTo(Outcome.Result.REJECTED);
         assertThat(outcome.reason()).isEqualTo("task refund has ended; its state is archived");
         assertThatThrownBy(() -> engine.write(ALICE, Proposal.set(refund, "color", "red").build()))
-                .isInstanceOf(InvalidProposalException.class)
+                .isInstanceOf(MemoryException.InvalidProposal.class)
                 .hasMessage("color: task refund has ended; its state is archived");
         assertThat(engine.admin().log(ALICE)).hasSize((int) logSize);
     }

@@ -1,8 +1,8 @@
 package dev.agentmemory.core;
 
 import dev.agentmemory.core.engine.MemoryEngine;
-import dev.agentmemory.core.engine.Tasks;
-import dev.agentmemory.core.TaskStatus;
+import dev.agentmemory.core.engine.MemoryEngine.Tasks;
+import dev.agentmemory.core.TaskInfo;
 import dev.agentmemory.core.store.jdbc.JdbcEventStore;
 import dev.agentmemory.testing.TestClock;
 import org.junit.jupiter.api.Test;
@@ -14,6 +14,7 @@ import java.time.Duration;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.groups.Tuple.tuple;
+import dev.agentmemory.core.Scope.Layer;
 
 /** A task is a frame of the user's work: it can be resumed from any of the user's sessions, and moves there. */
 class TasksAcrossSessionsTest {
@@ -36,7 +37,7 @@ class TasksAcrossSessionsTest {
         TaskInfo resumed = engine.tasks().resume(LIN, "web-2", "trip-hailan");
 
         // then: web-2 holds it, active, with its state; wx-chat no longer treats it as its own
-        assertThat(resumed.status()).isEqualTo(TaskStatus.ACTIVE);
+        assertThat(resumed.status()).isEqualTo(TaskInfo.Status.ACTIVE);
         assertThat(resumed.heldBy()).isEqualTo("web-2");
         assertThat(resumed.session()).isEqualTo("wx-chat");
         TaskInfo active = engine.tasks().active(LIN, "web-2").orElseThrow();
@@ -65,11 +66,11 @@ class TasksAcrossSessionsTest {
 
         // then
         assertThat(engine.tasks().list(LIN, "web-2")).extracting(TaskInfo::task, TaskInfo::status)
-                .containsExactly(tuple("trip-lisbon", TaskStatus.ACTIVE), tuple("refund", TaskStatus.SUSPENDED));
+                .containsExactly(tuple("trip-lisbon", TaskInfo.Status.ACTIVE), tuple("refund", TaskInfo.Status.SUSPENDED));
         assertThat(engine.servable(LIN, Layer.TASK)).extracting(k -> k.current().text()).containsExactly("Lisbon");
         assertThat(engine.tasks().userTasks(LIN)).extracting(TaskInfo::task, TaskInfo::status, TaskInfo::heldBy)
-                .containsExactlyInAnyOrder(tuple("trip-hailan", TaskStatus.SUSPENDED, "wx-chat"),
-                        tuple("trip-lisbon", TaskStatus.ACTIVE, "web-2"), tuple("refund", TaskStatus.SUSPENDED, "web-2"));
+                .containsExactlyInAnyOrder(tuple("trip-hailan", TaskInfo.Status.SUSPENDED, "wx-chat"),
+                        tuple("trip-lisbon", TaskInfo.Status.ACTIVE, "web-2"), tuple("refund", TaskInfo.Status.SUSPENDED, "web-2"));
     }
 
     @Test
@@ -123,12 +124,12 @@ class TasksAcrossSessionsTest {
         TaskInfo ended = tasks.end(LIN, "wx-chat", "trip-hailan");
 
         // then: ended where it was held; its state is archived, out of every active view
-        assertThat(ended.status()).isEqualTo(TaskStatus.ENDED);
+        assertThat(ended.status()).isEqualTo(TaskInfo.Status.ENDED);
         assertThat(ended.heldBy()).isEqualTo("web-2");
         assertThat(ended.session()).isEqualTo("wx-chat");
         assertThat(tasks.active(LIN, "web-2")).isEmpty();
         assertThat(tasks.list(LIN, "web-2")).extracting(TaskInfo::task, TaskInfo::status)
-                .containsExactly(tuple("trip-hailan", TaskStatus.ENDED));
+                .containsExactly(tuple("trip-hailan", TaskInfo.Status.ENDED));
         assertThat(engine.servable(LIN, Layer.TASK)).isEmpty();
         assertThatThrownBy(() -> tasks.end(LIN, "app-3", "trip-hailan"))
                 .isInstanceOf(IllegalStateException.class).hasMessage("task trip-hailan is ended; cannot make it ended");
@@ -147,7 +148,7 @@ class TasksAcrossSessionsTest {
         TaskInfo resumed = tasks.resume(LIN, "a", "refund-7");
 
         // then
-        assertThat(suspended.status()).isEqualTo(TaskStatus.SUSPENDED);
+        assertThat(suspended.status()).isEqualTo(TaskInfo.Status.SUSPENDED);
         assertThat(suspended.heldBy()).isEqualTo("b");
         assertThat(resumed.heldBy()).isEqualTo("a");
         assertThat(tasks.active(LIN, "a")).map(TaskInfo::task).contains("refund-7");
@@ -174,11 +175,11 @@ class TasksAcrossSessionsTest {
 
         // and the chat holding one means its own; naming where it was started picks the other
         assertThat(tasks.suspend(LIN, "c", "trip")).extracting(TaskInfo::session, TaskInfo::status)
-                .containsExactly("a", TaskStatus.SUSPENDED);
+                .containsExactly("a", TaskInfo.Status.SUSPENDED);
         assertThat(tasks.end(LIN, "d", "b", "trip")).extracting(TaskInfo::session, TaskInfo::heldBy, TaskInfo::status)
-                .containsExactly("b", "b", TaskStatus.ENDED);
+                .containsExactly("b", "b", TaskInfo.Status.ENDED);
         assertThat(tasks.end(LIN, "d", "trip")).extracting(TaskInfo::session, TaskInfo::status)
-                .containsExactly("a", TaskStatus.ENDED);
+                .containsExactly("a", TaskInfo.Status.ENDED);
         assertThatThrownBy(() -> tasks.end(LIN, "d", "nowhere", "trip"))
                 .hasMessage("no task trip started in session nowhere of this user");
     }

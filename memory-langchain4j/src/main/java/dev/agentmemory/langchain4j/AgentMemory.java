@@ -6,7 +6,7 @@ import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.policy.InstructionDetector;
 import dev.agentmemory.core.spi.DerivedData;
 import dev.agentmemory.core.spi.EventStore;
-import dev.agentmemory.core.spi.ForgetRequest;
+import dev.agentmemory.core.spi.DerivedData.ForgetRequest;
 import dev.agentmemory.core.store.jdbc.H2FileOption;
 import dev.agentmemory.core.store.jdbc.JdbcEventStore;
 import dev.agentmemory.core.store.jdbc.JdbcSettings;

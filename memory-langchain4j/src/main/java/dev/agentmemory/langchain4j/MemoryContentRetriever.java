@@ -1,9 +1,9 @@
 package dev.agentmemory.langchain4j;
 
 import dev.agentmemory.langchain4j.internal.EnumText;
-import dev.agentmemory.core.AccessDeniedException;
+import dev.agentmemory.core.MemoryException;
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.KeyState;
+import dev.agentmemory.core.ScopeView.KeyState;
 import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.ScopeView;
@@ -292,7 +292,7 @@ final class MemoryContentRetriever implements ContentRetriever {
         if (memoryId != null) {
             SessionRef ref = SessionResolver.resolve(ids, memoryId);
             if ((tenant != null && !tenant.equals(ref.tenant())) || (user != null && !user.equals(ref.user()))) {
-                throw new AccessDeniedException("invocation parameters name " + tenant + "/" + user
+                throw new MemoryException.AccessDenied("invocation parameters name " + tenant + "/" + user
                         + " but the memory id belongs to " + ref.tenant() + "/" + ref.user());
             }
             return new Target(ref.caller(agent), ref);

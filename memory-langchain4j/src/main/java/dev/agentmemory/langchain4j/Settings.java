@@ -2,7 +2,7 @@ package dev.agentmemory.langchain4j;
 
 import dev.agentmemory.langchain4j.internal.EnumText;
 import dev.agentmemory.core.ForgetMode;
-import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.MemoryRecord.Kind;
 import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.langchain4j.framing.MemoryFramer;
 import org.jspecify.annotations.Nullable;

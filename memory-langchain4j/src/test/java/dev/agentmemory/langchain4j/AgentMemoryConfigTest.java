@@ -1,11 +1,11 @@
 package dev.agentmemory.langchain4j;
 
 import dev.agentmemory.core.ForgetMode;
-import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.MemoryRecord.Kind;
 import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.store.InMemoryEventStore;
 import dev.agentmemory.core.Proposal;
-import dev.agentmemory.core.Source;
+import dev.agentmemory.core.MemoryRecord.Source;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -123,7 +123,7 @@ class ChatMemoryStoreTest {
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
-                return new dev.agentmemory.core.engine.Messages.WindowChange(List.of(), List.of());
+                return new dev.agentmemory.core.engine.MemoryEngine.Messages.WindowChange(List.of(), List.of());
             }));
             alice.start();
             entered.await();

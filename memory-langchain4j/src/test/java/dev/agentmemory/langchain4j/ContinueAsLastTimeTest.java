@@ -1,12 +1,11 @@
 package dev.agentmemory.langchain4j;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.MemoryRecord.Kind;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.Proposal;
-import dev.agentmemory.core.Source;
+import dev.agentmemory.core.MemoryRecord.Source;
 import dev.agentmemory.core.TaskInfo;
-import dev.agentmemory.core.TaskStatus;
 import dev.agentmemory.langchain4j.framing.FramedItem;
 import dev.agentmemory.testing.TestClock;
 import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
@@ -150,8 +149,8 @@ class ContinueAsLastTimeTest {
             assertThat(layer(next, "task-state")).extracting(FramedItem::text).containsExactly("trip.destination = 临川");
             assertThat(next).filteredOn(i -> i.text().contains("海岚")).noneMatch(i -> i.status().equals("current"));
             assertThat(memory.engine().tasks().userTasks(lin)).extracting(TaskInfo::task, TaskInfo::status)
-                    .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple(TRIP, TaskStatus.ENDED),
-                            org.assertj.core.groups.Tuple.tuple("trip-linchuan", TaskStatus.ACTIVE));
+                    .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple(TRIP, TaskInfo.Status.ENDED),
+                            org.assertj.core.groups.Tuple.tuple("trip-linchuan", TaskInfo.Status.ACTIVE));
             assertThat(memory.engine().current(lin, lin.persistent(), MemoryKey.of("trip.destination"))).isEmpty();
             model.requests().forEach(r -> FramedRequests.check(memory, r));
         }

@@ -4,7 +4,7 @@ import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.ForgetTarget;
 import dev.agentmemory.core.engine.MemoryEngine;
-import dev.agentmemory.core.engine.Messages;
+import dev.agentmemory.core.engine.MemoryEngine.Messages;
 import dev.agentmemory.core.MemoryException;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.langchain4j.recall.HybridIndex;

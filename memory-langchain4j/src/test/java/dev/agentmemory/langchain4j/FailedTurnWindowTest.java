@@ -1,9 +1,9 @@
 package dev.agentmemory.langchain4j;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.MemoryRecord.Kind;
 import dev.agentmemory.core.Proposal;
-import dev.agentmemory.core.Source;
+import dev.agentmemory.core.MemoryRecord.Source;
 import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
 import dev.langchain4j.agent.tool.P;
 import dev.langchain4j.agent.tool.Tool;
@@ -73,7 +73,7 @@ class FailedTurnWindowTest {
     private static AgentMemory memory(Path db) {
         AgentMemory memory = AgentMemory.builder().h2File(db).build();
         Caller caller = memory.caller(ALICE);
-        if (memory.engine().servable(caller, dev.agentmemory.core.Layer.PERSISTENT).isEmpty()) {
+        if (memory.engine().servable(caller, dev.agentmemory.core.Scope.Layer.PERSISTENT).isEmpty()) {
             memory.engine().write(caller, Proposal.set(caller.persistent(), "reply.language", "Chinese")
                     .kind(Kind.PREFERENCE).source(Source.USER, "msg-1").build());
         }

@@ -4,8 +4,8 @@ import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
-import dev.agentmemory.core.Source;
-import dev.agentmemory.core.Status;
+import dev.agentmemory.core.MemoryRecord.Source;
+import dev.agentmemory.core.MemoryRecord.Status;
 import dev.agentmemory.langchain4j.framing.FramedItem;
 import dev.agentmemory.testing.TestClock;
 import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
@@ -77,7 +77,7 @@ class PlainWordsChangesTest {
         FramedItem current = only(items, "persistent", key);
         assertThat(current.text()).isEqualTo(key + " = " + newValue);
         assertThat(current.status()).isEqualTo("current");
-        assertThat(current.trust()).isEqualTo(dev.agentmemory.core.Trust.TRUSTED);
+        assertThat(current.trust()).isEqualTo(dev.agentmemory.core.MemoryRecord.Trust.TRUSTED);
         List<FramedItem> olds = items.stream().filter(i -> i.text().contains(oldSaid)).toList();
         if (oldShown) {
             assertThat(olds).as("the older statement in %s", items).hasSize(1);

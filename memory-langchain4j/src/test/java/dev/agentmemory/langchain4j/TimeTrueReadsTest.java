@@ -1,15 +1,14 @@
 package dev.agentmemory.langchain4j;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.MemoryRecord.Kind;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.MemoryValue;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.ScopeView;
-import dev.agentmemory.core.Source;
+import dev.agentmemory.core.MemoryRecord.Source;
 import dev.agentmemory.core.TaskInfo;
-import dev.agentmemory.core.TaskStatus;
 import dev.agentmemory.langchain4j.framing.FramedItem;
 import dev.agentmemory.testing.TestClock;
 import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
@@ -151,8 +150,8 @@ class TimeTrueReadsTest {
             assistant.chat(S2, "Now start the shipping task");
             TaskInfo exchange = task(memory, dana, "exchange-7");
             assertThat(exchange.heldBy()).isEqualTo("s2");
-            assertThat(exchange.status()).isEqualTo(TaskStatus.SUSPENDED);
-            assertThat(task(memory, dana, "refund-1").status()).isEqualTo(TaskStatus.SUSPENDED);
+            assertThat(exchange.status()).isEqualTo(TaskInfo.Status.SUSPENDED);
+            assertThat(task(memory, dana, "refund-1").status()).isEqualTo(TaskInfo.Status.SUSPENDED);
 
             // January 12, before any deadline: Priya current until March, Tom upcoming from March
             clock.advance(Duration.ofDays(1));

@@ -4,11 +4,12 @@ import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.MemoryValue;
 import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.ledger.ActionRecord;
-import dev.agentmemory.core.ledger.ActionStart;
+import dev.agentmemory.core.ledger.ActionRecord.ActionStart;
 
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import dev.agentmemory.core.engine.MemoryEngine.Ledger;
 
 /** The action ledger ({@link Ledger}): intents and outcomes of side effects. */
 final class ActionLedger implements Ledger {

@@ -6,7 +6,7 @@ import dev.agentmemory.core.Scope;
 import dev.agentmemory.core.ScopeView;
 import dev.agentmemory.core.internal.Ids;
 import dev.agentmemory.core.audit.AuditReport;
-import dev.agentmemory.core.audit.ScopeDiff;
+import dev.agentmemory.core.audit.AuditReport.ScopeDiff;
 import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.event.LoggedEvent;
 import dev.agentmemory.core.internal.state.PartitionState;
@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import dev.agentmemory.core.internal.state.MemoryState;
+import dev.agentmemory.core.engine.MemoryEngine.Admin;
 
 /** The operator tools and extension points ({@link Admin}). */
 final class AdminTools implements Admin {

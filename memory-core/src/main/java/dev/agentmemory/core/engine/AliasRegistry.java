@@ -1,6 +1,6 @@
 package dev.agentmemory.core.engine;
 
-import dev.agentmemory.core.AmbiguousAliasException;
+import dev.agentmemory.core.MemoryException;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.internal.Ids;
@@ -11,6 +11,7 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import dev.agentmemory.core.engine.MemoryEngine.Aliases;
 
 /** Entities and their aliases ({@link Aliases}). */
 final class AliasRegistry implements Aliases {
@@ -40,7 +41,7 @@ final class AliasRegistry implements Aliases {
         return runtime.read(caller, s -> {
             Set<String> entities = s.entitiesFor(a);
             if (entities.size() > 1) {
-                throw new AmbiguousAliasException(alias, List.copyOf(entities));
+                throw new MemoryException.AmbiguousAlias(alias, List.copyOf(entities));
             }
             if (entities.isEmpty()) {
                 return isEntity(alias.trim()) ? Optional.of(alias.trim()) : Optional.<String>empty();

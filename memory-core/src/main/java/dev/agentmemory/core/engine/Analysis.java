@@ -1,16 +1,15 @@
 package dev.agentmemory.core.engine;
 
-import dev.agentmemory.core.KeyState;
+import dev.agentmemory.core.ScopeView.KeyState;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.MemoryValue;
 import dev.agentmemory.core.ScopeView;
-import dev.agentmemory.core.Status;
+import dev.agentmemory.core.MemoryRecord.Status;
 import dev.agentmemory.core.TaskInfo;
 import dev.agentmemory.core.audit.AuditReport;
-import dev.agentmemory.core.audit.ScopeDiff;
+import dev.agentmemory.core.audit.AuditReport.ScopeDiff;
 import dev.agentmemory.core.internal.state.PartitionState;
-import dev.agentmemory.core.TaskStatus;
 import dev.agentmemory.core.ledger.ActionRecord;
 
 import java.time.Duration;
@@ -52,7 +51,7 @@ final class Analysis {
         stale.sort(String::compareTo);
         List<String> referenced = new ArrayList<>();
         for (TaskInfo t : live.allTasks()) {
-            if (t.status() != TaskStatus.ENDED) {
+            if (t.status() != TaskInfo.Status.ENDED) {
                 continue;
             }
             for (MemoryRecord r : live.records()) {
@@ -92,7 +91,7 @@ final class Analysis {
     static List<String> unreachable(PartitionState state) {
         List<String> out = new ArrayList<>();
         for (TaskInfo t : state.allTasks()) {
-            if (t.status() != TaskStatus.ENDED) {
+            if (t.status() != TaskInfo.Status.ENDED) {
                 continue;
             }
             for (MemoryRecord r : state.records()) {

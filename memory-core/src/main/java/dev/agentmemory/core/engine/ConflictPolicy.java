@@ -1,10 +1,10 @@
 package dev.agentmemory.core.engine;
 
 
-import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.MemoryRecord.Kind;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.Proposal;
-import dev.agentmemory.core.Source;
+import dev.agentmemory.core.MemoryRecord.Source;
 import java.time.Instant;
 import java.util.Objects;
 

@@ -1,6 +1,6 @@
 package dev.agentmemory.core.engine;
 
-import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.MemoryRecord.Kind;
 import dev.agentmemory.core.policy.InstructionDetector;
 import dev.agentmemory.core.spi.Verifier;
 import org.jspecify.annotations.Nullable;

@@ -4,20 +4,19 @@ import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.ForgetReceipt;
 import dev.agentmemory.core.ForgetTarget;
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.Layer;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.Scope.Layer;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.MemoryValue;
-import dev.agentmemory.core.Status;
+import dev.agentmemory.core.MemoryRecord.Status;
 import dev.agentmemory.core.TaskInfo;
 import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.event.LoggedEvent;
 import dev.agentmemory.core.event.StoredMessage;
-import dev.agentmemory.core.TaskStatus;
 import dev.agentmemory.core.internal.codec.JsonMessageRedactor;
 import dev.agentmemory.core.internal.state.PartitionState;
 import dev.agentmemory.core.spi.DerivedData;
-import dev.agentmemory.core.spi.ForgetRequest;
+import dev.agentmemory.core.spi.DerivedData.ForgetRequest;
 import dev.agentmemory.core.internal.hooks.MessageRedactor;
 import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.core.spi.StatedValues;
@@ -36,6 +35,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import dev.agentmemory.core.engine.MemoryEngine.Messages;
 
 /**
  * Forgets what a {@link ForgetTarget} names (see {@link MemoryEngine#forget}): picks the records
@@ -124,8 +124,8 @@ final class Forgetter {
             if (target instanceof ForgetTarget.WholeScope w && w.scope().layer() == Layer.SESSION) {
                 String session = Objects.requireNonNull(w.scope().session(), "a session scope names its session");
                 for (TaskInfo t : List.copyOf(s.tasks(session))) {
-                    if (t.status() != TaskStatus.ENDED) {
-                        tx.add(s, new Change.TaskChanged(t.session(), t.task(), TaskStatus.ENDED, null));
+                    if (t.status() != TaskInfo.Status.ENDED) {
+                        tx.add(s, new Change.TaskChanged(t.session(), t.task(), TaskInfo.Status.ENDED, null));
                     }
                 }
             }

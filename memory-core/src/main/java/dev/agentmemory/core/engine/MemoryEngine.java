@@ -1,19 +1,16 @@
 package dev.agentmemory.core.engine;
 
-import dev.agentmemory.core.AccessDeniedException;
+import dev.agentmemory.core.MemoryException;
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.ConflictException;
 import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.ForgetReceipt;
 import dev.agentmemory.core.ForgetTarget;
-import dev.agentmemory.core.InvalidProposalException;
-import dev.agentmemory.core.KeyState;
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.Layer;
-import dev.agentmemory.core.MemoryException;
+import dev.agentmemory.core.ScopeView.KeyState;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.Scope.Layer;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
-import dev.agentmemory.core.Outcome;
+import dev.agentmemory.core.Proposal.Outcome;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.ReadOptions;
 import dev.agentmemory.core.Scope;
@@ -51,6 +48,18 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
+import dev.agentmemory.core.TaskInfo;
+import java.util.NavigableMap;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+import dev.agentmemory.core.MemoryValue;
+import dev.agentmemory.core.ledger.ActionRecord;
+import dev.agentmemory.core.ledger.ActionRecord.ActionStart;
+import dev.agentmemory.core.audit.AuditReport;
+import dev.agentmemory.core.audit.AuditReport.ScopeDiff;
+import dev.agentmemory.core.internal.hooks.EventListener;
+import dev.agentmemory.core.spi.Partition;
+import dev.agentmemory.core.internal.state.MemoryState;
 
 /**
  * The front door of memory-core. Every call names a {@link Caller} (tenant, user, agent) and
@@ -63,7 +72,7 @@ import java.util.regex.Pattern;
  * current, expired ones are reported for re-verification, conflicts are surfaced.
  *
  * <p>The engine itself holds the writes, the reads, {@link #forget} and {@link #close}; the
- * secondary features hang off it as views, each a small interface:
+ * secondary features hang off it as views, each a small interface nested here:
  * <ul>
  *   <li>{@link #tasks()}: start, suspend, resume and end tasks;</li>
  *   <li>{@link #messages()}: the sessions' chat windows and histories;</li>
@@ -162,7 +171,7 @@ public final class MemoryEngine implements AutoCloseable {
      * Validates and applies proposals, in order, as one atomic append: either every accepted
      * proposal is logged or none is. Each proposal gets an outcome (applied, conflict, rejected
      * with a reason). A proposal naming another tenant or user fails the whole call with
-     * {@link AccessDeniedException}; an oversized value with {@link IllegalArgumentException};
+     * {@link MemoryException.AccessDenied}; an oversized value with {@link IllegalArgumentException};
      * a proposal whose {@linkplain Proposal.Builder#expectVersion expected version} is not the
      * key's (checked after the batch's earlier proposals) with {@link StaleVersionException};
      * nothing of the batch is written then. When the store fails the append, nothing is
@@ -197,9 +206,9 @@ public final class MemoryEngine implements AutoCloseable {
 
     /**
      * Writes one proposal and returns the record (for an {@linkplain Proposal#invalidate
-     * invalidation}, the version it ended, now a tombstone), or throws: {@link InvalidProposalException}
+     * invalidation}, the version it ended, now a tombstone), or throws: {@link MemoryException.InvalidProposal}
      * when a rule rejects it (including a conflict in strict mode, which rejects it),
-     * {@link ConflictException} when, in the default lenient mode, it conflicts with the current
+     * {@link MemoryException.Conflict} when, in the default lenient mode, it conflicts with the current
      * value (the conflicting version is logged and held as an open conflict),
      * {@link StaleVersionException} when the key is not at the proposal's
      * {@linkplain Proposal.Builder#expectVersion expected version} (nothing is written).
@@ -208,8 +217,8 @@ public final class MemoryEngine implements AutoCloseable {
         Outcome o = propose(caller, proposal);
         return switch (o.result()) {
             case APPLIED -> Objects.requireNonNull(o.record());
-            case CONFLICT -> throw new ConflictException(proposal.key() + ": " + o.reason());
-            case REJECTED -> throw new InvalidProposalException(proposal.key() + ": " + o.reason());
+            case CONFLICT -> throw new MemoryException.Conflict(proposal.key() + ": " + o.reason());
+            case REJECTED -> throw new MemoryException.InvalidProposal(proposal.key() + ": " + o.reason());
         };
     }
 
@@ -582,5 +591,332 @@ public final class MemoryEngine implements AutoCloseable {
                 throw e;
             }
         }
+    }
+
+    /**
+     * The task lifecycle of a user's sessions, from {@link MemoryEngine#tasks()}. A task's state lives
+     * in the task scope of the session that started it; a session <em>holds</em> the tasks it started
+     * (unless they moved) and those it resumed from another session. At most one task a session holds
+     * is active. Misuse (a task that does not exist, or a transition its status does not allow) fails
+     * with {@link IllegalStateException} naming the task and session.
+     *
+     * <p><b>Tasks follow the user.</b> Suspend, resume and end accept any task of the caller's user,
+     * asked from any of the user's sessions. The id {@code task} names, from {@code session}: the
+     * task this session holds under that id; else the one open (active or suspended) task of that id
+     * in the user's other sessions; else the one ended task of that id (refused by its status). When
+     * several open tasks of other sessions share the id, the call fails listing each (the session it
+     * was started in, its title, who holds it, its status) and changes nothing; name the session it
+     * was started in ({@code startedIn}) to pick one. Another user's or tenant's tasks are never
+     * found. Suspend and end leave a task held where it is; resume moves it to {@code session}.
+     */
+    public interface Tasks {
+
+        /**
+         * Starts a task in a session; the session's active task (if any) is suspended first. The
+         * task's state lives in this session's task scope, wherever the task is held later.
+         */
+        TaskInfo start(Caller caller, String session, String task, @Nullable String title);
+
+        /**
+         * Suspends a task of the user (see the class comment for which one {@code task} names): its
+         * state stays intact, out of the active view, until resumed. It stays held where it is; the
+         * returned {@link TaskInfo#heldBy()} says by which session.
+         */
+        TaskInfo suspend(Caller caller, String session, String task);
+
+        /**
+         * Suspends the task {@code task} started in session {@code startedIn} (null: find it as
+         * {@link #suspend(Caller, String, String)} does), wherever it is held.
+         */
+        TaskInfo suspend(Caller caller, String session, @Nullable String startedIn, String task);
+
+        /**
+         * Resumes a task with its state exactly as it was; the session's active task is suspended.
+         * The task is one this session holds, or else the one open (active or suspended) task of that
+         * id in another session of the same user, which then moves here: this session holds it from
+         * now on and the other no longer does. When several other sessions have an open task of that
+         * id, fails naming them; use {@link #resume(Caller, String, String, String)}. An ended task is
+         * refused.
+         */
+        TaskInfo resume(Caller caller, String session, String task);
+
+        /**
+         * Resumes the task {@code task} started in session {@code startedIn} (null: find it as
+         * {@link #resume(Caller, String, String)} does) and makes {@code session} hold it.
+         */
+        TaskInfo resume(Caller caller, String session, @Nullable String startedIn, String task);
+
+        /**
+         * Ends a task of the user (see the class comment for which one {@code task} names): its state
+         * is archived out of the active view. It stays held where it is; the returned
+         * {@link TaskInfo#heldBy()} says by which session.
+         */
+        TaskInfo end(Caller caller, String session, String task);
+
+        /**
+         * Ends the task {@code task} started in session {@code startedIn} (null: find it as
+         * {@link #end(Caller, String, String)} does), wherever it is held.
+         */
+        TaskInfo end(Caller caller, String session, @Nullable String startedIn, String task);
+
+        /** The session's active task (held by it; its state lives in the scope of the session that started it). */
+        Optional<TaskInfo> active(Caller caller, String session);
+
+        /** Every task a session holds: started there and not moved away, or moved to it. */
+        List<TaskInfo> list(Caller caller, String session);
+
+        /**
+         * Every task of the caller's user, in every session, ended ones included: for offering a
+         * suspended task of an earlier conversation to resume. Never another user's.
+         */
+        List<TaskInfo> userTasks(Caller caller);
+    }
+
+    /**
+     * The chat messages of a user's sessions, from {@link MemoryEngine#messages()}: each session has
+     * a history by index (tombstones and redacted forms included) and a window, the messages a chat
+     * memory currently holds. A forget reaches both (see {@link MemoryEngine#forget}).
+     */
+    public interface Messages {
+
+        /** The messages in a session's window, in window order. */
+        List<StoredMessage> window(Caller caller, String session);
+
+        /** A session's whole history by index, including messages out of the window and tombstones. */
+        NavigableMap<Long, StoredMessage> history(Caller caller, String session);
+
+        /**
+         * Changes a session's window in one atomic append: {@code evicted} indices leave the window
+         * (they stay in the history), then {@code appended} messages join it. {@code compute} sees
+         * the current window and returns the change, so the decision and the write happen under the
+         * user's lock. An appended message over {@link #maxMessageChars()} or whose index does not
+         * continue the history fails the call with {@link IllegalArgumentException}; nothing is written.
+         */
+        WindowChange change(Caller caller, String session,
+                                         Function<List<StoredMessage>, WindowChange> compute);
+
+        /**
+         * As {@link #change}, with the index the first appended message must have (one past the last
+         * of the history, under the same lock), so that writers that do not share a cache never
+         * disagree about it.
+         */
+        WindowChange changeIndexed(Caller caller, String session,
+                                                BiFunction<List<StoredMessage>, Long, WindowChange> compute);
+
+        /** The longest serialized message, in characters, a window accepts ({@link MemoryEngine.Builder#maxMessageChars}). */
+        int maxMessageChars();
+
+        /**
+         * A change to a session's window.
+         *
+         * @param evicted  indices leaving the window
+         * @param appended new messages, with indices continuing the history
+         */
+        record WindowChange(List<Long> evicted, List<StoredMessage> appended) {
+            public WindowChange {
+                Objects.requireNonNull(evicted, "evicted");
+                Objects.requireNonNull(appended, "appended");
+                evicted.forEach(i -> Objects.requireNonNull(i, "evicted index"));
+                appended.forEach(m -> Objects.requireNonNull(m, "appended message"));
+                evicted = List.copyOf(evicted);
+                appended = List.copyOf(appended);
+            }
+        }
+    }
+
+    /**
+     * The action ledger, from {@link MemoryEngine#ledger()}: the intent of every side-effecting
+     * action is logged before it is performed and its outcome after, so that a retry after a crash
+     * never performs it twice. A forget keeps the ledger.
+     */
+    public interface Ledger {
+
+        /**
+         * Logs the intent of a side-effecting action before it is performed. A repeated intent with
+         * the same id returns the recorded outcome ({@code ALREADY_DONE}) or, when none was recorded
+         * (a crash between the call and its outcome), {@code NEEDS_RECONCILIATION}: ask the external
+         * system before anything is retried. Only {@code PROCEED} means "perform it now".
+         */
+        ActionStart begin(Caller caller, String operationId, String action, MemoryValue params);
+
+        /**
+         * Logs the outcome of an intended action (also used to settle a reconciled one); a second
+         * outcome for the same operation returns the first. {@link IllegalStateException} when no
+         * intent was logged for it.
+         */
+        ActionRecord complete(Caller caller, String operationId, boolean success, MemoryValue outcome);
+
+        /** Actions whose intent was logged without an outcome: to reconcile before any retry. */
+        List<ActionRecord> pending(Caller caller);
+
+        /** One ledger entry. */
+        Optional<ActionRecord> action(Caller caller, String operationId);
+    }
+
+    /**
+     * Entities and the names a user calls them by, from {@link MemoryEngine#aliases()}. An entity is
+     * {@code type:id}; an alias is any text (case and spacing ignored). Two entities are never
+     * merged silently: an alias naming both is ambiguous.
+     */
+    public interface Aliases {
+
+        /** Registers {@code alias} (case and spacing ignored) for {@code entity} ({@code type:id}). */
+        void register(Caller caller, String entity, String alias);
+
+        /**
+         * The entity an alias names: empty when unknown; {@link MemoryException.AmbiguousAlias} when it
+         * names more than one. An entity id resolves to itself.
+         */
+        Optional<String> resolve(Caller caller, String alias);
+
+        /**
+         * The key {@code entity.subPath} for the entity an alias names; {@link IllegalArgumentException}
+         * when the alias is unknown, {@link MemoryException.AmbiguousAlias} when it is ambiguous.
+         */
+        MemoryKey keyFor(Caller caller, String alias, String subPath);
+    }
+
+    /**
+     * Verification of records, from {@link MemoryEngine#verification()}: the user's verdicts on
+     * candidate records, the registered {@link dev.agentmemory.core.spi.Verifier}s, and the
+     * re-verify deadlines (TTLs). A record id that is unknown to the caller fails with
+     * {@link IllegalArgumentException}; a forgotten record with {@link IllegalStateException}.
+     */
+    public interface Verifications {
+
+        /**
+         * The user confirms a candidate record. Confirming a version held in conflict resolves the
+         * conflict: it becomes the current value and the version that was current is superseded.
+         */
+        MemoryRecord confirm(Caller caller, String recordId);
+
+        /**
+         * The user rejects a candidate record: it is refuted and never served as current. If it was
+         * the current value, the version it replaced is current again.
+         */
+        MemoryRecord refute(Caller caller, String recordId, String why);
+
+        /**
+         * Runs the registered verifiers on a record; the first that has something to say decides
+         * (verified or refuted, with its evidence). Unchanged when none does.
+         */
+        MemoryRecord verify(Caller caller, String recordId);
+
+        /** Marks records past their re-verify deadline as expired in the log; returns how many. */
+        int expireDue(Caller caller);
+    }
+
+    /**
+     * Operator tools and extension points, from {@link MemoryEngine#admin()}: the raw and readable
+     * log, replay and audit, the collector, scope diffs, store-wide listing and compaction, and the
+     * registration of derived data, listeners and message redactors. Unlike the other reads,
+     * {@link #log}, {@link #replay} and {@link #audit} are views of the whole user and are not
+     * filtered by agent.
+     */
+    public interface Admin {
+
+        /** The user's log, decoded, in sequence order. */
+        List<LoggedEvent> log(Caller caller);
+
+        /**
+         * The log in readable form, one line per event. Values are redacted when sensitive or when
+         * the caller's agent may not read them (another agent's private or protected record).
+         */
+        List<String> readableLog(Caller caller);
+
+        /**
+         * A fresh, read-only replay of the stored log, for the engine's own modules and tests: its type
+         * is exported to the LangChain4j adapter only, so a user's module reads the log through
+         * {@link #log} and the state through the engine's reads instead.
+         */
+        MemoryState replay(Caller caller);
+
+        /**
+         * Audits the user's memory: open conflicts, expired-but-active records, keys not updated
+         * within {@code staleAfter}, ended tasks still referenced, pending actions, and whether the
+         * live state equals a fresh replay of the stored log. State and log are of one sequence: on
+         * a store other writers append to, the live state first catches up to the log the audit
+         * read (the report's {@code seq}), so an append by another instance meanwhile is not a
+         * difference.
+         */
+        AuditReport audit(Caller caller, Duration staleAfter);
+
+        /**
+         * Archives state no longer reachable from an active task or the user's persistent memory
+         * (records of ended tasks). Nothing is deleted; returns the ids archived.
+         */
+        List<String> collect(Caller caller);
+
+        /** How the current values of two of the caller's scopes differ. */
+        ScopeDiff diff(Caller caller, Scope left, Scope right);
+
+        /** Tenants' users that have a log, for tools that inspect a whole store. */
+        List<Partition> users(String tenant);
+
+        /**
+         * Compacts the store, then every registered derived data ({@link DerivedData#compact}), so
+         * that scrubbed bytes leave the storage medium.
+         */
+        void compact();
+
+        /**
+         * Drops the cached state of every user so that the next call reloads it from the store. Not
+         * needed for instances sharing a database server: on a store
+         * {@linkplain dev.agentmemory.core.spi.EventStore#sharedWithOtherWriters() shared with other
+         * writers} every call catches up on their writes by itself (see {@link #sync}).
+         */
+        void invalidateCache();
+
+        /**
+         * Brings this engine's state of the caller's memory up to what the store holds now, and
+         * returns its last sequence. Every call does this by itself on a store
+         * {@linkplain dev.agentmemory.core.spi.EventStore#sharedWithOtherWriters() shared with other
+         * writers} (another instance's acknowledged write is seen by this instance's next call); the
+         * events this finds are told to the listeners and, when they forget something, to the derived
+         * data, as if they had been committed here. For derived data that answers without a call to
+         * the engine (a recall index), before it answers.
+         *
+         * @throws MemoryException when the store cannot be read
+         */
+        long sync(Caller caller);
+
+        /**
+         * Runs {@code work} with the caller's memory caught up once, at the start ({@link #sync}):
+         * the engine calls {@code work} makes for that user on this thread then skip the per-call
+         * check of a shared store, and see its state as of the start plus this thread's own writes (a
+         * write that races another instance is still made again on its events). One round trip to
+         * the database instead of one per call, for a read made of many calls (a retrieval); nothing
+         * changes on a store that is not shared.
+         */
+        <T> T consistently(Caller caller, java.util.function.Supplier<T> work);
+
+        /** Registers derived data that must forget what the engine forgets. */
+        void register(DerivedData data);
+
+        /** Removes derived data registered with {@link #register}; false when it was not registered. */
+        boolean unregister(DerivedData data);
+
+        /** The names of the registered derived data, in registration order (a name once per registration). */
+        List<String> derivedDataNames();
+
+        /**
+         * Registers a listener told about every committed event. For our own adapter modules: the
+         * listener type is exported to them only.
+         */
+        void addListener(EventListener listener);
+
+        /** Removes a listener added with {@link #addListener}; false when it was not added. */
+        boolean removeListener(EventListener listener);
+
+        /**
+         * Registers a redactor for messages in a format it knows, tried (in registration order)
+         * before the engine's generic JSON redaction when a forget redacts messages that state a
+         * forgotten value (see {@link MemoryEngine#forget}). For our own adapter modules: the
+         * redactor type is exported to them only.
+         */
+        void addRedactor(MessageRedactor redactor);
+
+        /** Removes a redactor added with {@link #addRedactor}; false when it was not added. */
+        boolean removeRedactor(MessageRedactor redactor);
     }
 }

@@ -11,6 +11,7 @@ import java.util.Objects;
 import java.util.TreeMap;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import dev.agentmemory.core.engine.MemoryEngine.Messages;
 
 /** The sessions' message windows and histories ({@link Messages}). */
 final class MessageWindow implements Messages {

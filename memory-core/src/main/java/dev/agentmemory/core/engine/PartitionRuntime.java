@@ -1,7 +1,7 @@
 package dev.agentmemory.core.engine;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.MemoryRecord.Kind;
 import dev.agentmemory.core.MemoryException;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.MemoryValue;
@@ -13,7 +13,7 @@ import dev.agentmemory.core.internal.state.PartitionState;
 import dev.agentmemory.core.spi.DerivedData;
 import dev.agentmemory.core.internal.hooks.EventListener;
 import dev.agentmemory.core.spi.EventStore;
-import dev.agentmemory.core.spi.ForgetRequest;
+import dev.agentmemory.core.spi.DerivedData.ForgetRequest;
 import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.core.spi.StatedValues;
 import dev.agentmemory.core.spi.StoredEvent;

@@ -1,24 +1,23 @@
 package dev.agentmemory.core.engine;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.InvalidProposalException;
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.Layer;
+import dev.agentmemory.core.MemoryException;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.Scope.Layer;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.MemoryValue;
-import dev.agentmemory.core.Outcome;
+import dev.agentmemory.core.Proposal.Outcome;
 import dev.agentmemory.core.Proposal;
-import dev.agentmemory.core.Source;
+import dev.agentmemory.core.MemoryRecord.Source;
 import dev.agentmemory.core.StaleVersionException;
-import dev.agentmemory.core.Status;
+import dev.agentmemory.core.MemoryRecord.Status;
 import dev.agentmemory.core.TaskInfo;
-import dev.agentmemory.core.Verification;
+import dev.agentmemory.core.MemoryRecord.Verification;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.agentmemory.core.event.Change;
-import dev.agentmemory.core.TaskStatus;
 import dev.agentmemory.core.internal.state.PartitionState;
 import org.jspecify.annotations.Nullable;
 
@@ -77,7 +76,7 @@ final class ProposalDecider {
             if (task == null) {
                 return Outcome.rejected(p, "task " + p.scope().task() + " was never started in session " + p.scope().session());
             }
-            if (task.status() == TaskStatus.ENDED) {
+            if (task.status() == TaskInfo.Status.ENDED) {
                 return Outcome.rejected(p, "task " + p.scope().task() + " has ended; its state is archived");
             }
         }
@@ -200,7 +199,7 @@ final class ProposalDecider {
         } else {
             JsonNode node = current.value().node();
             if (!node.isArray()) {
-                throw new InvalidProposalException("cannot append to " + key + ": its value is not a list");
+                throw new MemoryException.InvalidProposal("cannot append to " + key + ": its value is not a list");
             }
             list = (ArrayNode) node;
         }

@@ -1,8 +1,8 @@
 package dev.agentmemory.core.engine;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.KeyState;
-import dev.agentmemory.core.Layer;
+import dev.agentmemory.core.ScopeView.KeyState;
+import dev.agentmemory.core.Scope.Layer;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.ReadOptions;
@@ -12,7 +12,6 @@ import dev.agentmemory.core.StatusRule;
 import dev.agentmemory.core.TaskInfo;
 import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.event.LoggedEvent;
-import dev.agentmemory.core.TaskStatus;
 import dev.agentmemory.core.internal.state.PartitionState;
 import org.jspecify.annotations.Nullable;
 
@@ -102,7 +101,7 @@ final class ReadModel {
         }
         Set<String> busy = new HashSet<>();
         for (TaskInfo t : s.allTasks()) {
-            if (t.status() == TaskStatus.ACTIVE) {
+            if (t.status() == TaskInfo.Status.ACTIVE) {
                 busy.add(t.heldBy());
             }
         }
@@ -149,12 +148,12 @@ final class ReadModel {
 
     private static boolean isActive(PartitionState s, Scope scope) {
         TaskInfo t = findTask(s, scope.session(), scope.task());
-        return t != null && t.status() == TaskStatus.ACTIVE;
+        return t != null && t.status() == TaskInfo.Status.ACTIVE;
     }
 
     private static boolean isEnded(PartitionState s, Scope scope) {
         TaskInfo t = findTask(s, scope.session(), scope.task());
-        return t != null && t.status() == TaskStatus.ENDED;
+        return t != null && t.status() == TaskInfo.Status.ENDED;
     }
 
     /** The task whose scope this is (started in {@code session} under {@code task}), if any. */

@@ -2,8 +2,8 @@ package dev.agentmemory.core.engine;
 
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.MemoryRecord;
-import dev.agentmemory.core.Status;
-import dev.agentmemory.core.Verification;
+import dev.agentmemory.core.MemoryRecord.Status;
+import dev.agentmemory.core.MemoryRecord.Verification;
 import dev.agentmemory.core.internal.Ids;
 import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.spi.Verifier;
@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
+import dev.agentmemory.core.engine.MemoryEngine.Verifications;
 
 /** Verdicts on records and re-verify deadlines ({@link Verifications}). */
 final class RecordVerification implements Verifications {

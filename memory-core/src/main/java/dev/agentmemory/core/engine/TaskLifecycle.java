@@ -5,7 +5,6 @@ import dev.agentmemory.core.Scope;
 import dev.agentmemory.core.TaskInfo;
 import dev.agentmemory.core.internal.Ids;
 import dev.agentmemory.core.event.Change;
-import dev.agentmemory.core.TaskStatus;
 import dev.agentmemory.core.internal.state.PartitionState;
 import org.jspecify.annotations.Nullable;
 
@@ -18,6 +17,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
+import dev.agentmemory.core.engine.MemoryEngine.Tasks;
 
 /** The task lifecycle ({@link Tasks}): which transitions a task's status allows and which session holds it. */
 final class TaskLifecycle implements Tasks {
@@ -42,7 +42,7 @@ final class TaskLifecycle implements Tasks {
                         + " (" + existing.status().name().toLowerCase(Locale.ROOT) + "); resume it instead");
             }
             suspendActive(s, tx, session, task);
-            tx.add(s, new Change.TaskChanged(session, task, TaskStatus.ACTIVE, title));
+            tx.add(s, new Change.TaskChanged(session, task, TaskInfo.Status.ACTIVE, title));
             return Objects.requireNonNull(s.task(session, task), "the task just started");
         });
     }
@@ -54,7 +54,7 @@ final class TaskLifecycle implements Tasks {
 
     @Override
     public TaskInfo suspend(Caller caller, String session, @Nullable String startedIn, String task) {
-        return changeTask(caller, session, startedIn, task, TaskStatus.SUSPENDED, EnumSet.of(TaskStatus.ACTIVE));
+        return changeTask(caller, session, startedIn, task, TaskInfo.Status.SUSPENDED, EnumSet.of(TaskInfo.Status.ACTIVE));
     }
 
     @Override
@@ -67,17 +67,17 @@ final class TaskLifecycle implements Tasks {
         check(caller, session, startedIn, task);
         return runtime.write(caller, (s, tx) -> {
             TaskInfo t = find(s, session, startedIn, task);
-            if (t.status() == TaskStatus.ENDED) {
+            if (t.status() == TaskInfo.Status.ENDED) {
                 throw new IllegalStateException("task " + task + " is ended; cannot make it active");
             }
-            if (t.status() == TaskStatus.ACTIVE && t.heldBy().equals(session)) {
+            if (t.status() == TaskInfo.Status.ACTIVE && t.heldBy().equals(session)) {
                 return t;
             }
             suspendActive(s, tx, session, task);
             if (!t.heldBy().equals(session)) {
                 tx.add(s, new Change.TaskMoved(t.session(), task, session));
             }
-            tx.add(s, new Change.TaskChanged(t.session(), task, TaskStatus.ACTIVE, null));
+            tx.add(s, new Change.TaskChanged(t.session(), task, TaskInfo.Status.ACTIVE, null));
             return Objects.requireNonNull(s.task(t.session(), task), "the task just resumed");
         });
     }
@@ -89,13 +89,13 @@ final class TaskLifecycle implements Tasks {
 
     @Override
     public TaskInfo end(Caller caller, String session, @Nullable String startedIn, String task) {
-        return changeTask(caller, session, startedIn, task, TaskStatus.ENDED,
-                EnumSet.of(TaskStatus.ACTIVE, TaskStatus.SUSPENDED));
+        return changeTask(caller, session, startedIn, task, TaskInfo.Status.ENDED,
+                EnumSet.of(TaskInfo.Status.ACTIVE, TaskInfo.Status.SUSPENDED));
     }
 
     /** Suspends or ends a task of the user wherever it is held; it stays held where it is. */
-    private TaskInfo changeTask(Caller caller, String session, @Nullable String startedIn, String task, TaskStatus to,
-                                Set<TaskStatus> from) {
+    private TaskInfo changeTask(Caller caller, String session, @Nullable String startedIn, String task, TaskInfo.Status to,
+                                Set<TaskInfo.Status> from) {
         check(caller, session, startedIn, task);
         return runtime.write(caller, (s, tx) -> {
             TaskInfo t = find(s, session, startedIn, task);
@@ -141,7 +141,7 @@ final class TaskLifecycle implements Tasks {
         List<TaskInfo> ended = new ArrayList<>();
         for (TaskInfo t : s.allTasks()) {
             if (t.task().equals(task)) {
-                (t.status() == TaskStatus.ENDED ? ended : open).add(t);
+                (t.status() == TaskInfo.Status.ENDED ? ended : open).add(t);
             }
         }
         if (open.size() > 1) {
@@ -171,8 +171,8 @@ final class TaskLifecycle implements Tasks {
 
     private static void suspendActive(PartitionState s, PartitionRuntime.Tx tx, String session, String except) {
         for (TaskInfo t : s.tasksHeldBy(session)) {
-            if (t.status() == TaskStatus.ACTIVE && !t.task().equals(except)) {
-                tx.add(s, new Change.TaskChanged(t.session(), t.task(), TaskStatus.SUSPENDED, null));
+            if (t.status() == TaskInfo.Status.ACTIVE && !t.task().equals(except)) {
+                tx.add(s, new Change.TaskChanged(t.session(), t.task(), TaskInfo.Status.SUSPENDED, null));
             }
         }
     }
@@ -190,7 +190,7 @@ final class TaskLifecycle implements Tasks {
     @Override
     public Optional<TaskInfo> active(Caller caller, String session) {
         Ids.check(session, "session");
-        return runtime.read(caller, s -> s.tasksHeldBy(session).stream().filter(t -> t.status() == TaskStatus.ACTIVE).findFirst());
+        return runtime.read(caller, s -> s.tasksHeldBy(session).stream().filter(t -> t.status() == TaskInfo.Status.ACTIVE).findFirst());
     }
 
     @Override

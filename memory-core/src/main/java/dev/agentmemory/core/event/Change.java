@@ -1,11 +1,11 @@
 package dev.agentmemory.core.event;
 
-import dev.agentmemory.core.TaskStatus;
+import dev.agentmemory.core.TaskInfo;
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.MemoryValue;
-import dev.agentmemory.core.Verification;
+import dev.agentmemory.core.MemoryRecord.Verification;
 import org.jspecify.annotations.Nullable;
 
 import java.util.List;
@@ -93,7 +93,7 @@ public sealed interface Change {
     }
 
     /** A task started, was suspended, resumed or ended. */
-    record TaskChanged(String session, String task, TaskStatus status, @Nullable String title) implements Change {
+    record TaskChanged(String session, String task, TaskInfo.Status status, @Nullable String title) implements Change {
         public TaskChanged {
             Objects.requireNonNull(session, "session");
             Objects.requireNonNull(task, "task");

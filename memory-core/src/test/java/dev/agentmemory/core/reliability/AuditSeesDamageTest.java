@@ -2,7 +2,7 @@ package dev.agentmemory.core.reliability;
 
 import dev.agentmemory.testing.DiskScan;
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.MemoryRecord.Kind;
 import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryException;
 import dev.agentmemory.core.MemoryKey;

@@ -2,11 +2,11 @@ package dev.agentmemory.core.reliability;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.KeyState;
+import dev.agentmemory.core.ScopeView.KeyState;
 import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
-import dev.agentmemory.core.Status;
+import dev.agentmemory.core.MemoryRecord.Status;
 import dev.agentmemory.core.audit.AuditReport;
 import dev.agentmemory.core.event.LoggedEvent;
 import dev.agentmemory.core.event.StoredMessage;

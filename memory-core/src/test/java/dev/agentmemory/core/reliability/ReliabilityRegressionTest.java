@@ -3,9 +3,9 @@ package dev.agentmemory.core.reliability;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.ForgetTarget;
 import dev.agentmemory.core.engine.MemoryEngine;
-import dev.agentmemory.core.engine.Messages;
+import dev.agentmemory.core.engine.MemoryEngine.Messages;
 import dev.agentmemory.core.MemoryKey;
-import dev.agentmemory.core.Outcome;
+import dev.agentmemory.core.Proposal.Outcome;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.ReadOptions;
 import dev.agentmemory.core.event.StoredMessage;
@@ -48,7 +48,7 @@ class ReliabilityRegressionTest {
                     List.of(new StoredMessage(0, 0, "USER", "{\"t\":\"x\"}", "half \uD83D")))))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lone surrogate");
             assertThatThrownBy(() -> engine.write(alice, Proposal.set(alice.session("s1"), "k", "v")
-                    .source(dev.agentmemory.core.Source.TOOL, "call\uDC00").kind(dev.agentmemory.core.Kind.OBSERVATION).build()))
+                    .source(dev.agentmemory.core.MemoryRecord.Source.TOOL, "call\uDC00").kind(dev.agentmemory.core.MemoryRecord.Kind.OBSERVATION).build()))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lone surrogate");
 
             // and: the live state still equals the stored log, nothing half-written

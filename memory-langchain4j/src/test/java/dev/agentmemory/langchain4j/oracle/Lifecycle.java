@@ -3,9 +3,8 @@ package dev.agentmemory.langchain4j.oracle;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.MemoryRecord.Kind;
 import dev.agentmemory.core.TaskInfo;
-import dev.agentmemory.core.TaskStatus;
 import dev.agentmemory.langchain4j.AgentMemory;
 import dev.agentmemory.langchain4j.SessionRef;
 import dev.agentmemory.langchain4j.framing.FramedItem;
@@ -259,7 +258,7 @@ final class Lifecycle implements AutoCloseable {
             }
             case RESUME_TASK -> {
                 List<String> suspended = memory.engine().tasks().list(caller, session).stream()
-                        .filter(t -> t.status() == TaskStatus.SUSPENDED).map(TaskInfo::task).toList();
+                        .filter(t -> t.status() == TaskInfo.Status.SUSPENDED).map(TaskInfo::task).toList();
                 String task = suspended.isEmpty() ? Vocabulary.taskId(user, 1) : suspended.get(s.choice() % suspended.size());
                 return new Plan("Let's go back to order " + task + ".",
                         List.of(call("resumeTask", "task", task), say("Back to " + task + ".")), "resumeTask(" + task + ")", false);

@@ -1,6 +1,6 @@
 package dev.agentmemory.langchain4j.reliability;
 
-import dev.agentmemory.core.Trust;
+import dev.agentmemory.core.MemoryRecord.Trust;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.internal.state.MemoryState;
 import dev.agentmemory.core.testing.HostileCalls;

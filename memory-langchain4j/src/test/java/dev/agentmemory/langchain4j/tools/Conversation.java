@@ -1,7 +1,7 @@
 package dev.agentmemory.langchain4j.tools;
 
 import dev.agentmemory.core.engine.MemoryEngine;
-import dev.agentmemory.core.engine.Messages;
+import dev.agentmemory.core.engine.MemoryEngine.Messages;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.langchain4j.SessionRef;
 

@@ -6,7 +6,7 @@ import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
-import dev.agentmemory.core.Status;
+import dev.agentmemory.core.MemoryRecord.Status;
 import dev.agentmemory.core.store.InMemoryEventStore;
 import dev.agentmemory.langchain4j.SessionRef;
 import dev.agentmemory.langchain4j.plainwords.Attribute;

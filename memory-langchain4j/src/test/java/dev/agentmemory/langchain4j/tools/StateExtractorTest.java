@@ -1,15 +1,15 @@
 package dev.agentmemory.langchain4j.tools;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.MemoryRecord.Kind;
 import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
-import dev.agentmemory.core.Outcome;
+import dev.agentmemory.core.Proposal.Outcome;
 import dev.agentmemory.core.Proposal;
-import dev.agentmemory.core.Source;
-import dev.agentmemory.core.Trust;
-import dev.agentmemory.core.Verification;
+import dev.agentmemory.core.MemoryRecord.Source;
+import dev.agentmemory.core.MemoryRecord.Trust;
+import dev.agentmemory.core.MemoryRecord.Verification;
 import dev.agentmemory.core.internal.state.MemoryState;
 import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.core.store.InMemoryEventStore;

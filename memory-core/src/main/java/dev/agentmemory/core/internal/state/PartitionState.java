@@ -3,14 +3,13 @@ package dev.agentmemory.core.internal.state;
 import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.event.LoggedEvent;
 import dev.agentmemory.core.event.StoredMessage;
-import dev.agentmemory.core.TaskStatus;
+import dev.agentmemory.core.TaskInfo;
 
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.Scope;
-import dev.agentmemory.core.Status;
-import dev.agentmemory.core.TaskInfo;
-import dev.agentmemory.core.Verification;
+import dev.agentmemory.core.MemoryRecord.Status;
+import dev.agentmemory.core.MemoryRecord.Verification;
 import dev.agentmemory.core.ledger.ActionRecord;
 import org.jspecify.annotations.Nullable;
 
