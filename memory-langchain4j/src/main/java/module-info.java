@@ -1,10 +1,12 @@
 /**
  * Agent memory for LangChain4j: {@link dev.agentmemory.langchain4j.AgentMemory} (the chat memory
- * store, the retriever and the retrieval augmentor over a memory engine) and the
- * memory tools a model calls ({@code dev.agentmemory.langchain4j.tools}). Those two packages are
- * all a program names; the recall index ({@code recall}), the framing of memory blocks
- * ({@code framing}), the plain-words rules ({@code plainwords}) and the shared helpers
- * ({@code internal}) are this module's own and are not exported (no public signature of an exported package mentions them).
+ * store, the retriever and the retrieval augmentor over a memory engine), the memory tools a model
+ * calls ({@code dev.agentmemory.langchain4j.tools}), the episodic index
+ * ({@code recall}: {@link dev.agentmemory.langchain4j.recall.HybridIndex}, tuned through
+ * {@code AgentMemory.Builder#recallIndex} or used on its own) and the memory block's format
+ * ({@code framing}: render and parse the fenced block a model receives). The plain-words rules
+ * ({@code plainwords}) and the shared helpers ({@code internal}) are this module's own and are not
+ * exported (no public signature of an exported package mentions them).
  */
 module dev.agentmemory.langchain4j {
     // public signatures name the engine, LangChain4j's chat memory, RAG and model types
@@ -21,4 +23,6 @@ module dev.agentmemory.langchain4j {
 
     exports dev.agentmemory.langchain4j;
     exports dev.agentmemory.langchain4j.tools;
+    exports dev.agentmemory.langchain4j.recall;
+    exports dev.agentmemory.langchain4j.framing;
 }

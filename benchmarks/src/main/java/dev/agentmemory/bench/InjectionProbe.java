@@ -4,15 +4,15 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
-import dev.agentmemory.core.Outcome;
+import dev.agentmemory.core.Proposal.Outcome;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.Scope;
-import dev.agentmemory.core.Source;
-import dev.agentmemory.core.Trust;
+import dev.agentmemory.core.MemoryRecord.Source;
+import dev.agentmemory.core.MemoryRecord.Trust;
 import dev.agentmemory.core.store.InMemoryEventStore;
 import dev.agentmemory.langchain4j.AgentMemory;
 import dev.agentmemory.langchain4j.MemoryContent;
@@ -157,7 +157,7 @@ final class InjectionProbe {
         new SecureRandom().nextBytes(framingKey);
         this.memory = AgentMemory.builder()
                 .store(new InMemoryEventStore())
-                .clock(Clock.fixed(NOW, ZoneOffset.UTC))
+                .engineSettings(e -> e.clock(Clock.fixed(NOW, ZoneOffset.UTC)))
                 .framingKey(framingKey)
                 .blockBudget(BLOCK_CHARS, BLOCK_TOKENS)
                 .build();

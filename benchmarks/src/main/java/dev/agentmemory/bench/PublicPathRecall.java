@@ -87,7 +87,7 @@ final class PublicPathRecall implements AutoCloseable {
 
     PublicPathRecall(BenchContext context, int maxResults, Consumer<HybridIndex.Builder> index) {
         this.memory = AgentMemory.builder()
-                .clock(clock)
+                .engineSettings(e -> e.clock(clock))
                 .embeddingModel(new CachedModel(context))
                 .resultsPerLayer(20, 10, maxResults)
                 .recallIndex(index)

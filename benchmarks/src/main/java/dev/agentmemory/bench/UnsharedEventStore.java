@@ -1,7 +1,7 @@
 package dev.agentmemory.bench;
 
 import dev.agentmemory.core.spi.EventStore;
-import dev.agentmemory.core.spi.ForwardingEventStore;
+import dev.agentmemory.core.spi.EventStore.ForwardingEventStore;
 
 /**
  * A store that delegates everything but claims that no other writer appends to it, so an engine

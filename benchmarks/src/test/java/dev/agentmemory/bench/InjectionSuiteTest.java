@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import dev.agentmemory.core.Trust;
+import dev.agentmemory.core.MemoryRecord.Trust;
 import dev.agentmemory.langchain4j.framing.FramedBlock;
 import dev.agentmemory.langchain4j.framing.FramedItem;
 import dev.agentmemory.langchain4j.framing.MemoryFramer;

@@ -6,14 +6,13 @@ import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.ForgetReceipt;
 import dev.agentmemory.core.ForgetTarget;
-import dev.agentmemory.core.KeyState;
-import dev.agentmemory.core.Layer;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.ScopeView.KeyState;
+import dev.agentmemory.core.Scope.Layer;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.Scope;
 import dev.agentmemory.core.TaskInfo;
-import dev.agentmemory.core.event.TaskStatus;
 import dev.agentmemory.core.audit.AuditReport;
 import dev.agentmemory.langchain4j.SessionRef;
 import org.jspecify.annotations.Nullable;
@@ -217,7 +216,7 @@ final class Chat {
     private static String describe(MemoryRecord r) {
         return r.key() + " = " + (r.value() == null ? "(forgotten)" : DemoTrace.clip(r.text())) + "  (v" + r.version() + ", "
                 + r.kind().name().toLowerCase() + ", from " + r.source().name().toLowerCase() + ", "
-                + r.trust().name().toLowerCase() + (r.status() == dev.agentmemory.core.Status.ACTIVE ? ""
+                + r.trust().name().toLowerCase() + (r.status() == dev.agentmemory.core.MemoryRecord.Status.ACTIVE ? ""
                 : ", " + r.status().name().toLowerCase()) + ")";
     }
 
@@ -289,7 +288,7 @@ final class Chat {
         }
         for (TaskInfo t : tasks) {
             out.println("  " + t.task() + (t.title() == null ? "" : " (" + t.title() + ")") + ": "
-                    + t.status().name().toLowerCase() + (t.status() == TaskStatus.ACTIVE ? "  <- current" : ""));
+                    + t.status().name().toLowerCase() + (t.status() == TaskInfo.Status.ACTIVE ? "  <- current" : ""));
         }
     }
 

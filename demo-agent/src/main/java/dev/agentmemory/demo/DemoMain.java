@@ -1,9 +1,9 @@
 package dev.agentmemory.demo;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.KeyState;
-import dev.agentmemory.core.Layer;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.ScopeView.KeyState;
+import dev.agentmemory.core.Scope.Layer;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.StatusRule;

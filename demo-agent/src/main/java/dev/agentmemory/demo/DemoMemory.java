@@ -4,7 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.ForgetMode;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.Scope;
 import dev.agentmemory.langchain4j.AgentMemory;
 import dev.agentmemory.langchain4j.MemoryContent;

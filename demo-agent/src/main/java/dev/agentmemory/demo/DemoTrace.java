@@ -2,12 +2,12 @@ package dev.agentmemory.demo;
 
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.Scope;
-import dev.agentmemory.core.Status;
+import dev.agentmemory.core.MemoryRecord.Status;
 import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.event.LoggedEvent;
 import dev.agentmemory.core.spi.Partition;
 import dev.langchain4j.service.tool.ToolExecution;
-import dev.agentmemory.core.Outcome;
+import dev.agentmemory.core.Proposal.Outcome;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.langchain4j.SessionRef;
 import org.jspecify.annotations.Nullable;

@@ -1,6 +1,6 @@
 package dev.agentmemory.demo;
 
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.store.jdbc.JdbcStores;
 import java.io.IOException;
 import java.nio.file.FileSystemException;

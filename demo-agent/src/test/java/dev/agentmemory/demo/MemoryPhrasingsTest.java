@@ -3,7 +3,7 @@ package dev.agentmemory.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.Scope;

@@ -11,9 +11,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.MemoryRecord.Kind;
 import dev.agentmemory.core.Proposal;
-import dev.agentmemory.core.Source;
+import dev.agentmemory.core.MemoryRecord.Source;
 import dev.agentmemory.core.audit.AuditReport;
 import dev.agentmemory.langchain4j.SessionRef;
 import dev.agentmemory.langchain4j.framing.MemoryFrameParser;
@@ -105,15 +105,15 @@ class StrictServerTest {
                 checkAccepted(server, agent, caller);
 
                 // a model that echoes the framed block into its tool arguments and its answer
-                int before = agent.engine().messageHistory(caller, "s1").size();
+                int before = agent.engine().messages().history(caller, "s1").size();
                 server.then(toolCall("call_3", "lookupOrder",
                                 r -> JSON.createObjectNode().put("query", lastUserText(r)).toString()))
                         .then(text(r -> "You said: " + lastUserText(r)));
                 assertThat(agent.say(ref, "my order is 20241015")).startsWith("You said: <<<AGENT-MEMORY-DATA");
-                assertThat(agent.engine().messageHistory(caller, "s1").size() - before).isEqualTo(4);
+                assertThat(agent.engine().messages().history(caller, "s1").size() - before).isEqualTo(4);
                 server.then(text(r -> "Noted."));
                 assertThat(agent.say(ref, "thanks")).isEqualTo("Noted.");
-                assertThat(agent.engine().messageHistory(caller, "s1").size() - before).isEqualTo(6);
+                assertThat(agent.engine().messages().history(caller, "s1").size() - before).isEqualTo(6);
                 checkAccepted(server, agent, caller);
 
                 // the last request: earlier user messages as typed, the block only in the current one
@@ -197,7 +197,7 @@ class StrictServerTest {
     /** Every request so far was accepted, and memory is consistent. */
     private static void checkAccepted(StrictOpenAiServer server, ShopAgent agent, Caller caller) {
         assertThat(server.received()).allSatisfy(r -> assertThat(r.rejection()).as(r.body().toString()).isEmpty());
-        AuditReport audit = agent.engine().audit(caller, Duration.ofDays(30));
+        AuditReport audit = agent.engine().admin().audit(caller, Duration.ofDays(30));
         assertThat(audit.consistent()).as(String.join("\n", audit.lines())).isTrue();
     }
 }

@@ -1,5 +1,7 @@
 package dev.agentmemory.core;
 
+import dev.agentmemory.core.internal.Ids;
+
 /**
  * Who is reading or writing: the tenant and user every call is bound to, and the agent acting
  * for them. The engine never returns or changes anything outside the caller's tenant and user.

@@ -1,5 +1,6 @@
 package dev.agentmemory.core;
 
+import dev.agentmemory.core.internal.Ids;
 import java.util.List;
 import java.util.Objects;
 

@@ -6,6 +6,10 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import dev.agentmemory.core.MemoryRecord.Source;
+import dev.agentmemory.core.MemoryRecord.Trust;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.Scope.Layer;
 
 /**
  * The write rules that depend on a record's kind, source and trust. They hold whoever writes:
@@ -17,7 +21,7 @@ import java.util.Set;
  *   <li>a model's output is never trusted by its own say-so;</li>
  *   <li>a task fact is never written to persistent memory (it is not promoted by itself).</li>
  * </ul>
- * An inference never overwriting a user-stated value is a conflict rule, see {@link ConflictPolicy}.
+ * An inference never overwriting a user-stated value is a conflict rule, see {@link dev.agentmemory.core.engine.ConflictPolicy}.
  */
 final class KindRules {
 

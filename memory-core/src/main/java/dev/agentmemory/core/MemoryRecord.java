@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
+import dev.agentmemory.core.internal.Ids;
 
 /**
  * One version of a remembered value, with everything needed to judge it: where it lives, who
@@ -198,6 +199,109 @@ public record MemoryRecord(
         public Extraction {
             Objects.requireNonNull(model, "model");
             Objects.requireNonNull(promptVersion, "promptVersion");
+        }
+    }
+
+    /** Which agents of the same user may read a record. */
+    public enum Access {
+        /** Every agent acting for the user. */
+        PUBLIC,
+        /** Only the record's owner agent (and its writer). */
+        PROTECTED,
+        /** Only the agent that wrote it. */
+        PRIVATE
+    }
+
+    /** Lifecycle status of one version of a record, as recorded in the log. */
+    public enum Status {
+        /** The current version of its key. */
+        ACTIVE,
+        /** Replaced by a newer version; kept in history, never read as current. */
+        SUPERSEDED,
+        /** Disagrees with the current version and was not allowed to replace it; surfaced on read. */
+        CONFLICT,
+        /** Past its re-verify deadline; not served as current. */
+        EXPIRED,
+        /** Forgotten: a tombstone without its value. */
+        FORGOTTEN
+    }
+
+    /** Whether a record's content was checked. */
+    public enum Verification {
+        /** Not subject to verification (stated by a trusted source, or an observation). */
+        NONE,
+        /** Extracted by a model; waits for the user's confirmation or a verifier. */
+        CANDIDATE,
+        /** Confirmed by the user. */
+        CONFIRMED,
+        /** Checked by a registered verifier and found true. */
+        VERIFIED,
+        /** Checked by a registered verifier and found false; never served as current. */
+        REFUTED;
+
+        /** Whether a read asking for verified records only may return a record in this state. */
+        public boolean countsAsVerified(Trust trust) {
+            return this == CONFIRMED || this == VERIFIED || (this == NONE && trust == Trust.TRUSTED);
+        }
+    }
+
+    /** Who a record came from. */
+    public enum Source {
+        /** Stated by the user in a message. Trusted by default. */
+        USER,
+        /** Returned by a tool or read from a document. Untrusted by default. */
+        TOOL,
+        /** Extracted or concluded by a model. Untrusted by default and a candidate until verified. */
+        MODEL,
+        /** Written by the application itself. Trusted by default. */
+        SYSTEM;
+
+        /** The trust a record from this source gets when the writer does not say. */
+        public Trust defaultTrust() {
+            return this == USER || this == SYSTEM ? Trust.TRUSTED : Trust.UNTRUSTED;
+        }
+    }
+
+    /** Whether a record may steer the assistant. Untrusted records are data, never rules. */
+    public enum Trust {
+        UNTRUSTED,
+        TRUSTED;
+
+        /** Whether this trust is at least {@code other}. */
+        public boolean atLeast(Trust other) {
+            return compareTo(other) >= 0;
+        }
+    }
+
+    /** What sort of statement a record is; write rules differ by kind. */
+    public enum Kind {
+        /** How the user wants to be served ("answer in Chinese"); only trusted sources may write one. */
+        PREFERENCE,
+        /** A fact about the current task ("this trip is to Hailan"); never persistent by itself. */
+        TASK_FACT,
+        /** What a tool or document returned; untrusted unless the application vouches for it. */
+        OBSERVATION,
+        /** Something a model concluded; never overwrites what the user stated. */
+        INFERENCE,
+        /** A choice made in the conversation ("exchange, not refund"). */
+        DECISION,
+        /** A pointer to an outside resource (a policy document, an order). */
+        REFERENCE;
+
+        /**
+         * The kind a name denotes, ignoring case and accepting {@code -} or a space for {@code _}
+         * ({@code "task-fact"}, {@code "Task fact"}); fails naming the unknown name and the known ones.
+         */
+        public static Kind parse(String name) {
+            java.util.Objects.requireNonNull(name, "name");
+            String normalized = name.trim().replace('-', '_').replace(' ', '_').toUpperCase(java.util.Locale.ROOT);
+            for (Kind k : values()) {
+                if (k.name().equals(normalized)) {
+                    return k;
+                }
+            }
+            throw new IllegalArgumentException("unknown kind " + Ids.quote(name) + ": expected one of "
+                    + java.util.Arrays.stream(values()).map(k -> k.name().toLowerCase(java.util.Locale.ROOT)).toList());
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.agentmemory.core;
 
+import dev.agentmemory.core.internal.Ids;
 import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
@@ -7,6 +8,11 @@ import java.time.Instant;
 import java.util.LinkedHashSet;
 import java.util.Objects;
 import java.util.Set;
+import dev.agentmemory.core.MemoryRecord.Access;
+import dev.agentmemory.core.MemoryRecord.Source;
+import dev.agentmemory.core.MemoryRecord.Trust;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import java.util.Optional;
 
 /**
  * A proposed write. Whoever writes (application code, a tool, a model) proposes; the engine
@@ -170,6 +176,11 @@ public record Proposal(
         return KindRules.violation(this);
     }
 
+    /** {@link #ruleViolation()}, instruction-like text recognized by {@code detector} (the engine's). */
+    public java.util.Optional<String> ruleViolation(dev.agentmemory.core.policy.InstructionDetector detector) {
+        return KindRules.violation(this, detector);
+    }
+
     /** Builds a {@link Proposal}. Defaults: kind TASK_FACT, source USER, trust from source, confidence 1, public. */
     public static final class Builder {
         private final Op op;
@@ -302,6 +313,65 @@ public record Proposal(
             Trust t = trustSet ? trust : source.defaultTrust();
             return new Proposal(op, scope, key, value, kind, source, sourceRef, t, confidence, observedAt, validFrom,
                     validTo, ttl, access, ownerAgent, tags, extraction, sensitive, reason, expectedVersion);
+        }
+    }
+
+    /**
+     * What became of one proposal.
+     *
+     * @param proposal the proposal
+     * @param result   applied, recorded as a conflict, or rejected
+     * @param record   the record written (for applied and conflict results); for an applied
+     *                 {@linkplain Proposal#invalidate invalidation}, the version it ended, as the
+     *                 tombstone the state holds from then on (status forgotten, no value)
+     * @param reason   why it was rejected or recorded as a conflict
+     */
+    public record Outcome(Proposal proposal, Result result, @Nullable MemoryRecord record, @Nullable String reason) {
+
+        /** The three ends of a proposal. */
+        public enum Result {
+            /** Written as the current version. */
+            APPLIED,
+            /** Written as a conflict candidate beside the current version; reads surface it. */
+            CONFLICT,
+            /** Not written. */
+            REJECTED
+        }
+
+        public Outcome {
+            Objects.requireNonNull(proposal, "proposal");
+            Objects.requireNonNull(result, "result");
+            if (result == Result.REJECTED && reason == null) {
+                throw new IllegalArgumentException("a rejection needs a reason");
+            }
+        }
+
+        /** A proposal applied as {@code r}. */
+        public static Outcome applied(Proposal p, MemoryRecord r) {
+            return new Outcome(p, Result.APPLIED, r, null);
+        }
+
+        /** A proposal held as a conflict with the current value, as {@code r}. */
+        public static Outcome conflict(Proposal p, MemoryRecord r, String reason) {
+            return new Outcome(p, Result.CONFLICT, r, reason);
+        }
+
+        /** A proposal rejected for {@code reason}. */
+        public static Outcome rejected(Proposal p, String reason) {
+            return new Outcome(p, Result.REJECTED, null, reason);
+        }
+
+        public boolean isApplied() {
+            return result == Result.APPLIED;
+        }
+
+        public boolean isRejected() {
+            return result == Result.REJECTED;
+        }
+
+        /** The written record, for applied and conflict results (for an invalidation, the version it ended). */
+        public Optional<MemoryRecord> written() {
+            return Optional.ofNullable(record);
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.agentmemory.core;
 
+import dev.agentmemory.core.internal.Ids;
 import org.jspecify.annotations.Nullable;
 
 import java.util.Locale;
@@ -90,5 +91,15 @@ public record Scope(String tenant, String user, Layer layer, @Nullable String se
             b.append('/').append(task);
         }
         return b.toString();
+    }
+
+    /** The drawer a record lives in. */
+    public enum Layer {
+        /** Facts kept across sessions for one user, read on demand. */
+        PERSISTENT,
+        /** Named variables of one conversation. */
+        SESSION,
+        /** Variables of one task inside a session; archived when the task ends. */
+        TASK
     }
 }

@@ -1,6 +1,5 @@
 package dev.agentmemory.core;
 
-import dev.agentmemory.core.event.TaskStatus;
 import org.jspecify.annotations.Nullable;
 
 import java.time.Instant;
@@ -13,19 +12,23 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import dev.agentmemory.core.MemoryRecord.Status;
+import dev.agentmemory.core.MemoryRecord.Verification;
+import dev.agentmemory.core.Scope.Layer;
+import java.util.Locale;
 
 /**
  * The one rule that decides what an item shown to the model is at the time of a read: from the
  * record (or the records a message or summary states), its key's history, its task's status and
  * holder, its validity window and re-verify deadline, and the time of the read. Every read path
- * uses it: {@link MemoryEngine#current}, {@link MemoryEngine#view}, {@link MemoryEngine#keyState},
- * {@link MemoryEngine#asOf} and, through {@link MemoryEngine#judge}, the layers of the LangChain4j
+ * uses it: {@link dev.agentmemory.core.engine.MemoryEngine#current}, {@link dev.agentmemory.core.engine.MemoryEngine#view}, {@link dev.agentmemory.core.engine.MemoryEngine#keyState},
+ * {@link dev.agentmemory.core.engine.MemoryEngine#asOf} and, through {@link dev.agentmemory.core.engine.MemoryEngine#judge}, the layers of the LangChain4j
  * adapter's block and its tools.
  *
  * <p><b>Which version applies.</b> Of a key's versions up to its newest current one (status
  * active or expired, not refuted; none after an invalidation or a forget), the newest whose
  * validity window contains the time of the read applies: the same version
- * {@link MemoryEngine#applicableAt} returns for that time. A newer version whose window has not
+ * {@link dev.agentmemory.core.engine.MemoryEngine#applicableAt} returns for that time. A newer version whose window has not
  * begun is {@link ItemStatus#UPCOMING}; one whose window has ended is
  * {@link ItemStatus#NO_LONGER_VALID}; an older one is {@link ItemStatus#SUPERSEDED}.
  *
@@ -163,7 +166,7 @@ public final class StatusRule {
         }
         boolean served = true;
         TaskInfo task = decided == null ? null : decided.task();
-        if (form == Form.RECORD && best == ItemStatus.PAST && task != null && task.status() == TaskStatus.SUSPENDED) {
+        if (form == Form.RECORD && best == ItemStatus.PAST && task != null && task.status() == TaskInfo.Status.SUSPENDED) {
             Set<String> busy = reader.sessionsWithActiveTask();
             served = !(reader.askingSession() != null && busy.contains(reader.askingSession())) && !busy.contains(task.heldBy());
         }
@@ -171,8 +174,11 @@ public final class StatusRule {
                 best == ItemStatus.SUPERSEDED ? new ArrayList<>(replacedBy.values()) : List.of());
     }
 
-    /** One key's versions read at one time: its newest current version and the version that applies. */
-    static final class Timeline {
+    /**
+     * One key's versions read at one time: its newest current version and the version that
+     * applies. For the engine's reads; the statuses it gives are those of {@link #of(MemoryRecord, List, Instant)}.
+     */
+    public static final class Timeline {
         private final Map<String, Integer> index;
         private final int head;
         private final int applying;
@@ -185,7 +191,8 @@ public final class StatusRule {
             this.applying = applying;
         }
 
-        static Timeline of(List<MemoryRecord> history, Instant now) {
+        /** The timeline of {@code history} (a key's versions, oldest first) at {@code now}. */
+        public static Timeline of(List<MemoryRecord> history, Instant now) {
             Map<String, Integer> index = new HashMap<>();
             int head = -1;
             for (int i = 0; i < history.size(); i++) {
@@ -222,10 +229,10 @@ public final class StatusRule {
                 return own;
             }
             boolean taskLayer = r.scope().layer() == Layer.TASK;
-            if (r.archived() || (taskLayer && (task == null || task.status() == TaskStatus.ENDED))) {
+            if (r.archived() || (taskLayer && (task == null || task.status() == TaskInfo.Status.ENDED))) {
                 return ItemStatus.ARCHIVED;
             }
-            if (own == ItemStatus.CURRENT && taskLayer && task != null && task.status() == TaskStatus.SUSPENDED) {
+            if (own == ItemStatus.CURRENT && taskLayer && task != null && task.status() == TaskInfo.Status.SUSPENDED) {
                 return ItemStatus.PAST;
             }
             return own;
@@ -236,7 +243,8 @@ public final class StatusRule {
          * its task: what a read of the record's own scope sees (a suspended task's frame as it
          * will be when resumed; an ended task's state when archived state is asked for).
          */
-        ItemStatus own(MemoryRecord r, Instant now) {
+        /** The status of version {@code r} of this key at {@code now}, by its own record alone. */
+        public ItemStatus own(MemoryRecord r, Instant now) {
             if (r.verification() == Verification.REFUTED) {
                 return ItemStatus.SUPERSEDED;
             }
@@ -261,6 +269,41 @@ public final class StatusRule {
                 return ItemStatus.NO_LONGER_VALID;
             }
             return inside;
+        }
+    }
+
+    /**
+     * What an item the model may be shown is at the time of a read, as {@link StatusRule} decides it
+     * (the README's table "How a read labels an item" gives the precedence). The constants are listed
+     * from the strongest to the weakest: when an item states several records (a message, a summary),
+     * the strongest status among them is the item's.
+     */
+    public enum ItemStatus {
+        /** States a version replaced by a newer one that applies now, or refuted. */
+        SUPERSEDED,
+        /** State of a task that ended (or a record the collector archived): history only. */
+        ARCHIVED,
+        /** A version whose validity window has ended and that nothing newer replaced. */
+        NO_LONGER_VALID,
+        /** The version that applies now, past its re-verify deadline: check before relying on it. */
+        NEEDS_REVERIFICATION,
+        /** A version whose validity window has not begun yet ("not yet valid"). */
+        UPCOMING,
+        /** Disagrees with the current version and was not allowed to replace it. */
+        CONFLICT,
+        /** State of a task put aside (suspended), or a past message stating what holds now. */
+        PAST,
+        /** The version that applies now. */
+        CURRENT;
+
+        /** The label framed for the model: lower case, words joined by {@code -} ({@code needs-reverification}). */
+        public String label() {
+            return name().toLowerCase(Locale.ROOT).replace('_', '-');
+        }
+
+        /** Whether this status wins over {@code other} when an item states both. */
+        public boolean strongerThan(ItemStatus other) {
+            return ordinal() < other.ordinal();
         }
     }
 }

@@ -1,6 +1,5 @@
 package dev.agentmemory.core;
 
-import dev.agentmemory.core.event.TaskStatus;
 import org.jspecify.annotations.Nullable;
 
 import java.time.Instant;
@@ -21,7 +20,7 @@ import java.util.Objects;
  * @param changedAt when the status last changed
  * @param heldBy    the session that holds the task now
  */
-public record TaskInfo(String session, String task, @Nullable String title, TaskStatus status, Instant changedAt,
+public record TaskInfo(String session, String task, @Nullable String title, Status status, Instant changedAt,
                        String heldBy) {
     public TaskInfo {
         Objects.requireNonNull(session, "session");
@@ -32,12 +31,22 @@ public record TaskInfo(String session, String task, @Nullable String title, Task
     }
 
     /** A task held by the session that started it. */
-    public TaskInfo(String session, String task, @Nullable String title, TaskStatus status, Instant changedAt) {
+    public TaskInfo(String session, String task, @Nullable String title, Status status, Instant changedAt) {
         this(session, task, title, status, changedAt, session);
     }
 
     /** Whether the task has moved away from the session that started it. */
     public boolean moved() {
         return !heldBy.equals(session);
+    }
+
+    /** Where a task is in its life. */
+    public enum Status {
+        /** The task the session is working on. */
+        ACTIVE,
+        /** Put aside by a topic switch; its state is kept intact for resuming. */
+        SUSPENDED,
+        /** Finished; its state is archived out of the active view. */
+        ENDED
     }
 }

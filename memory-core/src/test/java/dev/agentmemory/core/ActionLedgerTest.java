@@ -1,8 +1,9 @@
 package dev.agentmemory.core;
 
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.ledger.ActionRecord;
-import dev.agentmemory.core.ledger.ActionStart;
-import dev.agentmemory.core.ledger.OperationId;
+import dev.agentmemory.core.ledger.ActionRecord.ActionStart;
+import dev.agentmemory.core.ledger.ActionRecord.OperationId;
 import dev.agentmemory.testing.TestClock;
 import org.junit.jupiter.api.Test;
 
@@ -31,43 +32,43 @@ class ActionLedgerTest {
     void should_proceed_once_then_require_reconciliation_while_no_outcome_is_known() {
         // given
         String id = OperationId.of("create-exchange", "order:20241015");
-        ActionStart first = engine.beginAction(ALICE, id, "create-exchange", MemoryValue.parse("{\"color\":\"white\"}"));
+        ActionStart first = engine.ledger().begin(ALICE, id, "create-exchange", MemoryValue.parse("{\"color\":\"white\"}"));
 
         // when: a crash, then the same intent again
-        ActionStart again = engine.beginAction(ALICE, id, "create-exchange", MemoryValue.parse("{\"color\":\"white\"}"));
+        ActionStart again = engine.ledger().begin(ALICE, id, "create-exchange", MemoryValue.parse("{\"color\":\"white\"}"));
 
         // then
         assertThat(first.decision()).isEqualTo(ActionStart.Decision.PROCEED);
         assertThat(again.decision()).isEqualTo(ActionStart.Decision.NEEDS_RECONCILIATION);
-        assertThat(engine.pendingActions(ALICE)).extracting(ActionRecord::operationId).containsExactly(id);
-        assertThat(engine.audit(ALICE, java.time.Duration.ofDays(1)).pendingActions())
+        assertThat(engine.ledger().pending(ALICE)).extracting(ActionRecord::operationId).containsExactly(id);
+        assertThat(engine.admin().audit(ALICE, java.time.Duration.ofDays(1)).pendingActions())
                 .containsExactly(id + " create-exchange");
-        assertThat(engine.log(ALICE)).hasSize(1);
+        assertThat(engine.admin().log(ALICE)).hasSize(1);
     }
 
     @Test
     void should_return_recorded_outcome_when_intent_repeats_after_completion() {
         String id = OperationId.of("create-exchange", "order:20241015");
-        engine.beginAction(ALICE, id, "create-exchange", MemoryValue.of("white"));
+        engine.ledger().begin(ALICE, id, "create-exchange", MemoryValue.of("white"));
         clock.advance(java.time.Duration.ofSeconds(2));
-        ActionRecord done = engine.completeAction(ALICE, id, true, MemoryValue.parse("{\"exchange\":\"EX-77\"}"));
+        ActionRecord done = engine.ledger().complete(ALICE, id, true, MemoryValue.parse("{\"exchange\":\"EX-77\"}"));
 
-        ActionStart repeated = engine.beginAction(ALICE, id, "create-exchange", MemoryValue.of("white"));
+        ActionStart repeated = engine.ledger().begin(ALICE, id, "create-exchange", MemoryValue.of("white"));
 
         assertThat(repeated.decision()).isEqualTo(ActionStart.Decision.ALREADY_DONE);
         assertThat(repeated.record()).isEqualTo(done);
         assertThat(done.outcome()).isEqualTo(MemoryValue.parse("{\"exchange\":\"EX-77\"}"));
         assertThat(done.success()).isTrue();
         assertThat(done.completedAt()).isEqualTo(clock.instant());
-        assertThat(engine.pendingActions(ALICE)).isEmpty();
-        assertThat(engine.completeAction(ALICE, id, false, MemoryValue.of("late"))).isEqualTo(done);
-        assertThat(engine.log(ALICE)).hasSize(2);
+        assertThat(engine.ledger().pending(ALICE)).isEmpty();
+        assertThat(engine.ledger().complete(ALICE, id, false, MemoryValue.of("late"))).isEqualTo(done);
+        assertThat(engine.admin().log(ALICE)).hasSize(2);
     }
 
     @Test
     void should_refuse_outcome_without_intent() {
-        assertThatThrownBy(() -> engine.completeAction(ALICE, "refund-00", true, MemoryValue.of("ok")))
+        assertThatThrownBy(() -> engine.ledger().complete(ALICE, "refund-00", true, MemoryValue.of("ok")))
                 .isInstanceOf(IllegalStateException.class).hasMessage("no intent logged for operation refund-00");
-        assertThat(engine.log(ALICE)).isEmpty();
+        assertThat(engine.admin().log(ALICE)).isEmpty();
     }
 }

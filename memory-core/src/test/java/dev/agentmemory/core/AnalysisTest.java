@@ -1,7 +1,8 @@
 package dev.agentmemory.core;
 
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.audit.AuditReport;
-import dev.agentmemory.core.audit.ScopeDiff;
+import dev.agentmemory.core.audit.AuditReport.ScopeDiff;
 import dev.agentmemory.testing.TestClock;
 import org.junit.jupiter.api.Test;
 
@@ -10,6 +11,9 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import dev.agentmemory.core.MemoryRecord.Status;
+import dev.agentmemory.core.MemoryRecord.Source;
+import dev.agentmemory.core.MemoryRecord.Kind;
 
 /** The collector, the audit and scope diffs. */
 class AnalysisTest {
@@ -23,19 +27,19 @@ class AnalysisTest {
     void should_archive_state_of_ended_tasks_and_delete_nothing() {
         // given
         Scope refund = ALICE.task("s1", "refund");
-        engine.startTask(ALICE, "s1", "refund", null);
+        engine.tasks().start(ALICE, "s1", "refund", null);
         MemoryRecord order = engine.write(ALICE, Proposal.set(refund, "order", "20241015").build());
-        engine.startTask(ALICE, "s1", "trip", null);
+        engine.tasks().start(ALICE, "s1", "trip", null);
         engine.write(ALICE, Proposal.set(ALICE.task("s1", "trip"), "destination", "Hailan").build());
         engine.write(ALICE, Proposal.set(ALICE.persistent(), "lang", "zh").kind(Kind.PREFERENCE).build());
-        engine.endTask(ALICE, "s1", "refund");
+        engine.tasks().end(ALICE, "s1", "refund");
 
         // when
-        List<String> archived = engine.collect(ALICE);
+        List<String> archived = engine.admin().collect(ALICE);
 
         // then
         assertThat(archived).containsExactly(order.id());
-        assertThat(engine.collect(ALICE)).isEmpty();
+        assertThat(engine.admin().collect(ALICE)).isEmpty();
         assertThat(engine.history(ALICE, refund, MemoryKey.of("order"))).singleElement()
                 .satisfies(r -> {
                     assertThat(r.archived()).isTrue();
@@ -54,15 +58,15 @@ class AnalysisTest {
         engine.write(ALICE, Proposal.set(s1, "color", "white").build());
         engine.propose(ALICE, Proposal.set(s1, "color", "black").kind(Kind.INFERENCE).source(Source.MODEL).build());
         engine.write(ALICE, Proposal.set(s1, "stock", "3").kind(Kind.OBSERVATION).source(Source.TOOL).build());
-        engine.startTask(ALICE, "s1", "refund", null);
-        engine.endTask(ALICE, "s1", "refund");
+        engine.tasks().start(ALICE, "s1", "refund", null);
+        engine.tasks().end(ALICE, "s1", "refund");
         engine.write(ALICE, Proposal.set(s1, "current.task", "refund").build());
-        engine.beginAction(ALICE, "refund-1", "refund", MemoryValue.of(1));
+        engine.ledger().begin(ALICE, "refund-1", "refund", MemoryValue.of(1));
         clock.advance(Duration.ofDays(40));
         engine.write(ALICE, Proposal.set(s1, "fresh", "yes").build());
 
         // when
-        AuditReport report = engine.audit(ALICE, Duration.ofDays(30));
+        AuditReport report = engine.admin().audit(ALICE, Duration.ofDays(30));
 
         // then
         assertThat(report.conflictingKeys()).containsExactly("shop/alice/session/s1 color");
@@ -90,7 +94,7 @@ class AnalysisTest {
     void should_find_a_clean_memory_consistent() {
         engine.write(ALICE, Proposal.set(ALICE.session("s1"), "color", "white").build());
 
-        AuditReport report = engine.audit(ALICE, Duration.ofDays(30));
+        AuditReport report = engine.admin().audit(ALICE, Duration.ofDays(30));
 
         assertThat(report.consistent()).isTrue();
         assertThat(report.lines()).containsExactly("state == replay(log) at seq 1: yes");
@@ -109,7 +113,7 @@ class AnalysisTest {
         engine.write(ALICE, Proposal.set(b, "only.b", "2").build());
 
         // when
-        ScopeDiff diff = engine.diff(ALICE, a, b);
+        ScopeDiff diff = engine.admin().diff(ALICE, a, b);
 
         // then
         assertThat(diff.onlyLeft()).isEqualTo(Map.of(MemoryKey.of("only.a"), MemoryValue.of("1")));
@@ -117,6 +121,6 @@ class AnalysisTest {
         assertThat(diff.changed()).isEqualTo(Map.of(MemoryKey.of("color"),
                 new ScopeDiff.Change(MemoryValue.of("white"), MemoryValue.of("black"))));
         assertThat(diff.same()).isFalse();
-        assertThat(engine.diff(ALICE, a, a).same()).isTrue();
+        assertThat(engine.admin().diff(ALICE, a, a).same()).isTrue();
     }
 }

@@ -1,6 +1,8 @@
 package dev.agentmemory.core;
 
-import dev.agentmemory.core.event.MemoryState;
+import dev.agentmemory.core.engine.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine.Messages;
+import dev.agentmemory.core.internal.state.MemoryState;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.testing.TestClock;
 import org.junit.jupiter.api.BeforeEach;
@@ -11,6 +13,10 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import dev.agentmemory.core.MemoryRecord.Status;
+import dev.agentmemory.core.MemoryRecord.Source;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.Proposal.Outcome;
 
 /** Bad input gets an exception naming what was wrong, and the stored state is unchanged afterwards. */
 class BadInputTest {
@@ -25,14 +31,14 @@ class BadInputTest {
     @BeforeEach
     void someState() {
         engine.write(ALICE, Proposal.set(session, "color", "white").build());
-        engine.startTask(ALICE, "s1", "refund", "refund");
-        before = engine.replay(ALICE);
+        engine.tasks().start(ALICE, "s1", "refund", "refund");
+        before = engine.admin().replay(ALICE);
     }
 
     private void unchangedAfter(Executable bad, Class<? extends Throwable> type, String message) {
         assertThatThrownBy(bad::execute).isInstanceOf(type).hasMessage(message);
-        assertThat(engine.replay(ALICE)).isEqualTo(before);
-        assertThat(engine.audit(ALICE, java.time.Duration.ofDays(1)).replayMatches()).isTrue();
+        assertThat(engine.admin().replay(ALICE)).isEqualTo(before);
+        assertThat(engine.admin().audit(ALICE, java.time.Duration.ofDays(1)).replayMatches()).isTrue();
         assertThat(engine.view(ALICE, session).text("color")).contains("white");
     }
 
@@ -59,12 +65,12 @@ class BadInputTest {
     @Test
     void should_reject_append_that_would_grow_past_the_limit() {
         engine.write(ALICE, Proposal.append(session, MemoryKey.of("items"), MemoryValue.of("x".repeat(40))).build());
-        before = engine.replay(ALICE);
+        before = engine.admin().replay(ALICE);
 
         Outcome o = engine.propose(ALICE, Proposal.append(session, MemoryKey.of("items"), MemoryValue.of("y".repeat(40))).build());
 
         assertThat(o.reason()).isEqualTo("the list at items would exceed 64 bytes");
-        assertThat(engine.replay(ALICE)).isEqualTo(before);
+        assertThat(engine.admin().replay(ALICE)).isEqualTo(before);
     }
 
     @Test
@@ -78,10 +84,10 @@ class BadInputTest {
     @Test
     void should_deny_cross_tenant_write() {
         unchangedAfter(() -> engine.write(ALICE, Proposal.set(Scope.session("bank", "alice", "s1"), "color", "x").build()),
-                AccessDeniedException.class,
+                MemoryException.AccessDenied.class,
                 "caller shop/alice cannot touch scope bank/alice/session/s1 of another tenant or user");
-        assertThat(engine.log(Caller.of("bank", "alice"))).isEmpty();
-        assertThat(engine.log(BOB)).isEmpty();
+        assertThat(engine.admin().log(Caller.of("bank", "alice"))).isEmpty();
+        assertThat(engine.admin().log(BOB)).isEmpty();
     }
 
     @Test
@@ -107,12 +113,12 @@ class BadInputTest {
         unchangedAfter(() -> MemoryKey.of(null), IllegalArgumentException.class, "key must not be null");
         unchangedAfter(() -> Caller.of("shop", null), IllegalArgumentException.class, "user must not be null");
         unchangedAfter(() -> engine.forget(ALICE, null, ForgetMode.SOFT), NullPointerException.class, "target");
-        unchangedAfter(() -> engine.beginAction(ALICE, "op", "refund", null), NullPointerException.class, "params");
+        unchangedAfter(() -> engine.ledger().begin(ALICE, "op", "refund", null), NullPointerException.class, "params");
     }
 
     @Test
     void should_name_invalid_identifiers() {
-        unchangedAfter(() -> engine.startTask(ALICE, "s1", "two words", null), IllegalArgumentException.class,
+        unchangedAfter(() -> engine.tasks().start(ALICE, "s1", "two words", null), IllegalArgumentException.class,
                 "task must match [A-Za-z0-9][A-Za-z0-9._:@-]{0,127}: \"two words\"");
         unchangedAfter(() -> Caller.of("shop\n", "alice"), IllegalArgumentException.class,
                 "tenant must match [A-Za-z0-9][A-Za-z0-9._:@-]{0,127}: \"shop\\u000a\"");
@@ -125,26 +131,26 @@ class BadInputTest {
 
     @Test
     void should_roll_back_a_window_change_whose_indices_do_not_continue_the_history() {
-        engine.changeWindow(ALICE, "s1", w -> new MemoryEngine.WindowChange(List.of(),
+        engine.messages().change(ALICE, "s1", w -> new Messages.WindowChange(List.of(),
                 List.of(new StoredMessage(0, 0, "USER", "{}", "hi"))));
-        before = engine.replay(ALICE);
+        before = engine.admin().replay(ALICE);
 
-        unchangedAfter(() -> engine.changeWindow(ALICE, "s1", w -> new MemoryEngine.WindowChange(List.of(0L),
+        unchangedAfter(() -> engine.messages().change(ALICE, "s1", w -> new Messages.WindowChange(List.of(0L),
                         List.of(new StoredMessage(5, 5, "AI", "{}", "skipped ahead")))),
                 IllegalArgumentException.class, "appended message index 5 does not continue the history (expected 1)");
-        assertThat(engine.window(ALICE, "s1")).extracting(StoredMessage::text).containsExactly("hi");
+        assertThat(engine.messages().window(ALICE, "s1")).extracting(StoredMessage::text).containsExactly("hi");
     }
     @Test
     void should_name_what_an_invalidation_cannot_end() {
         unchangedAfter(() -> engine.write(ALICE, Proposal.invalidate(session, MemoryKey.of("size")).build()),
-                InvalidProposalException.class, "size: nothing to invalidate at size");
+                MemoryException.InvalidProposal.class, "size: nothing to invalidate at size");
         unchangedAfter(() -> engine.write(ALICE, Proposal.invalidate(session, MemoryKey.of("color")).source(Source.TOOL).build()),
-                InvalidProposalException.class, "color: an untrusted source cannot invalidate memory");
+                MemoryException.InvalidProposal.class, "color: an untrusted source cannot invalidate memory");
         unchangedAfter(() -> engine.write(ALICE, Proposal.invalidate(Scope.session("bank", "alice", "s1"),
-                        MemoryKey.of("color")).build()), AccessDeniedException.class,
+                        MemoryKey.of("color")).build()), MemoryException.AccessDenied.class,
                 "caller shop/alice cannot touch scope bank/alice/session/s1 of another tenant or user");
         unchangedAfter(() -> engine.write(ALICE, Proposal.invalidate(ALICE.task("s1", "never"), MemoryKey.of("color")).build()),
-                InvalidProposalException.class, "color: task never was never started in session s1");
+                MemoryException.InvalidProposal.class, "color: task never was never started in session s1");
         unchangedAfter(() -> Proposal.invalidate(session, null), NullPointerException.class, "key");
         unchangedAfter(() -> engine.write(ALICE, Proposal.invalidate(session, MemoryKey.of("color")).expectVersion(2).build()),
                 StaleVersionException.class,
@@ -163,6 +169,6 @@ class BadInputTest {
         assertThat(engine.history(ALICE, session, MemoryKey.of("color"))).containsExactly(ended);
         assertThat(engine.current(ALICE, session, MemoryKey.of("color"))).isEmpty();
         assertThatThrownBy(() -> engine.write(ALICE, Proposal.invalidate(session, MemoryKey.of("color")).build()))
-                .isInstanceOf(InvalidProposalException.class).hasMessage("color: nothing to invalidate at color");
+                .isInstanceOf(MemoryException.InvalidProposal.class).hasMessage("color: nothing to invalidate at color");
     }
 }

@@ -1,7 +1,8 @@
 package dev.agentmemory.core;
 
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.spi.DerivedData;
-import dev.agentmemory.core.spi.ForgetRequest;
+import dev.agentmemory.core.spi.DerivedData.ForgetRequest;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -20,10 +21,10 @@ class DerivedDataCompactTest {
         // given
         List<String> compacted = new ArrayList<>();
         try (MemoryEngine engine = MemoryEngine.builder().derived(named("built-in", compacted)).build()) {
-            engine.register(named("registered", compacted));
+            engine.admin().register(named("registered", compacted));
 
             // when
-            engine.compact();
+            engine.admin().compact();
 
             // then
             assertThat(compacted).containsExactly("built-in", "registered");

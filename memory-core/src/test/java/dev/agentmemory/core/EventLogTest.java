@@ -1,5 +1,6 @@
 package dev.agentmemory.core;
 
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.event.LoggedEvent;
 import dev.agentmemory.testing.TestClock;
@@ -9,6 +10,7 @@ import java.time.Duration;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import dev.agentmemory.core.MemoryRecord.Kind;
 
 class EventLogTest {
 
@@ -24,18 +26,18 @@ class EventLogTest {
         clock.advance(Duration.ofSeconds(30));
 
         // when: one call that makes two events
-        engine.startTask(ALICE, "s1", "t1", null);
-        engine.startTask(ALICE, "s1", "t2", null);
+        engine.tasks().start(ALICE, "s1", "t1", null);
+        engine.tasks().start(ALICE, "s1", "t2", null);
 
         // then
-        List<LoggedEvent> log = engine.log(ALICE);
+        List<LoggedEvent> log = engine.admin().log(ALICE);
         assertThat(log).extracting(LoggedEvent::seq).containsExactly(1L, 2L, 3L, 4L);
         assertThat(log).extracting(LoggedEvent::actor).containsExactly("planner", "assistant", "assistant", "assistant");
         assertThat(log.get(0).at()).isEqualTo(clock.instant().minusSeconds(30));
         assertThat(log.get(3).at()).isEqualTo(clock.instant());
         assertThat(log.get(2).traceId()).isEqualTo(log.get(3).traceId()).isNotEqualTo(log.get(1).traceId());
-        assertThat(log.get(2).change()).isEqualTo(new Change.TaskChanged("s1", "t1", dev.agentmemory.core.event.TaskStatus.SUSPENDED, null));
-        assertThat(engine.readableLog(ALICE).get(0))
+        assertThat(log.get(2).change()).isEqualTo(new Change.TaskChanged("s1", "t1", dev.agentmemory.core.TaskInfo.Status.SUSPENDED, null));
+        assertThat(engine.admin().readableLog(ALICE).get(0))
                 .startsWith("#1 2024-10-15T10:00:00Z by planner [")
                 .endsWith("wrote shop/alice/session/s1 color v1 = \"white\" (task_fact, user, trusted, active)");
     }
@@ -52,11 +54,11 @@ class EventLogTest {
         engine.write(ALICE, Proposal.set(s, "color", "white").build());
 
         // when
-        String readable = String.join("\n", engine.readableLog(ALICE));
+        String readable = String.join("\n", engine.admin().readableLog(ALICE));
 
         // then
         assertThat(readable).doesNotContain("P-1234567", "halal-diet", "4111-1111").contains("\"white\"");
-        assertThat(engine.readableLog(ALICE)).filteredOn(l -> l.contains("= [redacted]")).hasSize(3);
+        assertThat(engine.admin().readableLog(ALICE)).filteredOn(l -> l.contains("= [redacted]")).hasSize(3);
         assertThat(engine.view(ALICE, s).text("passport")).contains("P-1234567");
         assertThat(engine.current(ALICE, s, MemoryKey.of("card.number"))).get().extracting(MemoryRecord::sensitive).isEqualTo(true);
     }

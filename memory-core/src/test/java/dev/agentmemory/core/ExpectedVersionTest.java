@@ -1,11 +1,13 @@
 package dev.agentmemory.core;
 
+import dev.agentmemory.core.engine.MemoryEngine;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import dev.agentmemory.core.Proposal.Outcome;
 
 /** Compare-and-set on a key's version: {@link Proposal.Builder#expectVersion}. */
 class ExpectedVersionTest {

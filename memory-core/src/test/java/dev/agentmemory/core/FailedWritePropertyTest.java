@@ -1,6 +1,7 @@
 package dev.agentmemory.core;
 
-import dev.agentmemory.core.spi.EventListener;
+import dev.agentmemory.core.engine.MemoryEngine;
+import dev.agentmemory.core.internal.hooks.EventListener;
 import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.core.spi.StoredEvent;
 import dev.agentmemory.core.store.InMemoryEventStore;
@@ -24,6 +25,8 @@ import static dev.agentmemory.core.ReplayPropertyTest.ALICE;
 import static dev.agentmemory.core.ReplayPropertyTest.KEYS;
 import static dev.agentmemory.core.ReplayPropertyTest.SCOPES;
 import static org.assertj.core.api.Assertions.assertThat;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.Scope.Layer;
 
 /**
  * Random writes, forgets, task changes, messages and ledger entries (ReplayPropertyTest's
@@ -80,7 +83,7 @@ class FailedWritePropertyTest {
             boolean failed = false;
             try {
                 if (step.op() instanceof ReplayPropertyTest.Advance) {
-                    engine.expireDue(ALICE);
+                    engine.verification().expireDue(ALICE);
                 } else {
                     step.op().apply(engine, clock);
                 }

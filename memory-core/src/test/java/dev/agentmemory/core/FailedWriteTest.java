@@ -1,5 +1,6 @@
 package dev.agentmemory.core;
 
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.event.LoggedEvent;
 import dev.agentmemory.core.store.InMemoryEventStore;
 import dev.agentmemory.core.testing.FaultyEventStore;

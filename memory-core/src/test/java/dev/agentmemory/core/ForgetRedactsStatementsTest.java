@@ -1,7 +1,9 @@
 package dev.agentmemory.core;
 
+import dev.agentmemory.core.engine.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine.Messages;
 import dev.agentmemory.core.event.StoredMessage;
-import dev.agentmemory.core.spi.ForgetRequest;
+import dev.agentmemory.core.spi.DerivedData.ForgetRequest;
 import dev.agentmemory.core.spi.DerivedData;
 import dev.agentmemory.core.spi.StatedValues;
 import dev.agentmemory.core.store.InMemoryEventStore;
@@ -13,6 +15,8 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import dev.agentmemory.core.MemoryRecord.Source;
+import dev.agentmemory.core.MemoryRecord.Kind;
 
 /**
  * Regression: forgetting a key left every copy of its value in the chat history (the statement,
@@ -38,7 +42,7 @@ class ForgetRedactsStatementsTest {
     }).build();
 
     private void append(String session, long index, String type, String json, String text) {
-        engine.changeWindow(ALICE, session, w -> new MemoryEngine.WindowChange(List.of(),
+        engine.messages().change(ALICE, session, w -> new Messages.WindowChange(List.of(),
                 List.of(new StoredMessage(index, index, type, json, text))));
     }
 
@@ -78,7 +82,7 @@ class ForgetRedactsStatementsTest {
         // then: the statement, the tool call, its result and the restatements (both sessions) are redacted
         assertThat(receipt.redacted()).isEqualTo(5);
         assertThat(receipt.messages()).isZero();
-        List<StoredMessage> s1 = engine.window(ALICE, "s1");
+        List<StoredMessage> s1 = engine.messages().window(ALICE, "s1");
         assertThat(s1).extracting(StoredMessage::index).containsExactly(0L, 1L, 2L, 3L, 4L, 5L);
         assertThat(s1.get(0).text()).isEqualTo("[forgotten]");
         assertThat(s1.get(0).json()).isEqualTo(user("[forgotten]"));
@@ -90,14 +94,14 @@ class ForgetRedactsStatementsTest {
         // not on a word boundary, and the application's system message: left alone
         assertThat(s1.get(4).text()).isEqualTo("I met a Frenchman");
         assertThat(s1.get(5).text()).isEqualTo("French app");
-        assertThat(engine.window(ALICE, "s2").get(0).text()).isEqualTo("[forgotten]");
+        assertThat(engine.messages().window(ALICE, "s2").get(0).text()).isEqualTo("[forgotten]");
         assertThat(told).singleElement().satisfies(r -> {
             assertThat(r.redacted()).isEqualTo(Map.of("s1", List.of(0L, 1L, 2L, 3L), "s2", List.of(0L)));
             assertThat(r.states("a french reply")).isTrue();
         });
-        assertThat(engine.audit(ALICE, Duration.ofDays(1)).replayMatches()).isTrue();
+        assertThat(engine.admin().audit(ALICE, Duration.ofDays(1)).replayMatches()).isTrue();
         // soft: the log keeps an audit line without the value
-        assertThat(engine.readableLog(ALICE)).anyMatch(l -> l.contains("session s1 redacted 4 message(s)"));
+        assertThat(engine.admin().readableLog(ALICE)).anyMatch(l -> l.contains("session s1 redacted 4 message(s)"));
     }
 
     @Test
@@ -116,10 +120,10 @@ class ForgetRedactsStatementsTest {
         assertThat(store.read(new dev.agentmemory.core.spi.Partition("shop", "alice"), 0))
                 .allSatisfy(e -> assertThat(e.payload().replace("Frenchman", "").replace("French app", ""))
                         .doesNotContainIgnoringCase("french"));
-        assertThat(engine.audit(ALICE, Duration.ofDays(1)).replayMatches()).isTrue();
+        assertThat(engine.admin().audit(ALICE, Duration.ofDays(1)).replayMatches()).isTrue();
         // a fresh engine over the same log serves the same redacted window
         MemoryEngine restarted = MemoryEngine.builder().store(store).build();
-        assertThat(restarted.window(ALICE, "s1")).isEqualTo(engine.window(ALICE, "s1"));
+        assertThat(restarted.messages().window(ALICE, "s1")).isEqualTo(engine.messages().window(ALICE, "s1"));
     }
 
     @Test
@@ -136,7 +140,7 @@ class ForgetRedactsStatementsTest {
         assertThat(store.read(new dev.agentmemory.core.spi.Partition("shop", "alice"), 0))
                 .allSatisfy(e -> assertThat(e.payload().replace("Frenchman", "").replace("French app", ""))
                         .doesNotContainIgnoringCase("french"));
-        assertThat(engine.audit(ALICE, Duration.ofDays(1)).replayMatches()).isTrue();
+        assertThat(engine.admin().audit(ALICE, Duration.ofDays(1)).replayMatches()).isTrue();
     }
 
     @Test
@@ -149,7 +153,7 @@ class ForgetRedactsStatementsTest {
         ForgetReceipt receipt = engine.forget(ALICE, ForgetTarget.key(ALICE.persistent(), MemoryKey.of("name")), ForgetMode.SOFT);
 
         assertThat(receipt.redacted()).isEqualTo(1);
-        assertThat(engine.window(ALICE, "s1")).extracting(StoredMessage::text).containsExactly("[forgotten]", "Hi Al");
+        assertThat(engine.messages().window(ALICE, "s1")).extracting(StoredMessage::text).containsExactly("[forgotten]", "Hi Al");
     }
 
     @Test
@@ -171,9 +175,9 @@ class ForgetRedactsStatementsTest {
 
         engine.forget(ALICE, ForgetTarget.key(ALICE.persistent(), MemoryKey.of("city")), ForgetMode.HARD);
 
-        assertThat(engine.window(ALICE, "s1").get(0).json()).doesNotContain("Paris", "French").contains("c1", "remember");
+        assertThat(engine.messages().window(ALICE, "s1").get(0).json()).doesNotContain("Paris", "French").contains("c1", "remember");
         assertThat(store.read(new dev.agentmemory.core.spi.Partition("shop", "alice"), 0))
                 .allSatisfy(e -> assertThat(e.payload()).doesNotContain("Paris"));
-        assertThat(engine.audit(ALICE, Duration.ofDays(1)).replayMatches()).isTrue();
+        assertThat(engine.admin().audit(ALICE, Duration.ofDays(1)).replayMatches()).isTrue();
     }
 }

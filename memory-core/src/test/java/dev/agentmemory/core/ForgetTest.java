@@ -1,9 +1,11 @@
 package dev.agentmemory.core;
 
+import dev.agentmemory.core.engine.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine.Messages;
 import dev.agentmemory.core.event.StoredMessage;
-import dev.agentmemory.core.event.TaskStatus;
+import dev.agentmemory.core.TaskInfo;
 import dev.agentmemory.core.spi.DerivedData;
-import dev.agentmemory.core.spi.ForgetRequest;
+import dev.agentmemory.core.spi.DerivedData.ForgetRequest;
 import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.testing.TestClock;
 import org.junit.jupiter.api.Test;
@@ -15,6 +17,9 @@ import java.util.Map;
 import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import dev.agentmemory.core.MemoryRecord.Status;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.Scope.Layer;
 
 /** Forgetting a key, a scope or a user, and the cascade to derived data. */
 class ForgetTest {
@@ -37,7 +42,7 @@ class ForgetTest {
     }).build();
 
     private void say(String session, long index, String text) {
-        engine.changeWindow(ALICE, session, w -> new MemoryEngine.WindowChange(List.of(),
+        engine.messages().change(ALICE, session, w -> new Messages.WindowChange(List.of(),
                 List.of(new StoredMessage(index, index, "USER", "{\"text\":\"" + text + "\"}", text))));
     }
 
@@ -45,7 +50,7 @@ class ForgetTest {
     void should_forget_a_session_with_its_tasks_and_messages_and_leave_the_rest() {
         // given
         engine.write(ALICE, Proposal.set(ALICE.session("s1"), "color", "white").build());
-        engine.startTask(ALICE, "s1", "refund", null);
+        engine.tasks().start(ALICE, "s1", "refund", null);
         engine.write(ALICE, Proposal.set(ALICE.task("s1", "refund"), "order", "20241015").build());
         say("s1", 0, "hello");
         engine.write(ALICE, Proposal.set(ALICE.session("s2"), "color", "black").build());
@@ -65,9 +70,9 @@ class ForgetTest {
             assertThat(r.hard()).isFalse();
         });
         assertThat(engine.view(ALICE, ALICE.session("s1")).keys()).isEmpty();
-        assertThat(engine.window(ALICE, "s1")).isEmpty();
-        assertThat(engine.messageHistory(ALICE, "s1").get(0L).forgotten()).isTrue();
-        assertThat(engine.tasks(ALICE, "s1")).extracting(TaskInfo::status).containsExactly(TaskStatus.ENDED);
+        assertThat(engine.messages().window(ALICE, "s1")).isEmpty();
+        assertThat(engine.messages().history(ALICE, "s1").get(0L).forgotten()).isTrue();
+        assertThat(engine.tasks().list(ALICE, "s1")).extracting(TaskInfo::status).containsExactly(TaskInfo.Status.ENDED);
         assertThat(engine.view(ALICE, ALICE.session("s2")).text("color")).contains("black");
         assertThat(engine.view(ALICE, ALICE.persistent()).text("lang")).contains("zh");
     }
@@ -76,7 +81,7 @@ class ForgetTest {
     void should_tombstone_everything_of_the_user_when_user_is_soft_forgotten() {
         engine.write(ALICE, Proposal.set(ALICE.persistent(), "lang", "zh").kind(Kind.PREFERENCE).build());
         engine.write(ALICE, Proposal.set(ALICE.session("s1"), "color", "white").build());
-        engine.registerAlias(ALICE, "order:20241015", "my earbuds");
+        engine.aliases().register(ALICE, "order:20241015", "my earbuds");
         say("s1", 0, "hello");
 
         ForgetReceipt receipt = engine.forget(ALICE, ForgetTarget.user(), ForgetMode.SOFT);
@@ -89,9 +94,9 @@ class ForgetTest {
         assertThat(engine.history(ALICE, ALICE.persistent(), MemoryKey.of("lang")))
                 .extracting(MemoryRecord::status, MemoryRecord::value).containsExactly(
                         org.assertj.core.groups.Tuple.tuple(Status.FORGOTTEN, null));
-        assertThat(engine.resolve(ALICE, "my earbuds")).isEmpty();
-        assertThat(engine.window(ALICE, "s1")).isEmpty();
-        assertThat(engine.audit(ALICE, Duration.ofDays(1)).replayMatches()).isTrue();
+        assertThat(engine.aliases().resolve(ALICE, "my earbuds")).isEmpty();
+        assertThat(engine.messages().window(ALICE, "s1")).isEmpty();
+        assertThat(engine.admin().audit(ALICE, Duration.ofDays(1)).replayMatches()).isTrue();
     }
 
     @Test
@@ -102,9 +107,9 @@ class ForgetTest {
         ForgetReceipt receipt = engine.forget(ALICE, ForgetTarget.messages("s1", List.of(0L)), ForgetMode.SOFT);
 
         assertThat(receipt.messages()).isEqualTo(1);
-        assertThat(engine.window(ALICE, "s1")).extracting(StoredMessage::text).containsExactly("thanks");
-        assertThat(engine.messageHistory(ALICE, "s1")).hasSize(2);
-        assertThat(engine.messageHistory(ALICE, "s1").get(0L).text()).isNull();
+        assertThat(engine.messages().window(ALICE, "s1")).extracting(StoredMessage::text).containsExactly("thanks");
+        assertThat(engine.messages().history(ALICE, "s1")).hasSize(2);
+        assertThat(engine.messages().history(ALICE, "s1").get(0L).text()).isNull();
     }
 
     @Test
@@ -128,7 +133,7 @@ class ForgetTest {
         ForgetReceipt hard = engine.forget(ALICE, color, ForgetMode.HARD);
 
         assertThat(hard.eventsScrubbed()).isEqualTo(1);
-        assertThat(engine.readableLog(ALICE)).noneMatch(l -> l.contains("white-secret"));
-        assertThat(engine.log(ALICE).toString()).doesNotContain("white-secret");
+        assertThat(engine.admin().readableLog(ALICE)).noneMatch(l -> l.contains("white-secret"));
+        assertThat(engine.admin().log(ALICE).toString()).doesNotContain("white-secret");
     }
 }

@@ -1,13 +1,16 @@
 package dev.agentmemory.core;
 
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.spi.DerivedData;
-import dev.agentmemory.core.spi.ForgetRequest;
+import dev.agentmemory.core.spi.DerivedData.ForgetRequest;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.Proposal.Outcome;
 
 class InvalidationCascadeTest {
 

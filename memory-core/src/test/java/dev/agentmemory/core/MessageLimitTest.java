@@ -1,5 +1,7 @@
 package dev.agentmemory.core;
 
+import dev.agentmemory.core.engine.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine.Messages;
 import dev.agentmemory.core.event.StoredMessage;
 import org.junit.jupiter.api.Test;
 
@@ -15,17 +17,17 @@ class MessageLimitTest {
         // given
         MemoryEngine engine = MemoryEngine.builder().maxMessageChars(2048).build();
         Caller alice = Caller.of("shop", "alice");
-        engine.changeWindow(alice, "s1", w -> new MemoryEngine.WindowChange(List.of(),
+        engine.messages().change(alice, "s1", w -> new Messages.WindowChange(List.of(),
                 List.of(new StoredMessage(0, 0, "USER", "{\"text\":\"hi\"}", "hi"))));
         String huge = "{\"text\":\"" + "x".repeat(3000) + "\"}";
 
         // when / then
-        assertThatThrownBy(() -> engine.changeWindow(alice, "s1", w -> new MemoryEngine.WindowChange(List.of(0L),
+        assertThatThrownBy(() -> engine.messages().change(alice, "s1", w -> new Messages.WindowChange(List.of(0L),
                 List.of(new StoredMessage(1, 1, "USER", huge, "x")))))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("message 1 of session s1 is 3011 characters serialized, over the limit of 2048 (MemoryEngine.Builder#maxMessageChars)");
-        assertThat(engine.window(alice, "s1")).extracting(StoredMessage::text).containsExactly("hi");
-        assertThat(engine.audit(alice, java.time.Duration.ofDays(1)).replayMatches()).isTrue();
+        assertThat(engine.messages().window(alice, "s1")).extracting(StoredMessage::text).containsExactly("hi");
+        assertThat(engine.admin().audit(alice, java.time.Duration.ofDays(1)).replayMatches()).isTrue();
     }
 
     @Test

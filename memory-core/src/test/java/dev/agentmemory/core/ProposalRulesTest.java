@@ -1,6 +1,7 @@
 package dev.agentmemory.core;
 
-import dev.agentmemory.core.event.MemoryState;
+import dev.agentmemory.core.engine.MemoryEngine;
+import dev.agentmemory.core.internal.state.MemoryState;
 import dev.agentmemory.testing.TestClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -14,6 +15,14 @@ import java.util.Set;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.groups.Tuple.tuple;
+import dev.agentmemory.core.MemoryRecord.Access;
+import dev.agentmemory.core.MemoryRecord.Status;
+import dev.agentmemory.core.MemoryRecord.Verification;
+import dev.agentmemory.core.MemoryRecord.Source;
+import dev.agentmemory.core.MemoryRecord.Trust;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.Proposal.Outcome;
+import dev.agentmemory.core.ScopeView.KeyState;
 
 /** Records carry every field; writes are proposals checked by kind rules and the conflict policy. */
 class ProposalRulesTest {
@@ -67,7 +76,7 @@ class ProposalRulesTest {
         assertThat(r.archived()).isFalse();
         assertThat(r.recordedAt()).isEqualTo(clock.instant());
         assertThat(r.seq()).isEqualTo(1);
-        assertThat(engine.log(ALICE).get(0).change()).isEqualTo(
+        assertThat(engine.admin().log(ALICE).get(0).change()).isEqualTo(
                 new dev.agentmemory.core.event.Change.RecordWritten(r, List.of()));
     }
 
@@ -89,7 +98,7 @@ class ProposalRulesTest {
 
         assertThat(o.result()).isEqualTo(Outcome.Result.REJECTED);
         assertThat(o.reason()).isEqualTo("an untrusted source (tool) cannot write a " + kind.name().toLowerCase());
-        assertThat(engine.log(ALICE)).isEmpty();
+        assertThat(engine.admin().log(ALICE)).isEmpty();
     }
 
     @Test
@@ -169,7 +178,7 @@ class ProposalRulesTest {
         });
         assertThatThrownBy(() -> engine.write(ALICE, Proposal.set(session, COLOR, MemoryValue.of("red"))
                 .kind(Kind.INFERENCE).source(Source.MODEL).build()))
-                .isInstanceOf(ConflictException.class)
+                .isInstanceOf(MemoryException.Conflict.class)
                 .hasMessage("exchange.color: an inference never overwrites a user-stated value (version 1)");
     }
 
@@ -219,14 +228,14 @@ class ProposalRulesTest {
     void should_reject_conflict_and_store_nothing_in_strict_mode() {
         MemoryEngine strict = MemoryEngine.builder().clock(clock).strictConflicts(true).build();
         strict.write(ALICE, Proposal.set(session, COLOR, MemoryValue.of("white")).build());
-        MemoryState before = strict.replay(ALICE);
+        MemoryState before = strict.admin().replay(ALICE);
 
         Outcome o = strict.propose(ALICE, Proposal.set(session, COLOR, MemoryValue.of("black")).kind(Kind.INFERENCE)
                 .source(Source.MODEL).build());
 
         assertThat(o.result()).isEqualTo(Outcome.Result.REJECTED);
         assertThat(o.reason()).isEqualTo("conflict (strict mode): an inference never overwrites a user-stated value (version 1)");
-        assertThat(strict.replay(ALICE)).isEqualTo(before);
+        assertThat(strict.admin().replay(ALICE)).isEqualTo(before);
     }
 
     @Test
@@ -236,7 +245,7 @@ class ProposalRulesTest {
         MemoryRecord again = engine.write(ALICE, Proposal.set(session, COLOR, MemoryValue.of("white")).build());
 
         assertThat(again).isEqualTo(first);
-        assertThat(engine.log(ALICE)).hasSize(1);
+        assertThat(engine.admin().log(ALICE)).hasSize(1);
     }
 
     @Test
@@ -272,8 +281,8 @@ class ProposalRulesTest {
 
         assertThat(outcomes).extracting(Outcome::result)
                 .containsExactly(Outcome.Result.APPLIED, Outcome.Result.REJECTED, Outcome.Result.APPLIED);
-        assertThat(engine.log(ALICE)).hasSize(2);
-        assertThat(engine.log(ALICE).get(0).traceId()).isEqualTo(engine.log(ALICE).get(1).traceId());
+        assertThat(engine.admin().log(ALICE)).hasSize(2);
+        assertThat(engine.admin().log(ALICE).get(0).traceId()).isEqualTo(engine.admin().log(ALICE).get(1).traceId());
     }
 
     @Test

@@ -1,8 +1,12 @@
 package dev.agentmemory.core;
 
+import dev.agentmemory.core.engine.MemoryEngine;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import dev.agentmemory.core.MemoryRecord.Access;
+import dev.agentmemory.core.MemoryRecord.Source;
+import dev.agentmemory.core.MemoryRecord.Kind;
 
 class ReadableLogAccessTest {
 
@@ -16,8 +20,8 @@ class ReadableLogAccessTest {
                 .kind(Kind.OBSERVATION).source(Source.SYSTEM).access(Access.PRIVATE).build());
 
         // when
-        String asSupport = String.join("\n", engine.readableLog(support));
-        String asBilling = String.join("\n", engine.readableLog(billing));
+        String asSupport = String.join("\n", engine.admin().readableLog(support));
+        String asBilling = String.join("\n", engine.admin().readableLog(billing));
 
         // then
         assertThat(asSupport).doesNotContain("4242").contains("card.last4 v1 = [redacted]");

@@ -1,7 +1,9 @@
 package dev.agentmemory.core;
 
+import dev.agentmemory.core.engine.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine.Messages;
 import dev.agentmemory.core.event.LoggedEvent;
-import dev.agentmemory.core.event.MemoryState;
+import dev.agentmemory.core.internal.state.MemoryState;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.testing.TestClock;
 import net.jqwik.api.Arbitraries;
@@ -19,6 +21,10 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import dev.agentmemory.core.MemoryRecord.Status;
+import dev.agentmemory.core.MemoryRecord.Source;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.ScopeView.KeyState;
 
 /**
  * For random operation sequences, the state the engine serves equals a replay of its log at
@@ -65,10 +71,10 @@ class ReplayPropertyTest {
             String t = TASKS.get(task);
             try {
                 switch (step) {
-                    case 0 -> engine.startTask(ALICE, "s1", t, "task " + t);
-                    case 1 -> engine.suspendTask(ALICE, "s1", t);
-                    case 2 -> engine.resumeTask(ALICE, "s1", t);
-                    default -> engine.endTask(ALICE, "s1", t);
+                    case 0 -> engine.tasks().start(ALICE, "s1", t, "task " + t);
+                    case 1 -> engine.tasks().suspend(ALICE, "s1", t);
+                    case 2 -> engine.tasks().resume(ALICE, "s1", t);
+                    default -> engine.tasks().end(ALICE, "s1", t);
                 }
             } catch (IllegalStateException invalidTransition) {
                 // part of the random walk: the state must not have moved
@@ -89,7 +95,7 @@ class ReplayPropertyTest {
 
     record Alias(int entity, String alias) implements Op {
         public void apply(MemoryEngine engine, TestClock clock) {
-            engine.registerAlias(ALICE, "order:" + entity, alias);
+            engine.aliases().register(ALICE, "order:" + entity, alias);
         }
     }
 
@@ -97,22 +103,22 @@ class ReplayPropertyTest {
         public void apply(MemoryEngine engine, TestClock clock) {
             String op = "op-" + id;
             if (complete) {
-                if (engine.action(ALICE, op).isPresent()) {
-                    engine.completeAction(ALICE, op, id % 2 == 0, MemoryValue.of("done " + id));
+                if (engine.ledger().action(ALICE, op).isPresent()) {
+                    engine.ledger().complete(ALICE, op, id % 2 == 0, MemoryValue.of("done " + id));
                 }
             } else {
-                engine.beginAction(ALICE, op, "refund", MemoryValue.of(id));
+                engine.ledger().begin(ALICE, op, "refund", MemoryValue.of(id));
             }
         }
     }
 
     record Message(String text, boolean evictOldest) implements Op {
         public void apply(MemoryEngine engine, TestClock clock) {
-            engine.changeWindow(ALICE, "s1", window -> {
-                long next = engine.replay(ALICE).history("s1").isEmpty() ? 0
-                        : engine.replay(ALICE).history("s1").lastKey() + 1;
+            engine.messages().change(ALICE, "s1", window -> {
+                long next = engine.admin().replay(ALICE).history("s1").isEmpty() ? 0
+                        : engine.admin().replay(ALICE).history("s1").lastKey() + 1;
                 List<Long> evicted = evictOldest && !window.isEmpty() ? List.of(window.get(0).index()) : List.of();
-                return new MemoryEngine.WindowChange(evicted,
+                return new Messages.WindowChange(evicted,
                         List.of(new StoredMessage(next, next, "USER", "{\"text\":\"" + text + "\"}", text)));
             });
         }
@@ -121,23 +127,23 @@ class ReplayPropertyTest {
     record Advance(int hours) implements Op {
         public void apply(MemoryEngine engine, TestClock clock) {
             clock.advance(Duration.ofHours(hours));
-            engine.expireDue(ALICE);
+            engine.verification().expireDue(ALICE);
         }
     }
 
     record ConfirmLatest() implements Op {
         public void apply(MemoryEngine engine, TestClock clock) {
-            List<MemoryRecord> live = engine.replay(ALICE).records().stream()
+            List<MemoryRecord> live = engine.admin().replay(ALICE).records().stream()
                     .filter(r -> r.status() != Status.FORGOTTEN).toList();
             if (!live.isEmpty()) {
-                engine.confirm(ALICE, live.get(live.size() - 1).id());
+                engine.verification().confirm(ALICE, live.get(live.size() - 1).id());
             }
         }
     }
 
     record Collect() implements Op {
         public void apply(MemoryEngine engine, TestClock clock) {
-            engine.collect(ALICE);
+            engine.admin().collect(ALICE);
         }
     }
 
@@ -179,10 +185,10 @@ class ReplayPropertyTest {
         for (Op op : ops) {
             op.apply(engine, clock);
 
-            assertThat(engine.audit(ALICE, Duration.ofDays(1)).replayMatches()).as("live == replay(log) after %s", op).isTrue();
-            long seq = engine.log(ALICE).size();
+            assertThat(engine.admin().audit(ALICE, Duration.ofDays(1)).replayMatches()).as("live == replay(log) after %s", op).isTrue();
+            long seq = engine.admin().log(ALICE).size();
             if (seq > seen) {
-                stateAt.put(seq, engine.replay(ALICE));
+                stateAt.put(seq, engine.admin().replay(ALICE));
                 List<ScopeView> views = new ArrayList<>();
                 SCOPES.forEach(s -> views.add(engine.view(ALICE, s)));
                 viewsAt.put(seq, views);
@@ -190,7 +196,7 @@ class ReplayPropertyTest {
             }
         }
 
-        List<LoggedEvent> log = engine.log(ALICE);
+        List<LoggedEvent> log = engine.admin().log(ALICE);
         assertThat(log).extracting(LoggedEvent::seq).containsExactlyElementsOf(
                 java.util.stream.LongStream.rangeClosed(1, log.size()).boxed().toList());
         java.util.Set<String> erased = new java.util.HashSet<>();

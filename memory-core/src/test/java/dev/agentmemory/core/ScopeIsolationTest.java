@@ -1,7 +1,8 @@
 package dev.agentmemory.core;
 
-import dev.agentmemory.core.event.MemoryState;
-import dev.agentmemory.core.ledger.OperationId;
+import dev.agentmemory.core.engine.MemoryEngine;
+import dev.agentmemory.core.internal.state.MemoryState;
+import dev.agentmemory.core.ledger.ActionRecord.OperationId;
 import dev.agentmemory.testing.TestClock;
 import org.junit.jupiter.api.Test;
 
@@ -10,6 +11,11 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import dev.agentmemory.core.MemoryRecord.Access;
+import dev.agentmemory.core.MemoryRecord.Source;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.Scope.Layer;
+import dev.agentmemory.core.Proposal.Outcome;
 
 /** Nothing is ever read or changed across tenant or user, whatever the caller passes. */
 class ScopeIsolationTest {
@@ -30,14 +36,14 @@ class ScopeIsolationTest {
         String denied = "caller shop/bob cannot touch scope shop/alice/persistent of another tenant or user";
 
         // when / then
-        assertThatThrownBy(() -> engine.current(BOB, alices, LANG)).isInstanceOf(AccessDeniedException.class).hasMessage(denied);
+        assertThatThrownBy(() -> engine.current(BOB, alices, LANG)).isInstanceOf(MemoryException.AccessDenied.class).hasMessage(denied);
         assertThatThrownBy(() -> engine.keyState(BOB, alices, LANG, ReadOptions.DEFAULT)).hasMessage(denied);
-        assertThatThrownBy(() -> engine.view(BOB, alices)).isInstanceOf(AccessDeniedException.class);
-        assertThatThrownBy(() -> engine.history(BOB, alices, LANG)).isInstanceOf(AccessDeniedException.class);
-        assertThatThrownBy(() -> engine.applicableAt(BOB, alices, LANG, clock.instant())).isInstanceOf(AccessDeniedException.class);
-        assertThatThrownBy(() -> engine.asOf(BOB, alices, clock.instant())).isInstanceOf(AccessDeniedException.class);
-        assertThatThrownBy(() -> engine.asOfSequence(BOB, alices, 1)).isInstanceOf(AccessDeniedException.class);
-        assertThatThrownBy(() -> engine.diff(BOB, BOB.persistent(), alices)).isInstanceOf(AccessDeniedException.class);
+        assertThatThrownBy(() -> engine.view(BOB, alices)).isInstanceOf(MemoryException.AccessDenied.class);
+        assertThatThrownBy(() -> engine.history(BOB, alices, LANG)).isInstanceOf(MemoryException.AccessDenied.class);
+        assertThatThrownBy(() -> engine.applicableAt(BOB, alices, LANG, clock.instant())).isInstanceOf(MemoryException.AccessDenied.class);
+        assertThatThrownBy(() -> engine.asOf(BOB, alices, clock.instant())).isInstanceOf(MemoryException.AccessDenied.class);
+        assertThatThrownBy(() -> engine.asOfSequence(BOB, alices, 1)).isInstanceOf(MemoryException.AccessDenied.class);
+        assertThatThrownBy(() -> engine.admin().diff(BOB, BOB.persistent(), alices)).isInstanceOf(MemoryException.AccessDenied.class);
     }
 
     @Test
@@ -45,27 +51,27 @@ class ScopeIsolationTest {
         engine.write(ALICE, Proposal.set(ALICE.persistent(), "lang", "zh").kind(Kind.PREFERENCE).build());
 
         assertThatThrownBy(() -> engine.view(ALICE_AT_BANK, ALICE.persistent()))
-                .isInstanceOf(AccessDeniedException.class)
+                .isInstanceOf(MemoryException.AccessDenied.class)
                 .hasMessage("caller bank/alice cannot touch scope shop/alice/persistent of another tenant or user");
         assertThat(engine.view(ALICE_AT_BANK, ALICE_AT_BANK.persistent()).keys()).isEmpty();
-        assertThat(engine.log(ALICE_AT_BANK)).isEmpty();
+        assertThat(engine.admin().log(ALICE_AT_BANK)).isEmpty();
     }
 
     @Test
     void should_deny_whole_batch_and_store_nothing_when_one_proposal_names_another_user() {
         // given
-        MemoryState before = engine.replay(ALICE);
+        MemoryState before = engine.admin().replay(ALICE);
         List<Proposal> batch = List.of(
                 Proposal.set(ALICE.session("s1"), "color", "white").build(),
                 Proposal.set(BOB.session("s1"), "color", "black").build());
 
         // when / then
         assertThatThrownBy(() -> engine.propose(ALICE, batch))
-                .isInstanceOf(AccessDeniedException.class)
+                .isInstanceOf(MemoryException.AccessDenied.class)
                 .hasMessage("caller shop/alice cannot touch scope shop/bob/session/s1 of another tenant or user");
-        assertThat(engine.replay(ALICE)).isEqualTo(before);
-        assertThat(engine.log(ALICE)).isEmpty();
-        assertThat(engine.log(BOB)).isEmpty();
+        assertThat(engine.admin().replay(ALICE)).isEqualTo(before);
+        assertThat(engine.admin().log(ALICE)).isEmpty();
+        assertThat(engine.admin().log(BOB)).isEmpty();
     }
 
     @Test
@@ -73,9 +79,9 @@ class ScopeIsolationTest {
         engine.write(ALICE, Proposal.set(ALICE.persistent(), "lang", "zh").kind(Kind.PREFERENCE).build());
 
         assertThatThrownBy(() -> engine.forget(BOB, ForgetTarget.key(ALICE.persistent(), LANG), ForgetMode.HARD))
-                .isInstanceOf(AccessDeniedException.class);
+                .isInstanceOf(MemoryException.AccessDenied.class);
         assertThatThrownBy(() -> engine.forget(BOB, ForgetTarget.scope(ALICE.persistent()), ForgetMode.SOFT))
-                .isInstanceOf(AccessDeniedException.class);
+                .isInstanceOf(MemoryException.AccessDenied.class);
         assertThat(engine.view(ALICE, ALICE.persistent()).text("lang")).contains("zh");
     }
 
@@ -85,23 +91,23 @@ class ScopeIsolationTest {
         engine.write(ALICE, Proposal.set(ALICE.persistent(), "lang", "zh").kind(Kind.PREFERENCE).build());
         MemoryRecord candidate = engine.write(ALICE, Proposal.set(ALICE.session("s1"), "color", "white")
                 .source(Source.MODEL).kind(Kind.INFERENCE).build());
-        engine.startTask(ALICE, "s1", "t1", "refund");
-        engine.registerAlias(ALICE, "order:20241015", "my white earbuds");
+        engine.tasks().start(ALICE, "s1", "t1", "refund");
+        engine.aliases().register(ALICE, "order:20241015", "my white earbuds");
         String op = OperationId.of("refund", "order:20241015");
-        engine.beginAction(ALICE, op, "refund", MemoryValue.of(1));
+        engine.ledger().begin(ALICE, op, "refund", MemoryValue.of(1));
 
         // then: bob, with the same session names, sees none of it
         assertThat(engine.servable(BOB, Layer.PERSISTENT)).isEmpty();
         assertThat(engine.servable(BOB, Layer.SESSION)).isEmpty();
         assertThat(engine.view(BOB, BOB.session("s1")).keys()).isEmpty();
-        assertThat(engine.tasks(BOB, "s1")).isEmpty();
-        assertThat(engine.activeTask(BOB, "s1")).isEmpty();
-        assertThat(engine.resolve(BOB, "my white earbuds")).isEmpty();
-        assertThat(engine.action(BOB, op)).isEmpty();
-        assertThat(engine.pendingActions(BOB)).isEmpty();
-        assertThat(engine.log(BOB)).isEmpty();
-        assertThat(engine.audit(BOB, Duration.ofDays(1)).conflictingKeys()).isEmpty();
-        assertThatThrownBy(() -> engine.confirm(BOB, candidate.id()))
+        assertThat(engine.tasks().list(BOB, "s1")).isEmpty();
+        assertThat(engine.tasks().active(BOB, "s1")).isEmpty();
+        assertThat(engine.aliases().resolve(BOB, "my white earbuds")).isEmpty();
+        assertThat(engine.ledger().action(BOB, op)).isEmpty();
+        assertThat(engine.ledger().pending(BOB)).isEmpty();
+        assertThat(engine.admin().log(BOB)).isEmpty();
+        assertThat(engine.admin().audit(BOB, Duration.ofDays(1)).conflictingKeys()).isEmpty();
+        assertThatThrownBy(() -> engine.verification().confirm(BOB, candidate.id()))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("no record \"" + candidate.id() + "\" for shop/bob");
         assertThat(engine.forget(BOB, ForgetTarget.user(), ForgetMode.HARD).recordIds()).isEmpty();
@@ -139,6 +145,6 @@ class ScopeIsolationTest {
 
         assertThat(outcome.result()).isEqualTo(Outcome.Result.REJECTED);
         assertThat(outcome.reason()).isEqualTo("the current value of plan belongs to another agent");
-        assertThat(engine.log(ALICE)).hasSize(1);
+        assertThat(engine.admin().log(ALICE)).hasSize(1);
     }
 }

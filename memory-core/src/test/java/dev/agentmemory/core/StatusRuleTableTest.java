@@ -1,6 +1,7 @@
 package dev.agentmemory.core;
 
-import dev.agentmemory.core.event.TaskStatus;
+import dev.agentmemory.core.engine.MemoryEngine;
+import dev.agentmemory.core.TaskInfo;
 import dev.agentmemory.testing.TestClock;
 import org.junit.jupiter.api.Test;
 
@@ -12,6 +13,11 @@ import java.util.Optional;
 import java.util.function.Predicate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import dev.agentmemory.core.MemoryRecord.Source;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.Proposal.Outcome;
+import dev.agentmemory.core.StatusRule.ItemStatus;
+import dev.agentmemory.core.ScopeView.KeyState;
 
 /**
  * The README's table "How a read labels an item", checked over every combination of what the
@@ -147,7 +153,7 @@ class StatusRuleTableTest {
                                          List<String> wrong) {
         KeyState k = engine.keyState(ALICE, scope, KEY, ReadOptions.DEFAULT);
         // a scope read sees the scope's own frame: the status the record would have in an active task
-        TaskInfo asActive = c.taskState() ? new TaskInfo("s1", "t1", null, TaskStatus.ACTIVE, read) : null;
+        TaskInfo asActive = c.taskState() ? new TaskInfo("s1", "t1", null, TaskInfo.Status.ACTIVE, read) : null;
         ItemStatus own = StatusRule.of(r, engine.history(ALICE, scope, KEY), asActive, read);
         String bucket = k.current() != null && k.current().id().equals(r.id()) ? "current"
                 : k.needsReverification() != null && k.needsReverification().id().equals(r.id()) ? "needs-reverification"
@@ -183,7 +189,7 @@ class StatusRuleTableTest {
         if (!c.taskState()) {
             return ALICE.session("s1");
         }
-        return ALICE.task(engine.startTask(ALICE, "s1", "t1", "billing"));
+        return ALICE.task(engine.tasks().start(ALICE, "s1", "t1", "billing"));
     }
 
     /** Writes the record the case is about (and what surrounds it), returns it. */
@@ -235,14 +241,14 @@ class StatusRuleTableTest {
         switch (c.task()) {
             case NONE, ACTIVE -> {
             }
-            case SUSPENDED -> engine.suspendTask(ALICE, "s1", "t1");
-            case ENDED -> engine.endTask(ALICE, "s1", "t1");
+            case SUSPENDED -> engine.tasks().suspend(ALICE, "s1", "t1");
+            case ENDED -> engine.tasks().end(ALICE, "s1", "t1");
             case MOVED -> {
-                TaskInfo moved = engine.resumeTask(ALICE, "s2", "s1", "t1");
+                TaskInfo moved = engine.tasks().resume(ALICE, "s2", "s1", "t1");
                 assertThat(moved.heldBy()).isEqualTo("s2");
-                engine.startTask(ALICE, "s2", "t2", "something else"); // puts t1 aside in s2
-                assertThat(engine.userTasks(ALICE)).filteredOn(t -> t.task().equals("t1"))
-                        .extracting(TaskInfo::status).containsExactly(TaskStatus.SUSPENDED);
+                engine.tasks().start(ALICE, "s2", "t2", "something else"); // puts t1 aside in s2
+                assertThat(engine.tasks().userTasks(ALICE)).filteredOn(t -> t.task().equals("t1"))
+                        .extracting(TaskInfo::status).containsExactly(TaskInfo.Status.SUSPENDED);
             }
         }
     }

@@ -1,5 +1,6 @@
 package dev.agentmemory.core;
 
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.spi.Verifier;
 import dev.agentmemory.testing.TestClock;
 import org.junit.jupiter.api.Test;
@@ -8,6 +9,12 @@ import java.util.Optional;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import dev.agentmemory.core.MemoryRecord.Status;
+import dev.agentmemory.core.MemoryRecord.Verification;
+import dev.agentmemory.core.MemoryRecord.Source;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.Proposal.Outcome;
+import dev.agentmemory.core.ScopeView.KeyState;
 
 /** Model-extracted records are candidates until confirmed or checked. */
 class VerificationTest {
@@ -52,7 +59,7 @@ class VerificationTest {
     void should_verify_with_evidence_when_verifier_confirms() {
         MemoryRecord r = extracted("order:20241015.color", "white");
 
-        MemoryRecord verified = engine.verify(ALICE, r.id());
+        MemoryRecord verified = engine.verification().verify(ALICE, r.id());
 
         assertThat(verified.verification()).isEqualTo(Verification.VERIFIED);
         assertThat(verified.evidence()).isEqualTo("order system: order 20241015 is white earbuds");
@@ -63,7 +70,7 @@ class VerificationTest {
     void should_refute_with_evidence_and_never_serve_when_verifier_disagrees() {
         MemoryRecord r = extracted("order:20241015.color", "black");
 
-        MemoryRecord refuted = engine.verify(ALICE, r.id());
+        MemoryRecord refuted = engine.verification().verify(ALICE, r.id());
 
         assertThat(refuted.verification()).isEqualTo(Verification.REFUTED);
         assertThat(refuted.evidence()).isEqualTo("order system: order 20241015 is white earbuds");
@@ -75,8 +82,8 @@ class VerificationTest {
     void should_leave_record_unchanged_when_no_verifier_has_an_opinion() {
         MemoryRecord r = extracted("size", "M");
 
-        assertThat(engine.verify(ALICE, r.id())).isEqualTo(r);
-        assertThat(engine.log(ALICE)).hasSize(1);
+        assertThat(engine.verification().verify(ALICE, r.id())).isEqualTo(r);
+        assertThat(engine.admin().log(ALICE)).hasSize(1);
     }
 
     @Test
@@ -84,9 +91,9 @@ class VerificationTest {
         MemoryRecord size = extracted("size", "M");
         MemoryRecord city = extracted("city", "Hailan");
 
-        assertThat(engine.confirm(ALICE, size.id())).extracting(MemoryRecord::verification, MemoryRecord::evidence)
+        assertThat(engine.verification().confirm(ALICE, size.id())).extracting(MemoryRecord::verification, MemoryRecord::evidence)
                 .containsExactly(Verification.CONFIRMED, "confirmed by the user");
-        assertThat(engine.refute(ALICE, city.id(), "user: I live in Nordvik"))
+        assertThat(engine.verification().refute(ALICE, city.id(), "user: I live in Nordvik"))
                 .extracting(MemoryRecord::verification, MemoryRecord::evidence)
                 .containsExactly(Verification.REFUTED, "user: I live in Nordvik");
         assertThat(engine.view(ALICE, session, ReadOptions.verified()).values()).containsOnlyKeys(MemoryKey.of("size"));
@@ -109,7 +116,7 @@ class VerificationTest {
         assertThat(engine.current(ALICE, session, size)).get().extracting(MemoryRecord::id).isEqualTo(l.id());
 
         // when
-        engine.refute(ALICE, l.id(), "user: I still wear M");
+        engine.verification().refute(ALICE, l.id(), "user: I still wear M");
 
         // then: the refuted write is undone; a later write replaces M and leaves L refuted
         assertThat(engine.current(ALICE, session, size)).get().extracting(MemoryRecord::id, MemoryRecord::status)
@@ -124,7 +131,7 @@ class VerificationTest {
     void should_keep_no_current_value_when_the_refuted_write_replaced_nothing() {
         MemoryRecord l = extracted("size", "L");
 
-        engine.refute(ALICE, l.id(), "user: wrong");
+        engine.verification().refute(ALICE, l.id(), "user: wrong");
 
         assertThat(engine.current(ALICE, session, MemoryKey.of("size"))).isEmpty();
     }
@@ -140,7 +147,7 @@ class VerificationTest {
                 .containsExactly(nordvik.id());
 
         // when
-        engine.confirm(ALICE, nordvik.id());
+        engine.verification().confirm(ALICE, nordvik.id());
 
         // then
         KeyState state = engine.keyState(ALICE, session, city, ReadOptions.DEFAULT);
@@ -155,7 +162,7 @@ class VerificationTest {
         engine.write(ALICE, Proposal.set(session, "order:20241015.color", "black").build());
         MemoryRecord white = extractedConflict("order:20241015.color", "white");
 
-        assertThat(engine.verify(ALICE, white.id()).verification()).isEqualTo(Verification.VERIFIED);
+        assertThat(engine.verification().verify(ALICE, white.id()).verification()).isEqualTo(Verification.VERIFIED);
 
         assertThat(engine.keyState(ALICE, session, MemoryKey.of("order:20241015.color"), ReadOptions.DEFAULT).conflicts())
                 .extracting(MemoryRecord::id).containsExactly(white.id());
@@ -166,9 +173,9 @@ class VerificationTest {
         MemoryRecord r = extracted("size", "M");
         engine.forget(ALICE, ForgetTarget.key(session, MemoryKey.of("size")), ForgetMode.SOFT);
 
-        assertThatThrownBy(() -> engine.confirm(ALICE, r.id()))
+        assertThatThrownBy(() -> engine.verification().confirm(ALICE, r.id()))
                 .isInstanceOf(IllegalStateException.class).hasMessage("record " + r.id() + " is forgotten");
-        assertThatThrownBy(() -> engine.confirm(ALICE, "no-such-id"))
+        assertThatThrownBy(() -> engine.verification().confirm(ALICE, "no-such-id"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("no record \"no-such-id\" for shop/alice");
     }
 }

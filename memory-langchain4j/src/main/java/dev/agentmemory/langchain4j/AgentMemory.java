@@ -2,12 +2,14 @@ package dev.agentmemory.langchain4j;
 
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.ForgetMode;
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.policy.InstructionDetector;
 import dev.agentmemory.core.spi.DerivedData;
 import dev.agentmemory.core.spi.EventStore;
-import dev.agentmemory.core.spi.ForgetRequest;
+import dev.agentmemory.core.spi.DerivedData.ForgetRequest;
+import dev.agentmemory.store.jdbc.H2FileOption;
+import dev.agentmemory.store.jdbc.JdbcStores;
+import dev.agentmemory.store.jdbc.JdbcSettings;
 import dev.agentmemory.langchain4j.framing.MemoryFramer;
 import dev.agentmemory.langchain4j.recall.HybridIndex;
 import dev.agentmemory.langchain4j.tools.MemoryTools;
@@ -30,8 +32,6 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -39,7 +39,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Function;
+import java.util.function.Consumer;
 
 /**
  * The front door of the LangChain4j module: one object that gives an AiService layered,
@@ -65,21 +65,22 @@ import java.util.function.Function;
  * {@link Builder#sessionResolver}). Every read and write is bound to that tenant and user.
  *
  * <p>Configuration (builder methods, or the {@code agentmemory.*} keys of a properties file via
- * {@link Builder#config(Properties)} / {@link Builder#configFile(Path)}, properties or YAML), with defaults:
+ * {@link Builder#config(Properties)} / {@link Builder#configFile(Path)}, properties or YAML), with defaults;
+ * the engine's settings are {@link MemoryEngine.Builder}'s, given through {@link Builder#engineSettings}:
  * <table>
  *   <caption>settings</caption>
  *   <tr><th>key</th><th>builder</th><th>default</th></tr>
- *   <tr><td>{@code agentmemory.ttl.<kind>} (ISO-8601, e.g. {@code P30D})</td><td>{@link Builder#ttl}</td><td>none</td></tr>
- *   <tr><td>{@code agentmemory.max-records-per-user}, {@code agentmemory.at-limit} ({@code reject}|{@code forget-oldest})</td><td>{@link Builder#maxRecordsPerUser}</td><td>100000, reject</td></tr>
+ *   <tr><td>{@code agentmemory.ttl.<kind>} (ISO-8601, e.g. {@code P30D})</td><td>{@link MemoryEngine.Builder#ttl}</td><td>none</td></tr>
+ *   <tr><td>{@code agentmemory.max-records-per-user}, {@code agentmemory.at-limit} ({@code reject}|{@code forget-oldest})</td><td>{@link MemoryEngine.Builder#maxRecordsPerUser}</td><td>100000, reject</td></tr>
  *   <tr><td>{@code agentmemory.results.state|persistent|episodic}</td><td>{@link Builder#resultsPerLayer}</td><td>20, 10, 5</td></tr>
  *   <tr><td>{@code agentmemory.min-score} (episodic hits)</td><td>{@link Builder#minScore}</td><td>0.0</td></tr>
  *   <tr><td>{@code agentmemory.block.max-chars}, {@code agentmemory.block.max-tokens}</td><td>{@link Builder#blockBudget}</td><td>8000, 2000</td></tr>
- *   <tr><td>{@code agentmemory.strict-conflicts}</td><td>{@link Builder#strictConflicts}</td><td>false</td></tr>
+ *   <tr><td>{@code agentmemory.strict-conflicts}</td><td>{@link MemoryEngine.Builder#strictConflicts}</td><td>false</td></tr>
  *   <tr><td>{@code agentmemory.delete-mode} ({@code soft}|{@code hard})</td><td>{@link Builder#deleteMode}</td><td>soft</td></tr>
- *   <tr><td>{@code agentmemory.encryption-key} (base64 of 16/24/32 bytes)</td><td>{@link Builder#encryptionKey}</td><td>none</td></tr>
+ *   <tr><td>{@code agentmemory.encryption-key} (base64 of 16/24/32 bytes)</td><td>{@link MemoryEngine.Builder#encryptionKey}</td><td>none</td></tr>
  *   <tr><td>{@code agentmemory.window-size}</td><td>{@link Builder#windowSize}</td><td>20</td></tr>
  *   <tr><td>{@code agentmemory.agent}</td><td>{@link Builder#agent}</td><td>assistant</td></tr>
- *   <tr><td>{@code agentmemory.max-message-chars}</td><td>{@link Builder#maxMessageChars}</td><td>1048576</td></tr>
+ *   <tr><td>{@code agentmemory.max-message-chars}</td><td>{@link MemoryEngine.Builder#maxMessageChars}</td><td>1048576</td></tr>
  * </table>
  * A bad value or an unknown {@code agentmemory.*} key fails with an {@link IllegalArgumentException}
  * naming the setting. Settings applied in the order given: a later call or file overrides an
@@ -106,6 +107,11 @@ public final class AgentMemory implements AutoCloseable {
     private final MemoryContentInjector injector;
     private final MemoryRetrievalAugmentor augmentor;
     private final LastRecalls lastRecalls = new LastRecalls();
+    /**
+     * The one mapping from memory ids to sessions. Each call that names a memory id maps it once,
+     * where it enters (the chat memory store, the retriever or augmentor, a tool, the summarizer),
+     * and hands the {@link SessionRef} down; the parts below take sessions, not ids.
+     */
     private final SessionResolver sessions;
     private final MemoryTools tools;
     private final @Nullable EpisodicMemory episodic;
@@ -126,13 +132,13 @@ public final class AgentMemory implements AutoCloseable {
             fb.key(b.framingKey);
         }
         this.framer = fb.build();
-        this.store = new EngineChatMemoryStore(engine, agent, sessions, settings.deleteMode, new EchoedBlocks(framer));
+        this.store = new EngineChatMemoryStore(engine, agent, settings.deleteMode, new EchoedBlocks(framer));
         // a forget rewrites the stored messages stating a forgotten value, keeping tool calls paired
         engine.admin().addRedactor(redactor);
         this.summarizer = b.summaryModel == null ? null
                 : Summarizer.builder(engine, b.summaryModel).agent(agent).minMessages(b.summaryMinMessages)
                 .sessionResolver(sessions).build();
-        this.turnStore = new TurnAwareChatMemoryStore(store, framer, summarizer);
+        this.turnStore = new TurnAwareChatMemoryStore(store, framer, summarizer, sessions);
         if (b.embeddingModel != null) {
             int dims = b.embeddingModel.dimension();
             Path dir = b.indexDirectory != null ? b.indexDirectory
@@ -208,12 +214,12 @@ public final class AgentMemory implements AutoCloseable {
 
     /** The caller for a memory id, mapped by the {@linkplain #sessionResolver() session resolver}. */
     public Caller caller(Object memoryId) {
-        return store.ref(memoryId).caller(agent);
+        return session(memoryId).caller(agent);
     }
 
     /** The session a memory id stands for: how every part of this memory maps memory ids. */
     public SessionRef session(Object memoryId) {
-        return store.ref(memoryId);
+        return SessionResolver.resolve(sessions, memoryId);
     }
 
     /** The mapping from memory ids to sessions ({@link Builder#sessionResolver}). */
@@ -327,7 +333,7 @@ public final class AgentMemory implements AutoCloseable {
      * forget of the user (made here or by another instance over the same store) removed it.
      */
     public Optional<Recall> lastRecall(Object memoryId) {
-        SessionRef ref = store.ref(memoryId);
+        SessionRef ref = session(memoryId);
         // another instance's forget reaches this memory's derived data (which drops the recall) here
         engine.admin().sync(ref.caller(agent));
         return lastRecalls.get(ref);
@@ -403,8 +409,7 @@ public final class AgentMemory implements AutoCloseable {
         private @Nullable ChatModel summaryModel;
         private int summaryMinMessages = 4;
         private @Nullable Path indexDirectory;
-        private java.util.function.Consumer<HybridIndex.Builder> recallIndex = ib -> { };
-        private @Nullable Clock clock;
+        private Consumer<HybridIndex.Builder> recallIndex = ib -> { };
         private byte @Nullable [] framingKey;
         private SessionResolver sessions = SessionResolver.standard();
         private InstructionDetector instructionDetector = InstructionDetector.standard();
@@ -414,8 +419,8 @@ public final class AgentMemory implements AutoCloseable {
         }
 
         /**
-         * A ready engine; engine settings (TTL, limits, strict conflicts, encryption, message size)
-         * must then be set on it. Any number of memories may share one engine. Fails when
+         * A ready engine; {@linkplain #engineSettings engine settings} must then be set on its
+         * builder. Any number of memories may share one engine. Fails when
          * {@link #store} or {@link #h2File} was given.
          */
         public Builder engine(MemoryEngine engine) {
@@ -528,14 +533,8 @@ public final class AgentMemory implements AutoCloseable {
          * candidates; see {@link HybridIndex.Builder}); its directory is set by
          * {@link #indexDirectory} or {@link #h2File}. Default: the index's defaults.
          */
-        public Builder recallIndex(java.util.function.Consumer<HybridIndex.Builder> settings) {
+        public Builder recallIndex(Consumer<HybridIndex.Builder> settings) {
             this.recallIndex = Objects.requireNonNull(settings, "settings");
-            return this;
-        }
-
-        /** The clock for a new engine. Default: {@link Clock#systemUTC()}. */
-        public Builder clock(Clock clock) {
-            this.clock = Objects.requireNonNull(clock, "clock");
             return this;
         }
 
@@ -555,42 +554,9 @@ public final class AgentMemory implements AutoCloseable {
             return this;
         }
 
-        /**
-         * How memory ids map to sessions.
-         *
-         * @deprecated use {@link #sessionResolver}, which this calls.
-         */
-        @Deprecated
-        public Builder memoryIds(Function<Object, SessionRef> ids) {
-            Objects.requireNonNull(ids, "ids");
-            return sessionResolver(ids::apply);
-        }
-
-        /**
-         * The longest message a chat memory window accepts, in characters of its serialized form
-         * (a base64 image counts in full). A longer message is refused with an error naming this
-         * setting, and nothing of its window change is stored. Default: 1,048,576.
-         */
-        public Builder maxMessageChars(int chars) {
-            settings.maxMessageChars(chars);
-            return this;
-        }
-
         /** Messages kept in each chat memory window. Default: 20. */
         public Builder windowSize(int messages) {
             settings.windowSize(messages);
-            return this;
-        }
-
-        /** Default re-verify deadline for records of a kind. Default: none. */
-        public Builder ttl(Kind kind, Duration ttl) {
-            settings.ttl(Objects.requireNonNull(kind, "kind"), Objects.requireNonNull(ttl, "ttl"));
-            return this;
-        }
-
-        /** Most live records per user and what happens at the limit. Default: 100,000, reject. */
-        public Builder maxRecordsPerUser(int max, MemoryEngine.AtLimit atLimit) {
-            settings.maxRecordsPerUser(max, Objects.requireNonNull(atLimit, "atLimit"));
             return this;
         }
 
@@ -612,21 +578,9 @@ public final class AgentMemory implements AutoCloseable {
             return this;
         }
 
-        /** Reject conflicting writes instead of recording conflicts. Default: false. */
-        public Builder strictConflicts(boolean strict) {
-            settings.strictConflicts(strict);
-            return this;
-        }
-
         /** How {@code deleteMessages} forgets a session. Default: {@link ForgetMode#SOFT}. */
         public Builder deleteMode(ForgetMode mode) {
             settings.deleteMode = Objects.requireNonNull(mode, "mode");
-            return this;
-        }
-
-        /** Encrypts every stored event with AES-GCM under this 16-, 24- or 32-byte key. Default: none. */
-        public Builder encryptionKey(byte[] key) {
-            settings.encryptionKey(Objects.requireNonNull(key, "key"));
             return this;
         }
 
@@ -648,6 +602,21 @@ public final class AgentMemory implements AutoCloseable {
          */
         public Builder instructionDetector(InstructionDetector detector) {
             this.instructionDetector = Objects.requireNonNull(detector, "detector");
+            return this;
+        }
+
+        /**
+         * Settings for the engine this builder makes: the clock, TTLs, the record limit, strict
+         * conflicts, encryption, the longest message and everything else {@link MemoryEngine.Builder}
+         * offers, applied to it in {@link #build} in the order given among the engine settings of
+         * {@link #config} files. For example
+         * {@code .engineSettings(e -> e.clock(clock).ttl(Kind.OBSERVATION, Duration.ofDays(7)))}.
+         * The engine's store comes from this builder ({@link #store}, {@link #h2File}, ...), not
+         * from here. Fails in {@link #build} together with a ready {@link #engine}, whose settings
+         * were fixed when it was built.
+         */
+        public Builder engineSettings(Consumer<MemoryEngine.Builder> settings) {
+            this.settings.engineSettings(Objects.requireNonNull(settings, "settings"));
             return this;
         }
 
@@ -685,7 +654,7 @@ public final class AgentMemory implements AutoCloseable {
         /**
          * Builds the memory: over the given engine, or a new engine over the given store or H2
          * file (an in-memory store when none is given). Fails when more than one of them is given,
-         * or when engine settings (TTL, record limit, strict conflicts, encryption, clock) are set
+         * or when {@linkplain #engineSettings engine settings} (also those of a config file) are set
          * together with a ready engine.
          */
         public AgentMemory build() {
@@ -707,22 +676,10 @@ public final class AgentMemory implements AutoCloseable {
                     throw new IllegalStateException("settings " + settings.engineSettingsSet
                             + " belong to the engine: set them on MemoryEngine.builder() when passing a ready engine");
                 }
-                if (clock != null) {
-                    throw new IllegalStateException("clock belongs to the engine: set it on MemoryEngine.builder()"
-                            + " when passing a ready engine");
-                }
                 return new AgentMemory(this, settings.copy(), engine, false);
             }
-            MemoryEngine.Builder eb = MemoryEngine.builder()
-                    .clock(clock != null ? clock : Clock.systemUTC())
-                    .strictConflicts(settings.strictConflicts)
-                    .maxRecordsPerUser(settings.maxRecordsPerUser, settings.atLimit)
-                    .maxMessageChars(settings.maxMessageChars)
-                    .instructionDetector(instructionDetector);
-            settings.ttl.forEach(eb::ttl);
-            if (settings.encryptionKey != null) {
-                eb.encryptionKey(settings.encryptionKey);
-            }
+            MemoryEngine.Builder eb = MemoryEngine.builder().instructionDetector(instructionDetector);
+            settings.engineSteps.forEach(step -> step.accept(eb));
             EventStore opened = null;
             if (store != null) {
                 eb.store(store);

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.agentmemory.core.internal.JsonStrings;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentmemory.core.event.StoredMessage;
-import dev.agentmemory.core.spi.MessageRedactor;
+import dev.agentmemory.core.internal.hooks.MessageRedactor;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;

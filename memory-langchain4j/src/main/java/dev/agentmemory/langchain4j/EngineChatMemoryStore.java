@@ -3,7 +3,8 @@ package dev.agentmemory.langchain4j;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.ForgetTarget;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine.Messages;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.core.spi.Partition;
 import dev.langchain4j.data.message.AiMessage;
@@ -21,7 +22,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntPredicate;
 
 /**
- * A {@link ChatMemoryStore} over the memory engine's message log.
+ * The engine side of the memory's {@link ChatMemoryStore}: a session's window over the memory
+ * engine's message log, for a session already resolved from its memory id.
  *
  * <p>LangChain4j hands {@code updateMessages} the whole window every time. This store diffs it
  * against the window the engine holds and logs only the change: messages that left the window
@@ -54,11 +56,10 @@ import java.util.function.IntPredicate;
  * pairing rule (pure), {@link SessionCache} holds what this store decoded; this class reads and
  * writes through the engine.
  */
-final class EngineChatMemoryStore implements ChatMemoryStore {
+final class EngineChatMemoryStore {
 
     private final MemoryEngine engine;
     private final String agent;
-    private final SessionResolver ids;
     private final ForgetMode deleteMode;
     /** Blocks of this memory a model echoed into a reply or a tool call never reach the stored history. */
     private final EchoedBlocks echoes;
@@ -71,19 +72,16 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
      */
     private final Map<SessionRef, Long> callsStoredHere = new ConcurrentHashMap<>();
 
-    EngineChatMemoryStore(MemoryEngine engine, String agent, SessionResolver ids, ForgetMode deleteMode,
-                          EchoedBlocks echoes) {
+    EngineChatMemoryStore(MemoryEngine engine, String agent, ForgetMode deleteMode, EchoedBlocks echoes) {
         this.plainWords = new PlainWordsWriter(engine, agent);
         this.engine = engine;
         this.agent = agent;
-        this.ids = ids;
         this.deleteMode = deleteMode;
         this.echoes = echoes;
     }
 
-    @Override
-    public List<ChatMessage> getMessages(Object memoryId) {
-        SessionRef ref = ref(memoryId);
+    /** The window of a session as a chat memory shows it. */
+    List<ChatMessage> getMessages(SessionRef ref) {
         Caller caller = ref.caller(agent);
         SessionCache cache = cache(ref);
         List<StoredMessage> window = engine.messages().window(caller, ref.session());
@@ -117,10 +115,9 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
         }
     }
 
-    @Override
-    public void updateMessages(Object memoryId, List<ChatMessage> messages) {
+    /** Stores the change from the session's window to {@code messages}. */
+    void updateMessages(SessionRef ref, List<ChatMessage> messages) {
         Objects.requireNonNull(messages, "messages");
-        SessionRef ref = ref(memoryId);
         Caller caller = ref.caller(agent);
         List<ChatMessage> incoming = new ArrayList<>(messages.size());
         for (ChatMessage m : messages) {
@@ -129,7 +126,7 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
         SessionCache cache = cache(ref);
         WindowDiff diff = new WindowDiff(echoes::without, (index, order, m, json) -> stored(ref, index, order, m, json));
         AtomicReference<WindowDiff.@Nullable Result> written = new AtomicReference<>();
-        MemoryEngine.WindowChange change;
+        Messages.WindowChange change;
         try {
             // the diff is computed on the window read under the user's lock and written with it
             change = engine.messages().changeIndexed(caller, ref.session(), (window, next) -> {
@@ -152,9 +149,8 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
         plainWords.stored(ref, change.appended(), last instanceof AiMessage ai && !ai.hasToolExecutionRequests());
     }
 
-    @Override
-    public void deleteMessages(Object memoryId) {
-        SessionRef ref = ref(memoryId);
+    /** Forgets the session's scope in the delete mode. */
+    void deleteMessages(SessionRef ref) {
         callsStoredHere.remove(ref);
         engine.forget(ref.caller(agent), ForgetTarget.scope(ref.scope()), deleteMode);
     }
@@ -172,10 +168,6 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
         return n;
     }
 
-    SessionRef ref(Object memoryId) {
-        return SessionResolver.resolve(ids, memoryId);
-    }
-
     private SessionCache cache(SessionRef ref) {
         return sessions.computeIfAbsent(ref, SessionCache::new);
     }
@@ -185,7 +177,7 @@ final class EngineChatMemoryStore implements ChatMemoryStore {
         int limit = engine.messages().maxMessageChars();
         if (json.length() > limit) {
             throw new IllegalArgumentException("a message of type " + m.type().name() + " of session " + ref + " is " + json.length() + " characters serialized, over the limit"
-                    + " of " + limit + " (raise agentmemory.max-message-chars, AgentMemory.Builder#maxMessageChars)");
+                    + " of " + limit + " (raise agentmemory.max-message-chars, MemoryEngine.Builder#maxMessageChars)");
         }
         return new StoredMessage(index, order, m.type().name(), json, MessageText.of(m));
     }

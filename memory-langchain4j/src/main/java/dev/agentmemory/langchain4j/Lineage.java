@@ -3,14 +3,13 @@ package dev.agentmemory.langchain4j;
 import dev.agentmemory.langchain4j.internal.EnumText;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.ItemStatus;
-import dev.agentmemory.core.Layer;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.StatusRule.ItemStatus;
+import dev.agentmemory.core.Scope.Layer;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.Scope;
 import dev.agentmemory.core.StatusRule;
 import dev.agentmemory.core.TaskInfo;
-import dev.agentmemory.core.event.TaskStatus;
 import dev.agentmemory.langchain4j.tools.Summarizer;
 import org.jspecify.annotations.Nullable;
 
@@ -94,7 +93,7 @@ final class Lineage {
         /** Whether {@code session} holds an active task. */
         boolean hasActive(@Nullable String session) {
             return session != null && all().stream()
-                    .anyMatch(t -> t.heldBy().equals(session) && t.status() == TaskStatus.ACTIVE);
+                    .anyMatch(t -> t.heldBy().equals(session) && t.status() == TaskInfo.Status.ACTIVE);
         }
 
         /** Whether the session holding the task of {@code scope} has an active task. */
@@ -121,7 +120,7 @@ final class Lineage {
         }
         Map<String, String> out = new LinkedHashMap<>();
         out.put(MemoryContent.TASK, Objects.requireNonNull(scope.task()));
-        out.put(MemoryContent.TASK_STATUS, task == null ? EnumText.label(TaskStatus.ENDED) : EnumText.label(task.status()));
+        out.put(MemoryContent.TASK_STATUS, task == null ? EnumText.label(TaskInfo.Status.ENDED) : EnumText.label(task.status()));
         return out;
     }
 

@@ -1,6 +1,6 @@
 package dev.agentmemory.langchain4j;
 
-import dev.agentmemory.core.Trust;
+import dev.agentmemory.core.MemoryRecord.Trust;
 import dev.agentmemory.langchain4j.framing.CutItem;
 import dev.agentmemory.langchain4j.framing.FramedBlock;
 import dev.agentmemory.langchain4j.framing.FramedItem;

@@ -1,10 +1,10 @@
 package dev.agentmemory.langchain4j;
 
 import dev.agentmemory.langchain4j.internal.EnumText;
-import dev.agentmemory.core.AccessDeniedException;
+import dev.agentmemory.core.MemoryException;
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.KeyState;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.ScopeView.KeyState;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.ScopeView;
 import dev.agentmemory.core.TaskInfo;
@@ -48,6 +48,7 @@ final class MemoryContentRetriever implements ContentRetriever {
 
     private final MemoryEngine engine;
     private final String agent;
+    /** The memory's one resolver, for queries that come here directly rather than through the augmentor. */
     private final SessionResolver ids;
     private final Settings settings;
     private final @Nullable EpisodicRecall episodic;
@@ -88,11 +89,15 @@ final class MemoryContentRetriever implements ContentRetriever {
     @Override
     public List<Content> retrieve(Query query) {
         Objects.requireNonNull(query, "query");
-        Target target = target(query);
-        return engine.admin().consistently(target.caller(), () -> retrieve(query, target));
+        return retrieve(query, target(query));
     }
 
-    private List<Content> retrieve(Query query, Target target) {
+    /** The contents for {@code query} and the caller and session already resolved from it. */
+    List<Content> retrieve(Query query, Target target) {
+        return engine.admin().consistently(target.caller(), () -> read(query, target));
+    }
+
+    private List<Content> read(Query query, Target target) {
         Caller caller = target.caller();
         Lineage.Tasks tasks = lineage.tasks(caller);
         Set<String> queryTerms = PersistentIndex.terms(query.text());
@@ -287,7 +292,7 @@ final class MemoryContentRetriever implements ContentRetriever {
         if (memoryId != null) {
             SessionRef ref = SessionResolver.resolve(ids, memoryId);
             if ((tenant != null && !tenant.equals(ref.tenant())) || (user != null && !user.equals(ref.user()))) {
-                throw new AccessDeniedException("invocation parameters name " + tenant + "/" + user
+                throw new MemoryException.AccessDenied("invocation parameters name " + tenant + "/" + user
                         + " but the memory id belongs to " + ref.tenant() + "/" + ref.user());
             }
             return new Target(ref.caller(agent), ref);

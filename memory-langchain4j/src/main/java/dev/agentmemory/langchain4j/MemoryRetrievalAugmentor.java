@@ -46,12 +46,12 @@ final class MemoryRetrievalAugmentor implements RetrievalAugmentor {
         String text = message instanceof UserMessage u ? MessageText.of(u) : "";
         Query query = Query.from(text == null ? "" : text, request.metadata());
         Instant now = clock.instant();
-        List<Content> contents = retriever.retrieve(query);
+        MemoryContentRetriever.Target target = retriever.target(query);
+        List<Content> contents = retriever.retrieve(query, target);
         if (!documents.isEmpty()) {
             contents = AppDocuments.merge(contents, documents.retrieve(query, now));
         }
         MemoryContentInjector.Injection injection = injector.injectAndReport(contents, message);
-        MemoryContentRetriever.Target target = retriever.target(query);
         if (target.session() != null) {
             turns.begin(target.session(), message, injection.message());
             last.put(new Recall(target.session(), query.text(), injection.used(), injection.cut(),

@@ -2,12 +2,11 @@ package dev.agentmemory.langchain4j;
 
 import dev.agentmemory.langchain4j.internal.EnumText;
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.KeyState;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.ScopeView.KeyState;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.TaskInfo;
-import dev.agentmemory.core.Trust;
-import dev.agentmemory.core.event.TaskStatus;
+import dev.agentmemory.core.MemoryRecord.Trust;
 import dev.langchain4j.data.document.Metadata;
 import dev.langchain4j.data.segment.TextSegment;
 import dev.langchain4j.rag.content.Content;
@@ -41,8 +40,8 @@ final class OpenTasks {
     static List<Content> contents(MemoryEngine engine, Caller caller, String session, List<TaskInfo> all) {
         List<TaskInfo> open = new ArrayList<>();
         for (TaskInfo t : all) {
-            boolean suspended = t.status() == TaskStatus.SUSPENDED;
-            boolean elsewhere = t.status() == TaskStatus.ACTIVE && !t.heldBy().equals(session);
+            boolean suspended = t.status() == TaskInfo.Status.SUSPENDED;
+            boolean elsewhere = t.status() == TaskInfo.Status.ACTIVE && !t.heldBy().equals(session);
             if (suspended || elsewhere) {
                 open.add(t);
             }
@@ -73,10 +72,10 @@ final class OpenTasks {
             state.append(state.isEmpty() ? "" : "; ").append(pair);
         }
         boolean here = t.heldBy().equals(session);
-        String status = t.status() == TaskStatus.SUSPENDED ? "suspended" : "open-elsewhere";
+        String status = t.status() == TaskInfo.Status.SUSPENDED ? "suspended" : "open-elsewhere";
         String where = here ? "in this conversation" : "in conversation " + t.heldBy();
         String text = "task " + t.task() + (t.title() != null ? " (" + t.title() + ")" : "") + ": "
-                + (t.status() == TaskStatus.SUSPENDED ? "suspended " : "active ") + where + " since " + t.changedAt()
+                + (t.status() == TaskInfo.Status.SUSPENDED ? "suspended " : "active ") + where + " since " + t.changedAt()
                 + "; state: " + (state.isEmpty() ? "none" : state) + ". Resume it with resumeTask before relying on it.";
         Metadata md = new Metadata();
         md.put(MemoryContent.LAYER, LAYER);

@@ -1,13 +1,13 @@
 package dev.agentmemory.langchain4j;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.KeyState;
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.Layer;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.ScopeView.KeyState;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.Scope.Layer;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.spi.DerivedData;
-import dev.agentmemory.core.spi.ForgetRequest;
+import dev.agentmemory.core.spi.DerivedData.ForgetRequest;
 
 import java.time.Instant;
 import java.util.ArrayList;

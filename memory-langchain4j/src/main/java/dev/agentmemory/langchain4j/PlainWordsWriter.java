@@ -1,13 +1,13 @@
 package dev.agentmemory.langchain4j;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.KeyState;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.ScopeView.KeyState;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.MemoryValue;
 import dev.agentmemory.core.Proposal;
-import dev.agentmemory.core.Source;
+import dev.agentmemory.core.MemoryRecord.Source;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.langchain4j.plainwords.Attribute;
 import dev.agentmemory.langchain4j.plainwords.PlainWords;

@@ -2,21 +2,23 @@ package dev.agentmemory.langchain4j;
 
 import dev.agentmemory.langchain4j.internal.EnumText;
 import dev.agentmemory.core.ForgetMode;
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.langchain4j.framing.MemoryFramer;
 import org.jspecify.annotations.Nullable;
 
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.Base64;
-import java.util.EnumMap;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.Locale;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 
 /**
  * Every configuration knob of {@link AgentMemory} with its default, and the parser for the
@@ -37,7 +39,12 @@ final class Settings {
     static final int DEFAULT_MAX_MESSAGE_CHARS = 1024 * 1024;
     static final String MAX_MESSAGE_CHARS_KEY = PREFIX + "max-message-chars";
 
-    final Map<Kind, Duration> ttl = new EnumMap<>(Kind.class);
+    /**
+     * The engine's settings, applied in order to the {@link MemoryEngine.Builder} of a new engine:
+     * those of {@code agentmemory.*} keys and those given to {@code AgentMemory.Builder#engineSettings}.
+     */
+    final List<Consumer<MemoryEngine.Builder>> engineSteps = new ArrayList<>();
+    /** The last record limit set by a key, completed by a later {@code at-limit} key alone (and vice versa). */
     int maxRecordsPerUser = DEFAULT_MAX_RECORDS;
     MemoryEngine.AtLimit atLimit = MemoryEngine.AtLimit.REJECT;
     int windowSize = DEFAULT_WINDOW_SIZE;
@@ -47,11 +54,8 @@ final class Settings {
     double minScore = DEFAULT_MIN_SCORE;
     int blockMaxChars = MemoryFramer.DEFAULT_MAX_CHARS;
     int blockMaxTokens = MemoryFramer.DEFAULT_MAX_TOKENS;
-    boolean strictConflicts;
     ForgetMode deleteMode = ForgetMode.SOFT;
-    byte @Nullable [] encryptionKey;
     String agent = "assistant";
-    int maxMessageChars = DEFAULT_MAX_MESSAGE_CHARS;
     /** {@code agentmemory.jdbc.*}: a database server for a new engine (password never shown). */
     @Nullable String jdbcUrl;
     String jdbcUser = "";
@@ -70,7 +74,7 @@ final class Settings {
             // same rule as the engine's, worded as the setting is named here
             throw new IllegalArgumentException("ttl." + name(kind) + " must be a positive duration: " + d, e);
         }
-        ttl.put(kind, d);
+        engineSteps.add(b -> b.ttl(kind, d));
         engineSettingsSet.add("ttl." + name(kind));
     }
 
@@ -78,13 +82,14 @@ final class Settings {
         checkedByEngine("maxRecordsPerUser", "max-records-per-user", () -> MemoryEngine.builder().maxRecordsPerUser(max, at));
         maxRecordsPerUser = max;
         atLimit = at;
+        engineSteps.add(b -> b.maxRecordsPerUser(max, at));
         engineSettingsSet.add("max-records-per-user");
     }
 
     /** A copy that later changes to this one do not reach (what a built {@link AgentMemory} keeps). */
     Settings copy() {
         Settings c = new Settings();
-        c.ttl.putAll(ttl);
+        c.engineSteps.addAll(engineSteps);
         c.maxRecordsPerUser = maxRecordsPerUser;
         c.atLimit = atLimit;
         c.windowSize = windowSize;
@@ -94,11 +99,8 @@ final class Settings {
         c.minScore = minScore;
         c.blockMaxChars = blockMaxChars;
         c.blockMaxTokens = blockMaxTokens;
-        c.strictConflicts = strictConflicts;
         c.deleteMode = deleteMode;
-        c.encryptionKey = encryptionKey == null ? null : encryptionKey.clone();
         c.agent = agent;
-        c.maxMessageChars = maxMessageChars;
         c.jdbcUrl = jdbcUrl;
         c.jdbcUser = jdbcUser;
         c.jdbcPassword = jdbcPassword;
@@ -110,7 +112,7 @@ final class Settings {
 
     void maxMessageChars(int chars) {
         checkedByEngine("maxMessageChars", "max-message-chars", () -> MemoryEngine.builder().maxMessageChars(chars));
-        maxMessageChars = chars;
+        engineSteps.add(b -> b.maxMessageChars(chars));
         engineSettingsSet.add("max-message-chars");
     }
 
@@ -137,14 +139,21 @@ final class Settings {
     }
 
     void strictConflicts(boolean strict) {
-        strictConflicts = strict;
+        engineSteps.add(b -> b.strictConflicts(strict));
         engineSettingsSet.add("strict-conflicts");
     }
 
     void encryptionKey(byte[] key) {
         checkedByEngine("encryption key", "encryption-key", () -> MemoryEngine.builder().encryptionKey(key));
-        encryptionKey = key.clone();
+        byte[] copy = key.clone();
+        engineSteps.add(b -> b.encryptionKey(copy));
         engineSettingsSet.add("encryption-key");
+    }
+
+    /** Engine settings given in code ({@code AgentMemory.Builder#engineSettings}). */
+    void engineSettings(Consumer<MemoryEngine.Builder> step) {
+        engineSteps.add(step);
+        engineSettingsSet.add("engineSettings");
     }
 
     /**

@@ -70,9 +70,13 @@ final class TurnAwareChatMemoryStore implements ChatMemoryStore {
     private final EngineChatMemoryStore delegate;
     private final MemoryFramer framer;
     private final @Nullable Summarizer summarizer;
+    /** The memory's one resolver: each call maps its memory id once, here, and passes the session down. */
+    private final SessionResolver sessions;
     private final Map<SessionRef, Turn> turns = new ConcurrentHashMap<>();
 
-    TurnAwareChatMemoryStore(EngineChatMemoryStore delegate, MemoryFramer framer, @Nullable Summarizer summarizer) {
+    TurnAwareChatMemoryStore(EngineChatMemoryStore delegate, MemoryFramer framer, @Nullable Summarizer summarizer,
+                             SessionResolver sessions) {
+        this.sessions = sessions;
         this.delegate = delegate;
         this.framer = framer;
         this.summarizer = summarizer;
@@ -96,8 +100,9 @@ final class TurnAwareChatMemoryStore implements ChatMemoryStore {
 
     @Override
     public List<ChatMessage> getMessages(Object memoryId) {
-        List<ChatMessage> messages = delegate.getMessages(memoryId);
-        Turn turn = turns.get(delegate.ref(memoryId));
+        SessionRef ref = SessionResolver.resolve(sessions, memoryId);
+        List<ChatMessage> messages = delegate.getMessages(ref);
+        Turn turn = turns.get(ref);
         if (turn == null) {
             return messages;
         }
@@ -116,13 +121,13 @@ final class TurnAwareChatMemoryStore implements ChatMemoryStore {
     @Override
     public void updateMessages(Object memoryId, List<ChatMessage> messages) {
         Objects.requireNonNull(messages, "messages");
-        SessionRef ref = delegate.ref(memoryId);
+        SessionRef ref = SessionResolver.resolve(sessions, memoryId);
         List<ChatMessage> stored = new ArrayList<>(messages);
         int user = lastUser(stored);
         if (user >= 0) {
             stored.set(user, unframed(ref, (UserMessage) stored.get(user)));
         }
-        delegate.updateMessages(memoryId, stored);
+        delegate.updateMessages(ref, stored);
         ChatMessage end = messages.isEmpty() ? null : messages.get(messages.size() - 1);
         if (end instanceof AiMessage ai && !ai.hasToolExecutionRequests()) {
             turns.remove(ref);
@@ -193,8 +198,9 @@ final class TurnAwareChatMemoryStore implements ChatMemoryStore {
 
     @Override
     public void deleteMessages(Object memoryId) {
-        turns.remove(delegate.ref(memoryId));
-        delegate.deleteMessages(memoryId);
+        SessionRef ref = SessionResolver.resolve(sessions, memoryId);
+        turns.remove(ref);
+        delegate.deleteMessages(ref);
     }
 
     /** Drops the framed copies of a user's turns (their memory may hold what was just forgotten). */

@@ -1,6 +1,6 @@
 package dev.agentmemory.langchain4j;
 
-import dev.agentmemory.core.MemoryEngine.WindowChange;
+import dev.agentmemory.core.engine.MemoryEngine.Messages.WindowChange;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.ChatMessageSerializer;

@@ -1,11 +1,11 @@
 package dev.agentmemory.langchain4j;
 
 import dev.agentmemory.core.ForgetMode;
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.store.InMemoryEventStore;
 import dev.agentmemory.core.Proposal;
-import dev.agentmemory.core.Source;
+import dev.agentmemory.core.MemoryRecord.Source;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -50,7 +50,7 @@ class AgentMemoryConfigTest {
         Clock clock = Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC);
 
         // when
-        try (AgentMemory memory = AgentMemory.builder().clock(clock).configFile(file).build()) {
+        try (AgentMemory memory = AgentMemory.builder().engineSettings(e -> e.clock(clock)).configFile(file).build()) {
             SessionRef s = new SessionRef("acme", "alice", "s1");
             var caller = memory.caller(s);
             var record = memory.engine().write(caller, Proposal.set(caller.persistent(), "reply.language", "Chinese")
@@ -91,10 +91,10 @@ class AgentMemoryConfigTest {
     @Test
     void should_refuse_engine_settings_when_a_ready_engine_is_given() {
         MemoryEngine engine = MemoryEngine.builder().build();
-        assertThatThrownBy(() -> AgentMemory.builder().engine(engine).ttl(Kind.PREFERENCE, Duration.ofDays(1))
-                .strictConflicts(true).build())
+        assertThatThrownBy(() -> AgentMemory.builder().engine(engine)
+                .config(props("agentmemory.ttl.preference", "P1D")).engineSettings(e -> e.strictConflicts(true)).build())
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessage("settings [ttl.preference, strict-conflicts] belong to the engine: set them on"
+                .hasMessage("settings [ttl.preference, engineSettings] belong to the engine: set them on"
                         + " MemoryEngine.builder() when passing a ready engine");
     }
 
@@ -137,8 +137,8 @@ class AgentMemoryConfigTest {
             memory.chatMemoryStore().deleteMessages(s);
 
             assertThat(memory.chatMemoryStore().getMessages(s)).isEmpty();
-            assertThat(String.join("\n", memory.engine().readableLog(memory.caller(s)))).doesNotContain("4111");
-            assertThat(memory.engine().log(memory.caller(s)).toString()).doesNotContain("4111");
+            assertThat(String.join("\n", memory.engine().admin().readableLog(memory.caller(s)))).doesNotContain("4111");
+            assertThat(memory.engine().admin().log(memory.caller(s)).toString()).doesNotContain("4111");
         }
     }
 
@@ -178,7 +178,7 @@ class AgentMemoryConfigTest {
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageStartingWith("a message of type AI of session acme/alice/s1 is ")
                     .hasMessageEndingWith(" characters serialized, over the limit of 2048 (raise"
-                            + " agentmemory.max-message-chars, AgentMemory.Builder#maxMessageChars)");
+                            + " agentmemory.max-message-chars, MemoryEngine.Builder#maxMessageChars)");
             assertThat(memory.chatMemoryStore().getMessages(s)).isEqualTo(before);
         }
     }
@@ -194,7 +194,7 @@ class AgentMemoryConfigTest {
             assertThatThrownBy(() -> memory.chatMemoryStore().updateMessages(s, List.of(withImage)))
                     .hasMessageContaining("over the limit of 1048576 (raise agentmemory.max-message-chars");
         }
-        try (AgentMemory memory = AgentMemory.builder().maxMessageChars(4 * 1024 * 1024).build()) {
+        try (AgentMemory memory = AgentMemory.builder().engineSettings(e -> e.maxMessageChars(4 * 1024 * 1024)).build()) {
             memory.chatMemoryStore().updateMessages(s, List.of(withImage));
             assertThat(memory.chatMemoryStore().getMessages(s)).containsExactly(withImage);
         }
@@ -202,10 +202,13 @@ class AgentMemoryConfigTest {
 
     @Test
     void should_refuse_max_message_chars_with_a_ready_engine_and_out_of_range() {
-        assertThatThrownBy(() -> AgentMemory.builder().maxMessageChars(10))
+        assertThatThrownBy(() -> AgentMemory.builder().config(props("agentmemory.max-message-chars", "10")))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("max-message-chars must be within 1024..67108864: 10");
-        assertThatThrownBy(() -> AgentMemory.builder().maxMessageChars(4096).engine(MemoryEngine.builder().build()).build())
+                .hasMessage("agentmemory.max-message-chars: max-message-chars must be within 1024..67108864: 10");
+        assertThatThrownBy(() -> AgentMemory.builder().engineSettings(e -> e.maxMessageChars(10)).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("maxMessageChars must be within 1024..67108864: 10");
+        assertThatThrownBy(() -> AgentMemory.builder().config(props("agentmemory.max-message-chars", "4096")).engine(MemoryEngine.builder().build()).build())
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessage("settings [max-message-chars] belong to the engine: set them on MemoryEngine.builder()"
                         + " when passing a ready engine");

@@ -1,9 +1,9 @@
 package dev.agentmemory.langchain4j;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.MemoryRecord.Kind;
 import dev.agentmemory.core.Proposal;
-import dev.agentmemory.core.Source;
+import dev.agentmemory.core.MemoryRecord.Source;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
 import dev.langchain4j.agent.tool.Tool;
@@ -194,7 +194,7 @@ class AiServicesMemoryTest {
                 pool.shutdown();
             }
 
-            List<String> history = memory.engine().messageHistory(memory.caller(ALICE), "s1").values().stream()
+            List<String> history = memory.engine().messages().history(memory.caller(ALICE), "s1").values().stream()
                     .map(StoredMessage::text).toList();
             List<String> expected = new ArrayList<>();
             for (int i = 0; i < 24; i++) {
@@ -203,7 +203,7 @@ class AiServicesMemoryTest {
             }
             assertThat(history).containsAll(expected);
             assertThat(memory.chatMemoryStore().getMessages(ALICE)).hasSizeLessThanOrEqualTo(6);
-            assertThat(memory.engine().audit(memory.caller(ALICE), java.time.Duration.ofDays(1)).consistent()).isTrue();
+            assertThat(memory.engine().admin().audit(memory.caller(ALICE), java.time.Duration.ofDays(1)).consistent()).isTrue();
         }
     }
 }

@@ -1,10 +1,10 @@
 package dev.agentmemory.langchain4j;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.MemoryRecord.Kind;
 import dev.agentmemory.core.Proposal;
-import dev.agentmemory.core.Source;
-import dev.agentmemory.core.Trust;
+import dev.agentmemory.core.MemoryRecord.Source;
+import dev.agentmemory.core.MemoryRecord.Trust;
 import dev.agentmemory.langchain4j.framing.FramedItem;
 import dev.agentmemory.langchain4j.framing.ParsedFrame;
 import dev.agentmemory.testing.TestClock;
@@ -136,7 +136,7 @@ class AppKnowledgeBaseTest {
 
     @Test
     void should_put_memory_and_app_documents_in_one_framed_block_and_list_both_in_last_recall() {
-        try (AgentMemory memory = AgentMemory.builder().embeddingModel(embeddingModel).clock(clock).build()) {
+        try (AgentMemory memory = AgentMemory.builder().embeddingModel(embeddingModel).engineSettings(e -> e.clock(clock)).build()) {
             // given
             remember(memory);
             ScriptedChatModel model = new ScriptedChatModel(r -> AiMessage.from("Oui."));
@@ -217,7 +217,7 @@ class AppKnowledgeBaseTest {
         // given: the block under the default budget, and a budget that fits it up to its first document
         String whole;
         ParsedFrame all;
-        try (AgentMemory wide = AgentMemory.builder().embeddingModel(embeddingModel).clock(clock).build()) {
+        try (AgentMemory wide = AgentMemory.builder().embeddingModel(embeddingModel).engineSettings(e -> e.clock(clock)).build()) {
             whole = ScriptedChatModel.lastUserText(ask(wide, docs));
             all = wide.framer().parse(whole).get(0);
         }
@@ -236,7 +236,7 @@ class AppKnowledgeBaseTest {
                 + laterLines.stream().mapToInt(l -> l.length() + 1).min().orElseThrow() - 1;
 
         // when: the same conversation with that budget
-        try (AgentMemory narrow = AgentMemory.builder().embeddingModel(embeddingModel).clock(clock)
+        try (AgentMemory narrow = AgentMemory.builder().embeddingModel(embeddingModel).engineSettings(e -> e.clock(clock))
                 .blockBudget(budget, 1_000_000).build()) {
             ChatRequest request = ask(narrow, docs);
 

@@ -1,9 +1,9 @@
 package dev.agentmemory.langchain4j;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.MemoryRecord.Kind;
 import dev.agentmemory.core.Proposal;
-import dev.agentmemory.core.Source;
+import dev.agentmemory.core.MemoryRecord.Source;
 import dev.agentmemory.langchain4j.framing.FramedItem;
 import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
 import dev.langchain4j.data.message.AiMessage;

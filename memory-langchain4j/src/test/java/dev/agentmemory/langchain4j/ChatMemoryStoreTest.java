@@ -34,19 +34,19 @@ class ChatMemoryStoreTest {
             chat.add(UserMessage.from("one"));
             chat.add(AiMessage.from("two"));
             chat.add(UserMessage.from("three"));
-            int eventsBefore = memory.engine().log(memory.caller(ALICE)).size();
+            int eventsBefore = memory.engine().admin().log(memory.caller(ALICE)).size();
 
             // when
             chat.add(AiMessage.from("four"));
 
             // then
-            List<String> types = memory.engine().log(memory.caller(ALICE)).stream()
+            List<String> types = memory.engine().admin().log(memory.caller(ALICE)).stream()
                     .skip(eventsBefore).map(e -> e.change().getClass().getSimpleName()).toList();
             assertThat(types).containsExactly("MessagesEvicted", "MessagesAppended");
             assertThat(chat.messages()).containsExactly(AiMessage.from("two"), UserMessage.from("three"),
                     AiMessage.from("four"));
             Caller caller = memory.caller(ALICE);
-            assertThat(memory.engine().messageHistory(caller, "s1").values()).extracting(StoredMessage::text)
+            assertThat(memory.engine().messages().history(caller, "s1").values()).extracting(StoredMessage::text)
                     .containsExactly("one", "two", "three", "four");
         }
     }
@@ -81,7 +81,7 @@ class ChatMemoryStoreTest {
 
             // then: the list is valid to send; the call stays in the history
             assertThat(loaded).containsExactly(UserMessage.from("where is my order?"));
-            assertThat(memory.engine().messageHistory(memory.caller(ALICE), "s1")).hasSize(2);
+            assertThat(memory.engine().messages().history(memory.caller(ALICE), "s1")).hasSize(2);
         }
     }
 
@@ -116,14 +116,14 @@ class ChatMemoryStoreTest {
             // given: alice's partition is locked by a window change that waits
             java.util.concurrent.CountDownLatch entered = new java.util.concurrent.CountDownLatch(1);
             java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-            Thread alice = new Thread(() -> memory.engine().changeWindow(memory.caller(ALICE), "s1", w -> {
+            Thread alice = new Thread(() -> memory.engine().messages().change(memory.caller(ALICE), "s1", w -> {
                 entered.countDown();
                 try {
                     release.await();
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
-                return new dev.agentmemory.core.MemoryEngine.WindowChange(List.of(), List.of());
+                return new dev.agentmemory.core.engine.MemoryEngine.Messages.WindowChange(List.of(), List.of());
             }));
             alice.start();
             entered.await();

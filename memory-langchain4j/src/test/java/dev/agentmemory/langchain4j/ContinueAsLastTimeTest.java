@@ -1,12 +1,11 @@
 package dev.agentmemory.langchain4j;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.MemoryRecord.Kind;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.Proposal;
-import dev.agentmemory.core.Source;
+import dev.agentmemory.core.MemoryRecord.Source;
 import dev.agentmemory.core.TaskInfo;
-import dev.agentmemory.core.event.TaskStatus;
 import dev.agentmemory.langchain4j.framing.FramedItem;
 import dev.agentmemory.testing.TestClock;
 import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
@@ -95,7 +94,7 @@ class ContinueAsLastTimeTest {
     @Test
     void should_resume_the_trip_in_a_new_chat_from_the_framed_list_of_open_tasks() {
         TestClock clock = new TestClock(Instant.parse("2025-11-03T09:00:00Z"));
-        try (AgentMemory memory = AgentMemory.builder().clock(clock).build()) {
+        try (AgentMemory memory = AgentMemory.builder().engineSettings(e -> e.clock(clock)).build()) {
             ScriptedChatModel model = new ScriptedChatModel(r -> agent(memory, r));
             Assistant assistant = AiServices.builder(Assistant.class).chatModel(model)
                     .chatMemoryProvider(memory.chatMemoryProvider())
@@ -106,11 +105,11 @@ class ContinueAsLastTimeTest {
             // day 1, wx-chat: a preference, the trip, a pre-approval valid 12 hours, then a pause
             assistant.chat(WX, "以后请用中文回答");
             assistant.chat(WX, "这次 11 月去海岚出差");
-            TaskInfo trip = memory.engine().activeTask(lin, "wx-chat").orElseThrow();
+            TaskInfo trip = memory.engine().tasks().active(lin, "wx-chat").orElseThrow();
             memory.engine().write(lin, Proposal.set(lin.task(trip), "approval.travel", "pre-approved up to 3000 CNY")
                     .kind(Kind.DECISION).source(Source.SYSTEM, "approvals#881").ttl(Duration.ofHours(12)).build());
             assistant.chat(WX, "先到这里，明天再说");
-            assertThat(memory.engine().activeTask(lin, "wx-chat")).isEmpty();
+            assertThat(memory.engine().tasks().active(lin, "wx-chat")).isEmpty();
 
             // day 2, web-2: the block lists the suspended trip, without serving its state as current
             clock.advance(Duration.ofDays(1));
@@ -128,9 +127,9 @@ class ContinueAsLastTimeTest {
             assertThat(layer(offered, "persistent")).extracting(FramedItem::text).contains("answer.language = 中文");
 
             // the model resumed it: the trip now belongs to web-2
-            TaskInfo resumed = memory.engine().activeTask(lin, "web-2").orElseThrow();
+            TaskInfo resumed = memory.engine().tasks().active(lin, "web-2").orElseThrow();
             assertThat(resumed.task()).isEqualTo(TRIP);
-            assertThat(memory.engine().tasks(lin, "wx-chat")).isEmpty();
+            assertThat(memory.engine().tasks().list(lin, "wx-chat")).isEmpty();
 
             // the next turn sees the trip as current task state, the expired approval flagged
             assistant.chat(WEB, "酒店怎么安排？");
@@ -149,9 +148,9 @@ class ContinueAsLastTimeTest {
             List<FramedItem> next = FramedRequests.items(memory, model.lastRequest());
             assertThat(layer(next, "task-state")).extracting(FramedItem::text).containsExactly("trip.destination = 临川");
             assertThat(next).filteredOn(i -> i.text().contains("海岚")).noneMatch(i -> i.status().equals("current"));
-            assertThat(memory.engine().userTasks(lin)).extracting(TaskInfo::task, TaskInfo::status)
-                    .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple(TRIP, TaskStatus.ENDED),
-                            org.assertj.core.groups.Tuple.tuple("trip-linchuan", TaskStatus.ACTIVE));
+            assertThat(memory.engine().tasks().userTasks(lin)).extracting(TaskInfo::task, TaskInfo::status)
+                    .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple(TRIP, TaskInfo.Status.ENDED),
+                            org.assertj.core.groups.Tuple.tuple("trip-linchuan", TaskInfo.Status.ACTIVE));
             assertThat(memory.engine().current(lin, lin.persistent(), MemoryKey.of("trip.destination"))).isEmpty();
             model.requests().forEach(r -> FramedRequests.check(memory, r));
         }

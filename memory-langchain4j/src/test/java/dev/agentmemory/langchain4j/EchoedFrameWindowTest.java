@@ -3,9 +3,9 @@ package dev.agentmemory.langchain4j;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.ForgetTarget;
-import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.MemoryRecord.Kind;
 import dev.agentmemory.core.Proposal;
-import dev.agentmemory.core.Source;
+import dev.agentmemory.core.MemoryRecord.Source;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
 import dev.langchain4j.agent.tool.P;
@@ -103,7 +103,7 @@ class EchoedFrameWindowTest {
                 assistant.chat(ALICE, text);
 
                 // then: four new messages per turn, no more, and every request is well formed
-                assertThat(memory.engine().messageHistory(memory.caller(ALICE), "s1")).hasSize(4 * (turn + 1));
+                assertThat(memory.engine().messages().history(memory.caller(ALICE), "s1")).hasSize(4 * (turn + 1));
                 for (ChatRequest r : model.requests().subList(requestsBefore, model.requests().size())) {
                     WindowRequests.assertValid(r, memory.framer(), text, typed);
                 }
@@ -123,7 +123,7 @@ class EchoedFrameWindowTest {
                 assistant.chat(ALICE, "turn " + turn);
             }
 
-            assertThat(memory.engine().messageHistory(memory.caller(ALICE), "s1")).hasSize(36);
+            assertThat(memory.engine().messages().history(memory.caller(ALICE), "s1")).hasSize(36);
         }
     }
 
@@ -135,7 +135,7 @@ class EchoedFrameWindowTest {
             Assistant assistant = assistant(memory, model, true);
             Caller caller = memory.caller(ALICE);
             assistant.chat(ALICE, "my card number is 4111");
-            List<Long> turn = List.copyOf(memory.engine().messageHistory(caller, "s1").keySet());
+            List<Long> turn = List.copyOf(memory.engine().messages().history(caller, "s1").keySet());
 
             // when it is forgotten hard and the conversation goes on
             memory.engine().forget(caller, ForgetTarget.messages("s1", turn), ForgetMode.HARD);
@@ -143,7 +143,7 @@ class EchoedFrameWindowTest {
             assistant.chat(ALICE, "thanks");
 
             // then the forgotten messages stay tombstones, and no later request carries them
-            var history = memory.engine().messageHistory(caller, "s1");
+            var history = memory.engine().messages().history(caller, "s1");
             assertThat(history).hasSize(12);
             assertThat(turn).allSatisfy(i -> assertThat(history.get(i).forgotten()).isTrue());
             assertThat(history.values()).extracting(StoredMessage::text)
@@ -191,14 +191,14 @@ class EchoedFrameWindowTest {
                 for (int turn = 0; turn < 6; turn++) {
                     String said = content(random, seen);
                     String text = said.isBlank() || random.nextBoolean() ? "q" + turn + " " + said : said;
-                    int before = memory.engine().messageHistory(caller, "s1").size();
+                    int before = memory.engine().messages().history(caller, "s1").size();
                     int requestsBefore = model.requests().size();
                     responses[0] = 0;
                     toolCalls[0] = 0;
 
                     assistant.chat(ALICE, text);
 
-                    var history = memory.engine().messageHistory(caller, "s1");
+                    var history = memory.engine().messages().history(caller, "s1");
                     assertThat(history.size() - before).as("seed %d turn %d", seed, turn)
                             .isEqualTo(1 + responses[0] + toolCalls[0]);
                     StoredMessage user = history.values().stream().skip(before).findFirst().orElseThrow();

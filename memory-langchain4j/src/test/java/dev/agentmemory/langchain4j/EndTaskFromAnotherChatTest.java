@@ -1,9 +1,8 @@
 package dev.agentmemory.langchain4j;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.Layer;
+import dev.agentmemory.core.Scope.Layer;
 import dev.agentmemory.core.TaskInfo;
-import dev.agentmemory.core.event.TaskStatus;
 import dev.agentmemory.langchain4j.framing.FramedItem;
 import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
@@ -88,7 +87,7 @@ class EndTaskFromAnotherChatTest {
             assertThat(answer).isEqualTo("Task trip-hailan ended (it was held by conversation web-2); its state is archived.");
             TaskInfo trip = memory.engine().tasks().userTasks(lin).get(0);
             assertThat(trip).extracting(TaskInfo::status, TaskInfo::heldBy, TaskInfo::session)
-                    .containsExactly(TaskStatus.ENDED, "web-2", "wx-chat");
+                    .containsExactly(TaskInfo.Status.ENDED, "web-2", "wx-chat");
             assertThat(memory.engine().tasks().active(lin, "web-2")).isEmpty();
             assertThat(memory.engine().servable(lin, Layer.TASK)).isEmpty();
 
@@ -118,7 +117,7 @@ class EndTaskFromAnotherChatTest {
 
             assertThat(answer).isEqualTo("Task trip-hailan suspended (it was held by conversation web-2).");
             assertThat(memory.engine().tasks().list(memory.caller(WEB), "web-2"))
-                    .extracting(TaskInfo::task, TaskInfo::status).containsExactly(tuple("trip-hailan", TaskStatus.SUSPENDED));
+                    .extracting(TaskInfo::task, TaskInfo::status).containsExactly(tuple("trip-hailan", TaskInfo.Status.SUSPENDED));
         }
     }
 
@@ -145,7 +144,7 @@ class EndTaskFromAnotherChatTest {
                     active; started in b ("Lisbon"), held by b, active; name the session it was started in.
                     Task trip ended (it was held by conversation b); its state is archived.""");
             assertThat(memory.engine().tasks().userTasks(lin)).extracting(TaskInfo::session, TaskInfo::title, TaskInfo::status)
-                    .containsExactlyInAnyOrder(tuple("a", "Hailan", TaskStatus.ACTIVE), tuple("b", "Lisbon", TaskStatus.ENDED));
+                    .containsExactlyInAnyOrder(tuple("a", "Hailan", TaskInfo.Status.ACTIVE), tuple("b", "Lisbon", TaskInfo.Status.ENDED));
         }
     }
 

@@ -3,7 +3,8 @@ package dev.agentmemory.langchain4j;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.ForgetTarget;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine.Messages;
 import dev.agentmemory.core.MemoryException;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.langchain4j.recall.HybridIndex;
@@ -64,7 +65,7 @@ class EpisodicMemoryCatchUpTest {
     }
 
     private static void say(MemoryEngine engine, String session, String text) {
-        engine.messages().changeIndexed(ALICE, session, (window, next) -> new MemoryEngine.WindowChange(List.of(),
+        engine.messages().changeIndexed(ALICE, session, (window, next) -> new Messages.WindowChange(List.of(),
                 List.of(new StoredMessage(next, next, "USER", ChatMessageSerializer.messageToJson(UserMessage.from(text)), text))));
     }
 

@@ -1,7 +1,7 @@
 package dev.agentmemory.langchain4j;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.store.jdbc.JdbcStores;
 import dev.agentmemory.core.testing.DerivedDataContract;
@@ -29,8 +29,8 @@ class EpisodicMemoryForgetsTest extends DerivedDataContract {
 
     static Attached attachEpisodic(MemoryEngine engine, HybridIndex index) {
         EpisodicMemory episodic = new EpisodicMemory(index, SharedEmbeddingModel.get(), engine, "assistant");
-        engine.addListener(episodic);
-        engine.register(episodic);
+        engine.admin().addListener(episodic);
+        engine.admin().register(episodic);
         return new Attached() {
             @Override
             public List<String> texts(Caller caller, String probe) {

@@ -108,14 +108,14 @@ class EpisodicRecallTest {
             // given: a model-extracted fact, recalled
             dev.agentmemory.core.Caller caller = memory.caller(ALICE_1);
             dev.agentmemory.core.MemoryRecord rex = memory.engine().write(caller, dev.agentmemory.core.Proposal
-                    .set(caller.persistent(), "pet.dog.name", "Rex").kind(dev.agentmemory.core.Kind.OBSERVATION)
-                    .source(dev.agentmemory.core.Source.MODEL, "msg-1").build());
+                    .set(caller.persistent(), "pet.dog.name", "Rex").kind(dev.agentmemory.core.MemoryRecord.Kind.OBSERVATION)
+                    .source(dev.agentmemory.core.MemoryRecord.Source.MODEL, "msg-1").build());
             memory.awaitIndexed();
             assertThat(ask(memory, ALICE_2, "What is my dog called?")).anySatisfy(c ->
                     assertThat(c.textSegment().text()).contains("Rex"));
 
             // when
-            memory.engine().refute(caller, rex.id(), "user: my dog is called Biscuit");
+            memory.engine().verification().refute(caller, rex.id(), "user: my dog is called Biscuit");
 
             // then: no layer serves it, the episodic index included
             assertThat(ask(memory, ALICE_2, "What is my dog called?"))

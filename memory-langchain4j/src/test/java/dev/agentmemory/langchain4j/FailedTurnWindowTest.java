@@ -1,9 +1,9 @@
 package dev.agentmemory.langchain4j;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.MemoryRecord.Kind;
 import dev.agentmemory.core.Proposal;
-import dev.agentmemory.core.Source;
+import dev.agentmemory.core.MemoryRecord.Source;
 import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
 import dev.langchain4j.agent.tool.P;
 import dev.langchain4j.agent.tool.Tool;
@@ -73,7 +73,7 @@ class FailedTurnWindowTest {
     private static AgentMemory memory(Path db) {
         AgentMemory memory = AgentMemory.builder().h2File(db).build();
         Caller caller = memory.caller(ALICE);
-        if (memory.engine().servable(caller, dev.agentmemory.core.Layer.PERSISTENT).isEmpty()) {
+        if (memory.engine().servable(caller, dev.agentmemory.core.Scope.Layer.PERSISTENT).isEmpty()) {
             memory.engine().write(caller, Proposal.set(caller.persistent(), "reply.language", "Chinese")
                     .kind(Kind.PREFERENCE).source(Source.USER, "msg-1").build());
         }
@@ -137,19 +137,19 @@ class FailedTurnWindowTest {
             Assistant assistant = assistant(memory, model);
             assertThatThrownBy(() -> assistant.chat(ALICE, "where is order 7?")).isInstanceOf(RuntimeException.class);
             Caller caller = memory.caller(ALICE);
-            assertThat(memory.engine().messageHistory(caller, "s1")).hasSize(2);
+            assertThat(memory.engine().messages().history(caller, "s1")).hasSize(2);
 
             // when read, at once: the call is the last message, as LangChain4j stored it (the store
             // cannot tell a failed turn from a loop still running: issue 22, item 1), the user
             // message without the turn's block, and reading writes nothing
-            int events = memory.engine().log(caller).size();
+            int events = memory.engine().admin().log(caller).size();
             before = memory.chatMemoryStore().getMessages(ALICE);
             assertThat(before).hasSize(2);
             assertThat(before.get(0)).isEqualTo(UserMessage.from("where is order 7?"));
             assertThat(((AiMessage) before.get(1)).toolExecutionRequests()).hasSize(1)
                     .allMatch(r -> r.id().startsWith("call-"));
             assertThat(memory.chatMemoryStore().getMessages(ALICE)).isEqualTo(before);
-            assertThat(memory.engine().log(caller).size()).isEqualTo(events);
+            assertThat(memory.engine().admin().log(caller).size()).isEqualTo(events);
 
             // and a store opened later (the turn's loop is gone) leaves it out
             try (AgentMemory other = AgentMemory.builder().engine(memory.engine()).build()) {
@@ -159,7 +159,7 @@ class FailedTurnWindowTest {
             // and the next request is valid, the history still holds the call
             assistant.chat(ALICE, "and order 8?");
             WindowRequests.assertValid(model.lastRequest(), memory.framer(), "and order 8?", List.of("where is order 7?"));
-            assertThat(memory.engine().messageHistory(caller, "s1").values())
+            assertThat(memory.engine().messages().history(caller, "s1").values())
                     .anyMatch(m -> m.json() != null && m.json().contains("call-"));
             before = memory.chatMemoryStore().getMessages(ALICE);
         }

@@ -179,11 +179,11 @@ class ForgetReachesTheWindowTest {
             assertThat(((ToolExecutionResultMessage) s1Window.get(2)).id()).isEqualTo("call-1");
             assertThat(memory.summarizer().orElseThrow().summaries(S3)).extracting(Summarizer::summaryText)
                     .noneMatch(t -> t.toLowerCase(Locale.ROOT).contains("french"));
-            assertThat(memory.engine().audit(dora, Duration.ofDays(1)).consistent()).isTrue();
+            assertThat(memory.engine().admin().audit(dora, Duration.ofDays(1)).consistent()).isTrue();
             assertThat(before).isPositive();
             if (mode == ForgetMode.HARD) {
                 // hard: the original bytes left the log too
-                assertThat(memory.engine().log(dora)).extracting(e -> e.change().toString().toLowerCase(Locale.ROOT))
+                assertThat(memory.engine().admin().log(dora)).extracting(e -> e.change().toString().toLowerCase(Locale.ROOT))
                         .noneMatch(t -> t.contains("french"));
             }
         }
@@ -198,7 +198,7 @@ class ForgetReachesTheWindowTest {
                 assertNoFrench(model.lastRequest());
             }
             Caller dora = memory.caller(S1);
-            assertThat(memory.engine().audit(dora, Duration.ofDays(1)).consistent()).isTrue();
+            assertThat(memory.engine().admin().audit(dora, Duration.ofDays(1)).consistent()).isTrue();
         }
     }
 }

@@ -3,11 +3,11 @@ package dev.agentmemory.langchain4j;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.Outcome;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.Proposal.Outcome;
 import dev.agentmemory.core.Proposal;
-import dev.agentmemory.core.Source;
-import dev.agentmemory.core.policy.CueRule;
+import dev.agentmemory.core.MemoryRecord.Source;
+import dev.agentmemory.core.policy.InstructionDetector.CueRule;
 import dev.agentmemory.core.policy.InstructionDetector;
 import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
 import dev.agentmemory.core.policy.InstructionDetector.Cue;

@@ -1,10 +1,10 @@
 package dev.agentmemory.langchain4j;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.Proposal;
-import dev.agentmemory.core.Source;
+import dev.agentmemory.core.MemoryRecord.Source;
 import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
 import dev.langchain4j.agent.tool.CompensateFor;
 import dev.langchain4j.agent.tool.P;

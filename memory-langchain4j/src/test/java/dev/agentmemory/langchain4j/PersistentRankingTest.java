@@ -6,13 +6,13 @@ import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.ForgetReceipt;
 import dev.agentmemory.core.ForgetTarget;
-import dev.agentmemory.core.KeyState;
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.Layer;
+import dev.agentmemory.core.ScopeView.KeyState;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.Scope.Layer;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.Proposal;
-import dev.agentmemory.core.Source;
+import dev.agentmemory.core.MemoryRecord.Source;
 import dev.agentmemory.testing.TestClock;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.invocation.InvocationContext;
@@ -70,7 +70,7 @@ class PersistentRankingTest {
     void should_rank_like_a_full_sort_when_many_memories_tie_on_score_and_time() {
         // given: a fixed clock (every record has the same time), keys written in shuffled order
         Clock clock = Clock.fixed(Instant.parse("2026-03-01T10:00:00Z"), ZoneOffset.UTC);
-        try (AgentMemory memory = AgentMemory.builder().clock(clock).build()) {
+        try (AgentMemory memory = AgentMemory.builder().engineSettings(e -> e.clock(clock)).build()) {
             Caller caller = memory.caller(ALICE);
             Random random = new Random(3);
             List<Integer> order = new ArrayList<>();
@@ -139,7 +139,8 @@ class PersistentRankingTest {
     void should_mark_a_memory_to_reverify_when_its_ttl_passes_between_two_queries() {
         // given: a decision that lives one hour, already ranked once
         TestClock clock = new TestClock(Instant.parse("2026-03-01T10:00:00Z"));
-        try (AgentMemory memory = AgentMemory.builder().clock(clock).ttl(Kind.DECISION, Duration.ofHours(1)).build()) {
+        try (AgentMemory memory = AgentMemory.builder()
+                .engineSettings(e -> e.clock(clock).ttl(Kind.DECISION, Duration.ofHours(1))).build()) {
             Caller caller = memory.caller(ALICE);
             memory.engine().write(caller, Proposal.set(caller.persistent(), "delivery.day", "tuesday")
                     .kind(Kind.DECISION).source(Source.USER).build());

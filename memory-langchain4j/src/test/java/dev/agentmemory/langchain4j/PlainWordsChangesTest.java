@@ -1,11 +1,11 @@
 package dev.agentmemory.langchain4j;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
-import dev.agentmemory.core.Source;
-import dev.agentmemory.core.Status;
+import dev.agentmemory.core.MemoryRecord.Source;
+import dev.agentmemory.core.MemoryRecord.Status;
 import dev.agentmemory.langchain4j.framing.FramedItem;
 import dev.agentmemory.testing.TestClock;
 import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
@@ -54,7 +54,7 @@ class PlainWordsChangesTest {
     }
 
     private static AgentMemory open(Path db, TestClock clock) {
-        return AgentMemory.builder().h2File(db).clock(clock).embeddingModel(SharedEmbeddingModel.get())
+        return AgentMemory.builder().h2File(db).engineSettings(e -> e.clock(clock)).embeddingModel(SharedEmbeddingModel.get())
                 .resultsPerLayer(20, 10, 10).build();
     }
 
@@ -77,7 +77,7 @@ class PlainWordsChangesTest {
         FramedItem current = only(items, "persistent", key);
         assertThat(current.text()).isEqualTo(key + " = " + newValue);
         assertThat(current.status()).isEqualTo("current");
-        assertThat(current.trust()).isEqualTo(dev.agentmemory.core.Trust.TRUSTED);
+        assertThat(current.trust()).isEqualTo(dev.agentmemory.core.MemoryRecord.Trust.TRUSTED);
         List<FramedItem> olds = items.stream().filter(i -> i.text().contains(oldSaid)).toList();
         if (oldShown) {
             assertThat(olds).as("the older statement in %s", items).hasSize(1);
@@ -173,7 +173,7 @@ class PlainWordsChangesTest {
             }
             return AiMessage.from("Noted.");
         });
-        try (AgentMemory memory = AgentMemory.builder().clock(clock).embeddingModel(SharedEmbeddingModel.get())
+        try (AgentMemory memory = AgentMemory.builder().engineSettings(e -> e.clock(clock)).embeddingModel(SharedEmbeddingModel.get())
                 .resultsPerLayer(20, 10, 10).build()) {
             Assistant assistant = AiServices.builder(Assistant.class).chatModel(model)
                     .chatMemoryProvider(memory.chatMemoryProvider()).retrievalAugmentor(memory.retrievalAugmentor())

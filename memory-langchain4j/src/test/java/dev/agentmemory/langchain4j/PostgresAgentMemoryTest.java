@@ -1,6 +1,6 @@
 package dev.agentmemory.langchain4j;
 
-import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.MemoryRecord.Kind;
 import dev.agentmemory.core.MemoryException;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.Scope;

@@ -1,12 +1,12 @@
 package dev.agentmemory.langchain4j;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.spi.EventStore;
-import dev.agentmemory.core.spi.ForwardingEventStore;
+import dev.agentmemory.core.spi.EventStore.ForwardingEventStore;
 import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.core.spi.StoredEvent;
 import dev.agentmemory.core.spi.StoredSnapshot;
@@ -294,7 +294,7 @@ class PostgresInstancesAgentMemoryTest {
         a.turn(ON_A, "Tell me a joke.");
         a.turn(ON_A, "Another one.");
         b.turn(ON_B, "Hello.");
-        assertThat(a.memory.engine().servable(erin, dev.agentmemory.core.Layer.SESSION)).as("summaries")
+        assertThat(a.memory.engine().servable(erin, dev.agentmemory.core.Scope.Layer.SESSION)).as("summaries")
                 .anySatisfy(k -> assertThat(k.current().text()).contains("Paris"));
 
         armed.set(true);

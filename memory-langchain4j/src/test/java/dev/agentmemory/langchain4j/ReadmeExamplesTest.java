@@ -1,8 +1,8 @@
 package dev.agentmemory.langchain4j;
 
-import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.MemoryRecord.Kind;
 import dev.agentmemory.core.Proposal;
-import dev.agentmemory.core.Source;
+import dev.agentmemory.core.MemoryRecord.Source;
 import dev.agentmemory.langchain4j.ReadmeServices.Assistant;
 import dev.agentmemory.langchain4j.ReadmeServices.Chat;
 import dev.agentmemory.testing.langchain4j.ScriptedChatModel;

@@ -1,14 +1,18 @@
 package dev.agentmemory.langchain4j;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.MemoryRecord.Kind;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.Proposal;
-import dev.agentmemory.core.Source;
+import dev.agentmemory.core.MemoryRecord.Source;
 import dev.agentmemory.langchain4j.tools.MemoryTools;
 import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.invocation.InvocationContext;
+import dev.langchain4j.rag.AugmentationRequest;
+import dev.langchain4j.rag.query.Metadata;
+import dev.langchain4j.rag.query.Query;
 import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.MemoryId;
 import dev.langchain4j.store.memory.chat.InMemoryChatMemoryStore;
@@ -17,6 +21,7 @@ import dev.agentmemory.core.ReadOptions;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -117,20 +122,6 @@ class SessionResolverTest {
     }
 
     @Test
-    @SuppressWarnings("deprecation")
-    void should_keep_memory_ids_working_as_the_deprecated_name_of_the_resolver() {
-        try (AgentMemory memory = AgentMemory.builder()
-                .memoryIds(id -> new SessionRef("acme", "bob", "s-" + id.hashCode())).build()) {
-            assertThat(memory.session(new Object() {
-                @Override
-                public int hashCode() {
-                    return 42;
-                }
-            })).isEqualTo(new SessionRef("acme", "bob", "s-42"));
-        }
-    }
-
-    @Test
     void should_say_quotes_cannot_be_checked_when_the_ai_service_keeps_its_messages_in_another_store() {
         try (AgentMemory memory = AgentMemory.builder().build()) {
             InMemoryChatMemoryStore other = new InMemoryChatMemoryStore();
@@ -154,5 +145,38 @@ class SessionResolverTest {
             assertThat(memory.tools().remember("user-1", "user.residence", "Berlin", "fact", "I live in Berlin"))
                     .startsWith("Not saved: the quote was not found in the user's messages of this session");
         }
+    }
+
+    @Test
+    void should_map_a_memory_id_once_per_call_with_the_memorys_one_resolver() {
+        // given: a memory whose resolver counts how often it is asked
+        AtomicInteger resolutions = new AtomicInteger();
+        SessionResolver counting = id -> {
+            resolutions.incrementAndGet();
+            return standard.resolve(id);
+        };
+        try (AgentMemory memory = AgentMemory.builder().sessionResolver(counting).build()) {
+            String id = "acme/alice/s1";
+            Metadata md = Metadata.builder().chatMessage(UserMessage.from("hello"))
+                    .invocationContext(InvocationContext.builder().chatMemoryId(id).build()).build();
+
+            // when / then: every call that names the id maps it exactly once
+            assertThat(countedCalls(resolutions, () -> memory.retrievalAugmentor()
+                    .augment(new AugmentationRequest(UserMessage.from("hello"), md)))).isEqualTo(1);
+            assertThat(countedCalls(resolutions, () -> memory.chatMemoryStore()
+                    .updateMessages(id, List.of(UserMessage.from("hello"), AiMessage.from("hi"))))).isEqualTo(1);
+            assertThat(countedCalls(resolutions, () -> memory.chatMemoryStore().getMessages(id))).isEqualTo(1);
+            assertThat(countedCalls(resolutions, () -> memory.contentRetriever()
+                    .retrieve(Query.from("hello", md)))).isEqualTo(1);
+            assertThat(countedCalls(resolutions, () -> memory.lastRecall(id))).isEqualTo(1);
+            assertThat(countedCalls(resolutions, () -> memory.chatMemoryStore().deleteMessages(id))).isEqualTo(1);
+            assertThat(memory.chatMemoryStore().getMessages(id)).isEmpty();
+        }
+    }
+
+    private static int countedCalls(AtomicInteger counter, Runnable call) {
+        int before = counter.get();
+        call.run();
+        return counter.get() - before;
     }
 }

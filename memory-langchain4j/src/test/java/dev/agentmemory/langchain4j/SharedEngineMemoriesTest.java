@@ -3,11 +3,11 @@ package dev.agentmemory.langchain4j;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.ForgetTarget;
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.Proposal;
-import dev.agentmemory.core.Source;
+import dev.agentmemory.core.MemoryRecord.Source;
 import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
 import dev.agentmemory.testing.langchain4j.SharedEmbeddingModel;
 import dev.langchain4j.agent.tool.Tool;
@@ -102,8 +102,8 @@ class SharedEngineMemoriesTest {
         try (AgentMemory m1 = AgentMemory.builder().engine(engine).build();
              AgentMemory m2 = AgentMemory.builder().engine(engine).embeddingModel(SharedEmbeddingModel.get()).build();
              AgentMemory m3 = AgentMemory.builder().engine(engine).build()) {
-            assertThat(count(engine.derivedDataNames(), "chat-cache")).isEqualTo(3);
-            assertThat(count(engine.derivedDataNames(), "embeddings")).isEqualTo(1);
+            assertThat(count(engine.admin().derivedDataNames(), "chat-cache")).isEqualTo(3);
+            assertThat(count(engine.admin().derivedDataNames(), "embeddings")).isEqualTo(1);
 
             List<List<ChatMessage>> seenDuringCall = Collections.synchronizedList(new ArrayList<>());
             ScriptedChatModel model3 = toolLoop();
@@ -147,9 +147,9 @@ class SharedEngineMemoriesTest {
                     .hasSize(4);
 
             // closing m2 removed what it registered; the engine and the other memories keep working
-            assertThat(count(engine.derivedDataNames(), "chat-cache")).isEqualTo(2);
-            assertThat(count(engine.derivedDataNames(), "embeddings")).isZero();
-            assertThat(count(engine.derivedDataNames(), "persistent-terms")).isEqualTo(2);
+            assertThat(count(engine.admin().derivedDataNames(), "chat-cache")).isEqualTo(2);
+            assertThat(count(engine.admin().derivedDataNames(), "embeddings")).isZero();
+            assertThat(count(engine.admin().derivedDataNames(), "persistent-terms")).isEqualTo(2);
 
             // a turn through m3 continues alice's conversation that m1 wrote
             ScriptedChatModel plainModel = new ScriptedChatModel(r -> AiMessage.from("ok"));
@@ -171,7 +171,7 @@ class SharedEngineMemoriesTest {
             assertThat(ScriptedChatModel.lastUserText(plainModel.lastRequest())).doesNotContain("tea");
 
             m1.close();
-            assertThat(count(engine.derivedDataNames(), "chat-cache")).isEqualTo(1);
+            assertThat(count(engine.admin().derivedDataNames(), "chat-cache")).isEqualTo(1);
             assertThat(a3plain.chat(bob, "bye")).isEqualTo("ok");
             assertThat(m3.chatMemoryStore().getMessages(bob)).hasSize(6);
         }

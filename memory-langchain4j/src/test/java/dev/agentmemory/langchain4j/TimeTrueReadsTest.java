@@ -1,15 +1,14 @@
 package dev.agentmemory.langchain4j;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.MemoryRecord.Kind;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.MemoryValue;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.ScopeView;
-import dev.agentmemory.core.Source;
+import dev.agentmemory.core.MemoryRecord.Source;
 import dev.agentmemory.core.TaskInfo;
-import dev.agentmemory.core.event.TaskStatus;
 import dev.agentmemory.langchain4j.framing.FramedItem;
 import dev.agentmemory.testing.TestClock;
 import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
@@ -123,9 +122,9 @@ class TimeTrueReadsTest {
     @Test
     void should_frame_what_applies_at_the_time_of_the_read_in_every_layer_across_months() {
         TestClock clock = new TestClock(Instant.parse("2025-01-10T09:00:00Z"));
-        try (AgentMemory memory = AgentMemory.builder().clock(clock).embeddingModel(SharedEmbeddingModel.get())
+        try (AgentMemory memory = AgentMemory.builder().embeddingModel(SharedEmbeddingModel.get())
                 .windowSize(2).summarizer(SUMMARIES, 2).resultsPerLayer(20, 10, 60).minScore(0.0).blockBudget(100_000, 50_000)
-                .ttl(Kind.TASK_FACT, Duration.ofDays(3)).build()) {
+                .engineSettings(e -> e.clock(clock).ttl(Kind.TASK_FACT, Duration.ofDays(3))).build()) {
             ScriptedChatModel model = new ScriptedChatModel(r -> agent(memory, r));
             Assistant assistant = AiServices.builder(Assistant.class).chatModel(model)
                     .chatMemoryProvider(memory.chatMemoryProvider())
@@ -151,8 +150,8 @@ class TimeTrueReadsTest {
             assistant.chat(S2, "Now start the shipping task");
             TaskInfo exchange = task(memory, dana, "exchange-7");
             assertThat(exchange.heldBy()).isEqualTo("s2");
-            assertThat(exchange.status()).isEqualTo(TaskStatus.SUSPENDED);
-            assertThat(task(memory, dana, "refund-1").status()).isEqualTo(TaskStatus.SUSPENDED);
+            assertThat(exchange.status()).isEqualTo(TaskInfo.Status.SUSPENDED);
+            assertThat(task(memory, dana, "refund-1").status()).isEqualTo(TaskInfo.Status.SUSPENDED);
 
             // January 12, before any deadline: Priya current until March, Tom upcoming from March
             clock.advance(Duration.ofDays(1));
@@ -233,7 +232,7 @@ class TimeTrueReadsTest {
     }
 
     private static TaskInfo task(AgentMemory memory, Caller dana, String id) {
-        return memory.engine().userTasks(dana).stream().filter(t -> t.task().equals(id)).findFirst().orElseThrow();
+        return memory.engine().tasks().userTasks(dana).stream().filter(t -> t.task().equals(id)).findFirst().orElseThrow();
     }
 
     private static List<FramedItem> ask(Assistant assistant, ScriptedChatModel model, AgentMemory memory,

@@ -1,9 +1,9 @@
 package dev.agentmemory.langchain4j;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.MemoryRecord.Kind;
 import dev.agentmemory.core.Proposal;
-import dev.agentmemory.core.Source;
+import dev.agentmemory.core.MemoryRecord.Source;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
 import dev.langchain4j.agent.tool.Tool;
@@ -71,7 +71,7 @@ class TurnAwareChatMemoryStoreTest {
                 assertThat(memory.framer().stripFrames(text)).isEqualTo("what time is it?");
             });
             // and nothing framed was stored, nor is served once the turn is over
-            List<StoredMessage> stored = memory.engine().window(caller, "s1");
+            List<StoredMessage> stored = memory.engine().messages().window(caller, "s1");
             assertThat(stored).extracting(StoredMessage::text).noneMatch(t -> t != null && t.contains("reply.language"));
             List<ChatMessage> after = memory.chatMemoryStore().getMessages(ALICE);
             assertThat(after.get(0)).isEqualTo(UserMessage.from("what time is it?"));

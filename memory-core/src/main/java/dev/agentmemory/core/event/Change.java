@@ -1,10 +1,11 @@
 package dev.agentmemory.core.event;
 
+import dev.agentmemory.core.TaskInfo;
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.MemoryValue;
-import dev.agentmemory.core.Verification;
+import dev.agentmemory.core.MemoryRecord.Verification;
 import org.jspecify.annotations.Nullable;
 
 import java.util.List;
@@ -12,7 +13,7 @@ import java.util.Objects;
 
 /**
  * One change to a user's memory, as appended to the log. Replaying every change of a user in
- * sequence order rebuilds that user's state ({@link MemoryState}).
+ * sequence order rebuilds that user's state ({@code MemoryState} of the engine).
  */
 @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "type")
 @JsonSubTypes({
@@ -92,7 +93,7 @@ public sealed interface Change {
     }
 
     /** A task started, was suspended, resumed or ended. */
-    record TaskChanged(String session, String task, TaskStatus status, @Nullable String title) implements Change {
+    record TaskChanged(String session, String task, TaskInfo.Status status, @Nullable String title) implements Change {
         public TaskChanged {
             Objects.requireNonNull(session, "session");
             Objects.requireNonNull(task, "task");

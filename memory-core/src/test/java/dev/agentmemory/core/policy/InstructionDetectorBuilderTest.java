@@ -4,13 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.MemoryEngine;
-import dev.agentmemory.core.Outcome;
+import dev.agentmemory.core.engine.MemoryEngine;
+import dev.agentmemory.core.Proposal.Outcome;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.Scope;
-import dev.agentmemory.core.Source;
+import dev.agentmemory.core.MemoryRecord.Source;
 import dev.agentmemory.core.policy.InstructionDetector.Cue;
 import org.junit.jupiter.api.Test;
+import dev.agentmemory.core.policy.InstructionDetector.CueRule;
 
 /** Extra cue rules on top of the built-in ones, and the engine using the detector it is given. */
 class InstructionDetectorBuilderTest {

@@ -4,9 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.agentmemory.core.internal.detect.BuiltInCues;
-import dev.agentmemory.core.internal.detect.RuleMatcher;
-import dev.agentmemory.core.internal.detect.TextNormalizer;
 import dev.agentmemory.core.policy.InstructionDetector.Cue;
 import dev.agentmemory.testing.InjectionDataset;
 import java.io.IOException;

@@ -1,18 +1,18 @@
 package dev.agentmemory.core.reliability;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.KeyState;
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.Layer;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.ScopeView.KeyState;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.Scope.Layer;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.MemoryValue;
-import dev.agentmemory.core.Outcome;
+import dev.agentmemory.core.Proposal.Outcome;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.Scope;
-import dev.agentmemory.core.Source;
-import dev.agentmemory.core.Trust;
+import dev.agentmemory.core.MemoryRecord.Source;
+import dev.agentmemory.core.MemoryRecord.Trust;
 import dev.agentmemory.testing.InjectionDataset;
 import org.junit.jupiter.api.Test;
 
@@ -102,7 +102,7 @@ class InjectionThroughMemoryTest {
                         .extracting(MemoryRecord::text, MemoryRecord::trust).containsExactly("English", Trust.TRUSTED);
                 assertThat(engine.current(alice, session, MemoryKey.of("order.choice"))).get()
                         .extracting(MemoryRecord::text, MemoryRecord::trust).containsExactly("exchange", Trust.TRUSTED);
-                engine.invalidateCache();
+                engine.admin().invalidateCache();
             }
         }
         System.out.printf("INJECTION (engine): strings=%d, untrusted proposals=%d, written as untrusted data=%d, "

@@ -1,7 +1,7 @@
 package dev.agentmemory.core.testing;
 
 import dev.agentmemory.core.spi.EventStore;
-import dev.agentmemory.core.spi.ForwardingEventStore;
+import dev.agentmemory.core.spi.EventStore.ForwardingEventStore;
 import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.core.spi.StoredEvent;
 import dev.agentmemory.core.spi.StoredSnapshot;

@@ -3,8 +3,9 @@ package dev.agentmemory.core.testing;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.ForgetTarget;
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.engine.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine.Messages;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.Scope;
@@ -142,7 +143,7 @@ public abstract class DerivedDataContract {
         // then
         assertThat(holding(ALICE, HOME)).isEmpty();
         assertThat(holding(ALICE, LANGUAGE)).isEmpty();
-        engine.compact();
+        engine.admin().compact();
         assertThat(holding(ALICE, HOME)).as("after compact").isEmpty();
         assertThat(holding(ALICE, LANGUAGE)).as("after compact").isEmpty();
         assertThat(holding(BOB, BOB_HOME)).as("another user of the tenant").isNotEmpty();
@@ -151,7 +152,7 @@ public abstract class DerivedDataContract {
     @Test
     void should_hold_nothing_of_forgotten_messages() {
         // given
-        engine.changeWindow(ALICE, "s1", w -> new MemoryEngine.WindowChange(List.of(), List.of(
+        engine.messages().change(ALICE, "s1", w -> new Messages.WindowChange(List.of(), List.of(
                 userMessage(0, "my " + CARD + " is the one to charge"),
                 userMessage(1, "I speak " + LANGUAGE))));
         assertThat(holding(ALICE, CARD)).as("control: the derived data holds the message").isNotEmpty();

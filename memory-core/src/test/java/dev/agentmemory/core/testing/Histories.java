@@ -1,8 +1,8 @@
 package dev.agentmemory.core.testing;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryValue;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.Scope;
@@ -28,7 +28,7 @@ public final class Histories {
                 case 0 -> engine.write(caller, Proposal.set(persistent, "pref." + (i % 40), "value " + i).kind(Kind.DECISION).build());
                 case 1 -> {
                     long next = i;
-                    engine.messages().change(caller, "s" + (i % 3), w -> new MemoryEngine.WindowChange(
+                    engine.messages().change(caller, "s" + (i % 3), w -> new MemoryEngine.Messages.WindowChange(
                             w.size() > 4 ? List.of(w.get(0).index()) : List.of(),
                             List.of(new StoredMessage(engine.messages().history(caller, "s" + (next % 3)).size(), next,
                                     "USER", "{\"text\":\"m" + next + "\"}", "m" + next))));

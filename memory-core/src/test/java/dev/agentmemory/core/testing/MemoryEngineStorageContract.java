@@ -4,26 +4,27 @@ import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.ForgetReceipt;
 import dev.agentmemory.core.ForgetTarget;
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.Layer;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.Scope.Layer;
+import dev.agentmemory.core.engine.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine.Messages;
 import dev.agentmemory.core.MemoryException;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.MemoryValue;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.Scope;
-import dev.agentmemory.core.Source;
+import dev.agentmemory.core.MemoryRecord.Source;
 import dev.agentmemory.core.StaleVersionException;
-import dev.agentmemory.core.Status;
+import dev.agentmemory.core.MemoryRecord.Status;
 import dev.agentmemory.core.TaskInfo;
-import dev.agentmemory.core.Verification;
+import dev.agentmemory.core.MemoryRecord.Verification;
 import dev.agentmemory.core.event.StoredMessage;
-import dev.agentmemory.core.ledger.ActionStart;
-import dev.agentmemory.core.ledger.OperationId;
+import dev.agentmemory.core.ledger.ActionRecord.ActionStart;
+import dev.agentmemory.core.ledger.ActionRecord.OperationId;
 import dev.agentmemory.core.spi.DerivedData;
 import dev.agentmemory.core.spi.EventStore;
-import dev.agentmemory.core.spi.ForgetRequest;
+import dev.agentmemory.core.spi.DerivedData.ForgetRequest;
 import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.core.spi.StoredEvent;
 import dev.agentmemory.testing.TestClock;
@@ -122,7 +123,7 @@ public abstract class MemoryEngineStorageContract {
                 .extracting(MemoryRecord::text, MemoryRecord::status, MemoryRecord::version)
                 .containsExactly(tuple("black", Status.SUPERSEDED, 1L), tuple("white", Status.ACTIVE, 2L));
         assertThat(white.supersedes()).isEqualTo(engine.history(ALICE, s, COLOR).get(0).id());
-        assertThat(engine.log(ALICE)).extracting(e -> e.seq()).containsExactly(1L, 2L);
+        assertThat(engine.admin().log(ALICE)).extracting(e -> e.seq()).containsExactly(1L, 2L);
     }
 
     @Test
@@ -132,32 +133,32 @@ public abstract class MemoryEngineStorageContract {
         engine.write(ALICE, Proposal.set(session, "exchange.color", "black").build());
         engine.write(ALICE, Proposal.set(session, "exchange.color", "white").build());
         engine.write(ALICE, Proposal.set(ALICE.persistent(), "lang", "zh").kind(Kind.PREFERENCE).build());
-        engine.startTask(ALICE, "s1", "refund", "refund the earbuds");
+        engine.tasks().start(ALICE, "s1", "refund", "refund the earbuds");
         engine.write(ALICE, Proposal.set(ALICE.task("s1", "refund"), "order", "20241015").build());
-        engine.registerAlias(ALICE, "order:20241015", "the order ending in 15");
+        engine.aliases().register(ALICE, "order:20241015", "the order ending in 15");
         String op = OperationId.of("create-exchange", "order:20241015");
-        engine.beginAction(ALICE, op, "create-exchange", MemoryValue.of("white"));
-        engine.changeWindow(ALICE, "s1", w -> new MemoryEngine.WindowChange(List.of(),
+        engine.ledger().begin(ALICE, op, "create-exchange", MemoryValue.of("white"));
+        engine.messages().change(ALICE, "s1", w -> new Messages.WindowChange(List.of(),
                 List.of(new StoredMessage(0, 0, "USER", "{\"text\":\"hi\"}", "hi"))));
-        var replayBefore = engine.replay(ALICE);
+        var replayBefore = engine.admin().replay(ALICE);
         var historyBefore = engine.history(ALICE, session, COLOR);
-        var logBefore = engine.log(ALICE);
+        var logBefore = engine.admin().log(ALICE);
 
         // when
         MemoryEngine reopened = restart(b -> b);
 
         // then
-        assertThat(reopened.replay(ALICE)).isEqualTo(replayBefore);
-        assertThat(reopened.log(ALICE)).isEqualTo(logBefore);
+        assertThat(reopened.admin().replay(ALICE)).isEqualTo(replayBefore);
+        assertThat(reopened.admin().log(ALICE)).isEqualTo(logBefore);
         assertThat(reopened.history(ALICE, session, COLOR)).isEqualTo(historyBefore);
         assertThat(reopened.view(ALICE, session).text("exchange.color")).contains("white");
-        assertThat(reopened.activeTask(ALICE, "s1")).get().extracting(TaskInfo::task).isEqualTo("refund");
-        assertThat(reopened.resolve(ALICE, "The order  ending in 15")).contains("order:20241015");
-        assertThat(reopened.beginAction(ALICE, op, "create-exchange", MemoryValue.of("white")).decision())
+        assertThat(reopened.tasks().active(ALICE, "s1")).get().extracting(TaskInfo::task).isEqualTo("refund");
+        assertThat(reopened.aliases().resolve(ALICE, "The order  ending in 15")).contains("order:20241015");
+        assertThat(reopened.ledger().begin(ALICE, op, "create-exchange", MemoryValue.of("white")).decision())
                 .isEqualTo(ActionStart.Decision.NEEDS_RECONCILIATION);
-        assertThat(reopened.window(ALICE, "s1")).extracting(StoredMessage::text).containsExactly("hi");
-        assertThat(reopened.audit(ALICE, Duration.ofDays(30)).consistent()).isTrue();
-        assertThat(reopened.users("shop")).containsExactly(partition(ALICE));
+        assertThat(reopened.messages().window(ALICE, "s1")).extracting(StoredMessage::text).containsExactly("hi");
+        assertThat(reopened.admin().audit(ALICE, Duration.ofDays(30)).consistent()).isTrue();
+        assertThat(reopened.admin().users("shop")).containsExactly(partition(ALICE));
     }
 
     @Test
@@ -168,7 +169,7 @@ public abstract class MemoryEngineStorageContract {
         for (int i = 0; i < 20; i++) {
             engine.write(ALICE, Proposal.set(s, "k" + (i % 4), "v" + i).build());
         }
-        engine.messages().change(ALICE, "s1", w -> new MemoryEngine.WindowChange(List.of(),
+        engine.messages().change(ALICE, "s1", w -> new Messages.WindowChange(List.of(),
                 List.of(new StoredMessage(0, 0, "USER", "{\"text\":\"hi\"}", "hi"))));
         engine.tasks().start(ALICE, "s1", "refund", "refund the earbuds");
         engine.aliases().register(ALICE, "order:20241015", "the order ending in 15");
@@ -233,7 +234,7 @@ public abstract class MemoryEngineStorageContract {
     void should_remove_value_from_stored_log_and_tell_derived_data_when_key_is_hard_forgotten() {
         // given
         List<ForgetRequest> told = new CopyOnWriteArrayList<>();
-        engine.register(new DerivedData() {
+        engine.admin().register(new DerivedData() {
             @Override
             public String name() {
                 return "embeddings";
@@ -265,7 +266,7 @@ public abstract class MemoryEngineStorageContract {
         });
         assertThat(engine.history(ALICE, p, MemoryKey.of("home"))).extracting(MemoryRecord::status)
                 .containsExactly(Status.FORGOTTEN, Status.FORGOTTEN);
-        assertThat(engine.audit(ALICE, Duration.ofDays(1)).replayMatches()).isTrue();
+        assertThat(engine.admin().audit(ALICE, Duration.ofDays(1)).replayMatches()).isTrue();
         assertThat(restart(b -> b).view(ALICE, p).values()).containsOnlyKeys(MemoryKey.of("lang"));
     }
 
@@ -275,12 +276,12 @@ public abstract class MemoryEngineStorageContract {
         Scope s = ALICE.session("s1");
         MemoryRecord city = engine.write(ALICE, Proposal.set(s, "city", "Hailan").kind(Kind.OBSERVATION)
                 .source(Source.MODEL).build());
-        engine.refute(ALICE, city.id(), "user: I live in Secretville, not Hailan");
+        engine.verification().refute(ALICE, city.id(), "user: I live in Secretville, not Hailan");
 
         engine.forget(ALICE, ForgetTarget.key(s, MemoryKey.of("city")), ForgetMode.HARD);
 
         assertThat(String.join("\n", rawPayloads(partition(ALICE)))).doesNotContain("Secretville", "Hailan");
-        assertThat(engine.audit(ALICE, Duration.ofDays(1)).replayMatches()).isTrue();
+        assertThat(engine.admin().audit(ALICE, Duration.ofDays(1)).replayMatches()).isTrue();
         assertThat(engine.history(ALICE, s, MemoryKey.of("city"))).singleElement()
                 .extracting(MemoryRecord::verification, MemoryRecord::evidence).containsExactly(Verification.REFUTED, null);
     }
@@ -289,10 +290,10 @@ public abstract class MemoryEngineStorageContract {
     void should_remove_every_value_message_alias_and_title_when_user_is_hard_forgotten() {
         // given
         engine.write(ALICE, Proposal.set(ALICE.persistent(), "lang", "value-zh-1").kind(Kind.PREFERENCE).build());
-        engine.startTask(ALICE, "s1", "t1", "title-earbuds-2");
+        engine.tasks().start(ALICE, "s1", "t1", "title-earbuds-2");
         engine.write(ALICE, Proposal.set(ALICE.task("s1", "t1"), "color", "value-white-3").build());
-        engine.registerAlias(ALICE, "order:20241015", "alias-my-white-earbuds-4");
-        engine.changeWindow(ALICE, "s1", w -> new MemoryEngine.WindowChange(List.of(),
+        engine.aliases().register(ALICE, "order:20241015", "alias-my-white-earbuds-4");
+        engine.messages().change(ALICE, "s1", w -> new Messages.WindowChange(List.of(),
                 List.of(new StoredMessage(0, 0, "USER", "{\"text\":\"message-5\"}", "message-5"))));
         engine.write(BOB, Proposal.set(BOB.persistent(), "lang", "value-bob").kind(Kind.PREFERENCE).build());
 
@@ -306,9 +307,9 @@ public abstract class MemoryEngineStorageContract {
         assertThat(raw).doesNotContain("value-zh-1", "title-earbuds-2", "value-white-3", "alias-my-white-earbuds-4",
                 "message-5");
         assertThat(engine.servable(ALICE, Layer.PERSISTENT)).isEmpty();
-        assertThat(engine.resolve(ALICE, "alias-my-white-earbuds-4")).isEmpty();
-        assertThat(engine.window(ALICE, "s1")).isEmpty();
-        assertThat(engine.audit(ALICE, Duration.ofDays(1)).replayMatches()).isTrue();
+        assertThat(engine.aliases().resolve(ALICE, "alias-my-white-earbuds-4")).isEmpty();
+        assertThat(engine.messages().window(ALICE, "s1")).isEmpty();
+        assertThat(engine.admin().audit(ALICE, Duration.ofDays(1)).replayMatches()).isTrue();
         assertThat(engine.view(BOB, BOB.persistent()).text("lang")).contains("value-bob");
     }
 
@@ -353,7 +354,7 @@ public abstract class MemoryEngineStorageContract {
 
         assertThat(rawPayloads(partition(ALICE))).doesNotContainAnyElementsOf(before)
                 .allMatch(s -> s.startsWith("aesgcm1:"));
-        assertThat(sealed.log(ALICE).get(0).change()).isInstanceOfSatisfying(
+        assertThat(sealed.admin().log(ALICE).get(0).change()).isInstanceOfSatisfying(
                 dev.agentmemory.core.event.Change.RecordWritten.class, w -> assertThat(w.record().value()).isNull());
     }
 
@@ -411,23 +412,23 @@ public abstract class MemoryEngineStorageContract {
         if (store.sharedWithOtherWriters()) {
             // a shared store is followed: the first engine's next call has caught up
             assertThat(engine.current(ALICE, s, COLOR).orElseThrow().text()).isEqualTo("white");
-            assertThat(engine.audit(ALICE, Duration.ofDays(1)).replayMatches()).isTrue();
+            assertThat(engine.admin().audit(ALICE, Duration.ofDays(1)).replayMatches()).isTrue();
             engine.write(ALICE, red);
         } else {
             // a store said to be this engine's alone is not: the audit sees the live state behind the log
-            var report = engine.audit(ALICE, Duration.ofDays(1));
+            var report = engine.admin().audit(ALICE, Duration.ofDays(1));
             assertThat(report.replayMatches()).isFalse();
             assertThat(report.replayDifference()).isEqualTo("live state is at seq 1, the log at 2");
             assertThat(report.consistent()).isFalse();
             // and a write from the stale engine fails without storing anything, then succeeds on retry
             assertThatThrownBy(() -> engine.write(ALICE, red)).isInstanceOf(StaleVersionException.class);
-            assertThat(engine.log(ALICE)).hasSize(2);
+            assertThat(engine.admin().log(ALICE)).hasSize(2);
             engine.write(ALICE, red);
         }
         assertThat(engine.history(ALICE, s, COLOR)).extracting(MemoryRecord::text, MemoryRecord::status)
                 .containsExactly(tuple("black", Status.SUPERSEDED), tuple("white", Status.SUPERSEDED),
                         tuple("red", Status.ACTIVE));
-        assertThat(engine.log(ALICE)).hasSize(3);
+        assertThat(engine.admin().log(ALICE)).hasSize(3);
     }
 
     @Test
@@ -438,7 +439,7 @@ public abstract class MemoryEngineStorageContract {
 
         store.rewrite(partition(ALICE), java.util.Map.of(1L, stored.payload().replace("black", "pink")));
 
-        var report = engine.audit(ALICE, Duration.ofDays(1));
+        var report = engine.admin().audit(ALICE, Duration.ofDays(1));
         assertThat(report.replayMatches()).isFalse();
         assertThat(report.replayDifference()).isEqualTo("record " + black.id() + " (exchange.color) differs");
         assertThat(report.lines().get(0)).startsWith("state == replay(log) at seq 1: NO, record ");
@@ -453,8 +454,8 @@ public abstract class MemoryEngineStorageContract {
 
         assertThat(reopened.view(ALICE, ALICE.persistent()).text("lang")).contains("zh");
         assertThat(reopened.view(BOB, BOB.persistent()).text("lang")).contains("en");
-        assertThat(reopened.log(ALICE)).hasSize(1);
-        assertThat(reopened.users("shop")).containsExactly(partition(ALICE), partition(BOB));
-        assertThat(reopened.users("bank")).isEmpty();
+        assertThat(reopened.admin().log(ALICE)).hasSize(1);
+        assertThat(reopened.admin().users("shop")).containsExactly(partition(ALICE), partition(BOB));
+        assertThat(reopened.admin().users("bank")).isEmpty();
     }
 }

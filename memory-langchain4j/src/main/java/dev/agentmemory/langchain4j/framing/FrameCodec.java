@@ -1,6 +1,6 @@
 package dev.agentmemory.langchain4j.framing;
 
-import dev.agentmemory.core.Trust;
+import dev.agentmemory.core.MemoryRecord.Trust;
 import dev.agentmemory.langchain4j.internal.EnumText;
 import java.nio.charset.StandardCharsets;
 import java.security.InvalidKeyException;

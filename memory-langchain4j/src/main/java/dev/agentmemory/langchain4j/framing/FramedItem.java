@@ -2,7 +2,7 @@ package dev.agentmemory.langchain4j.framing;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.agentmemory.core.Trust;
+import dev.agentmemory.core.MemoryRecord.Trust;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -21,7 +21,7 @@ import java.util.Map;
  * @param date   when the item was observed
  * @param status {@code current}, {@code conflict}, {@code needs-reverification}, {@code past},
  *               {@code superseded}, {@code archived}, {@code upcoming} or {@code no-longer-valid} for
- *               memory items ({@link dev.agentmemory.core.ItemStatus}; see the README)
+ *               memory items ({@link dev.agentmemory.core.StatusRule.ItemStatus}; see the README)
  * @param extra  further attributes to show, in insertion order; memory items carry
  *               {@value #LAYER} and {@value #SCOPE} always, {@value #TASK} and {@value #TASK_STATUS}
  *               when they are (or state) task state, {@value #SUPERSEDED_BY} when superseded

@@ -1,6 +1,6 @@
 package dev.agentmemory.langchain4j.framing;
 
-import dev.agentmemory.core.Trust;
+import dev.agentmemory.core.MemoryRecord.Trust;
 import static java.util.Objects.requireNonNull;
 
 import dev.agentmemory.core.policy.InstructionDetector;

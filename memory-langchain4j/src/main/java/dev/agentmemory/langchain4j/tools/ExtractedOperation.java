@@ -1,7 +1,7 @@
 package dev.agentmemory.langchain4j.tools;
 
 import dev.agentmemory.langchain4j.internal.EnumText;
-import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.MemoryRecord.Kind;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryValue;
 import org.jspecify.annotations.Nullable;

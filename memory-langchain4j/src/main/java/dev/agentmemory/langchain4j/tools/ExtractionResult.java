@@ -1,6 +1,6 @@
 package dev.agentmemory.langchain4j.tools;
 
-import dev.agentmemory.core.Outcome;
+import dev.agentmemory.core.Proposal.Outcome;
 
 import java.util.List;
 import java.util.Objects;

@@ -5,14 +5,14 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.InvalidProposalException;
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.KeyState;
-import dev.agentmemory.core.MemoryEngine;
-import dev.agentmemory.core.Outcome;
+import dev.agentmemory.core.MemoryException;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.ScopeView.KeyState;
+import dev.agentmemory.core.engine.MemoryEngine;
+import dev.agentmemory.core.Proposal.Outcome;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.Scope;
-import dev.agentmemory.core.Source;
+import dev.agentmemory.core.MemoryRecord.Source;
 import dev.agentmemory.core.TaskInfo;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.langchain4j.SessionRef;
@@ -190,7 +190,7 @@ public final class StateExtractor {
             try {
                 List<ExtractedOperation> ops = OperationParser.parse(output);
                 return new ExtractionResult(true, apply(caller, ref, ops, name, sourceRef), attempt, errors, name);
-            } catch (IllegalArgumentException | InvalidProposalException e) {
+            } catch (IllegalArgumentException | MemoryException.InvalidProposal e) {
                 error = e.getMessage();
             }
             errors.add(error);

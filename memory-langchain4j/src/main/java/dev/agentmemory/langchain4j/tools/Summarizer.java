@@ -7,26 +7,25 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.ForgetTarget;
-import dev.agentmemory.core.KeyState;
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.Layer;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.ScopeView.KeyState;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.Scope.Layer;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.MemoryValue;
-import dev.agentmemory.core.Outcome;
+import dev.agentmemory.core.Proposal.Outcome;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.ReadOptions;
 import dev.agentmemory.core.Scope;
-import dev.agentmemory.core.Source;
-import dev.agentmemory.core.Status;
+import dev.agentmemory.core.MemoryRecord.Source;
+import dev.agentmemory.core.MemoryRecord.Status;
 import dev.agentmemory.core.TaskInfo;
-import dev.agentmemory.core.Verification;
-import dev.agentmemory.core.event.MemoryState;
+import dev.agentmemory.core.MemoryRecord.Verification;
+import dev.agentmemory.core.internal.state.MemoryState;
 import dev.agentmemory.core.event.StoredMessage;
-import dev.agentmemory.core.event.TaskStatus;
 import dev.agentmemory.core.spi.DerivedData;
-import dev.agentmemory.core.spi.ForgetRequest;
+import dev.agentmemory.core.spi.DerivedData.ForgetRequest;
 import dev.agentmemory.langchain4j.SessionRef;
 import dev.agentmemory.langchain4j.SessionResolver;
 import dev.agentmemory.langchain4j.internal.Statements;
@@ -275,7 +274,7 @@ public final class Summarizer {
         }
         // the state of this session's other tasks (suspended or ended): a summary stating it is labelled by it
         for (TaskInfo t : engine.tasks().userTasks(caller)) {
-            if (session.equals(t.session()) && t.status() != TaskStatus.ACTIVE) {
+            if (session.equals(t.session()) && t.status() != TaskInfo.Status.ACTIVE) {
                 keys.addAll(engine.view(caller, caller.task(t), ReadOptions.withArchived()).keys());
             }
         }

@@ -3,10 +3,10 @@ package dev.agentmemory.langchain4j.framing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.agentmemory.core.policy.CueRule;
+import dev.agentmemory.core.policy.InstructionDetector.CueRule;
 import dev.agentmemory.core.policy.InstructionDetector;
 import dev.agentmemory.core.policy.InstructionDetector.Cue;
-import dev.agentmemory.core.Trust;
+import dev.agentmemory.core.MemoryRecord.Trust;
 import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;

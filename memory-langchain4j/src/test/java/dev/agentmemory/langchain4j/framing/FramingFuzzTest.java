@@ -2,7 +2,7 @@ package dev.agentmemory.langchain4j.framing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.agentmemory.core.Trust;
+import dev.agentmemory.core.MemoryRecord.Trust;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;

@@ -3,7 +3,7 @@ package dev.agentmemory.langchain4j.framing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.agentmemory.core.Trust;
+import dev.agentmemory.core.MemoryRecord.Trust;
 import dev.agentmemory.testing.InjectionDataset;
 import dev.agentmemory.testing.InjectionDataset.Row;
 import java.nio.file.Files;

@@ -3,7 +3,7 @@ package dev.agentmemory.langchain4j.framing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.agentmemory.core.Trust;
+import dev.agentmemory.core.MemoryRecord.Trust;
 import java.time.Instant;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;

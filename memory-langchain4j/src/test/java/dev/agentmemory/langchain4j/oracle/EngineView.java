@@ -1,15 +1,14 @@
 package dev.agentmemory.langchain4j.oracle;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.KeyState;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.ScopeView.KeyState;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.ReadOptions;
 import dev.agentmemory.core.Scope;
-import dev.agentmemory.core.Status;
+import dev.agentmemory.core.MemoryRecord.Status;
 import dev.agentmemory.core.TaskInfo;
-import dev.agentmemory.core.event.TaskStatus;
 import dev.agentmemory.langchain4j.AgentMemory;
 import dev.agentmemory.langchain4j.SessionRef;
 
@@ -38,7 +37,7 @@ final class EngineView {
      * @param hasPersistent whether the user has a current persistent value
      */
     record Snapshot(Set<String> valid, Map<String, String> stale, Map<String, String> forgotten,
-                    Map<String, TaskStatus> tasks, Map<String, String> taskOf, boolean hasPersistent) {
+                    Map<String, TaskInfo.Status> tasks, Map<String, String> taskOf, boolean hasPersistent) {
     }
 
     private final Map<String, List<String>> wordsById = new HashMap<>();
@@ -50,14 +49,14 @@ final class EngineView {
         Map<String, String> reasons = new LinkedHashMap<>();
         Map<String, String> forgottenCandidates = new LinkedHashMap<>();
         Set<String> live = new HashSet<>();
-        Map<String, TaskStatus> tasks = new LinkedHashMap<>();
+        Map<String, TaskInfo.Status> tasks = new LinkedHashMap<>();
         Map<String, String> taskOf = new HashMap<>();
         boolean hasPersistent = false;
         List<Object[]> scopes = new ArrayList<>();
         scopes.add(new Object[] {c.persistent(), "persistent", null});
         for (String s : Vocabulary.SESSIONS) {
             scopes.add(new Object[] {c.session(s), "session " + s, null});
-            for (TaskInfo t : engine.tasks(c, s)) {
+            for (TaskInfo t : engine.tasks().list(c, s)) {
                 tasks.put(t.task(), t.status());
                 scopes.add(new Object[] {c.task(s, t.task()), "task " + t.task() + " (" + label(t.status()) + ")", t});
             }
@@ -66,7 +65,7 @@ final class EngineView {
             Scope scope = (Scope) sc[0];
             String where = (String) sc[1];
             TaskInfo task = (TaskInfo) sc[2];
-            boolean servable = task == null || task.status() == TaskStatus.ACTIVE;
+            boolean servable = task == null || task.status() == TaskInfo.Status.ACTIVE;
             for (String key : Vocabulary.KEYS) {
                 MemoryKey k = MemoryKey.of(key);
                 KeyState ks = engine.keyState(c, scope, k, ReadOptions.DEFAULT);
@@ -112,16 +111,16 @@ final class EngineView {
         if (r.status() == Status.EXPIRED || (ks.needsReverification() != null && ks.needsReverification().id().equals(r.id()))) {
             return "expired, past its re-verify deadline (" + label + ")";
         }
-        if (task != null && task.status() == TaskStatus.ENDED || r.archived()) {
+        if (task != null && task.status() == TaskInfo.Status.ENDED || r.archived()) {
             return "archived with its ended task (" + label + ")";
         }
-        if (task != null && task.status() == TaskStatus.SUSPENDED) {
+        if (task != null && task.status() == TaskInfo.Status.SUSPENDED) {
             return "state of a suspended task (" + label + ")";
         }
         return "not current (" + label + ", status " + r.status() + ")";
     }
 
-    static String label(TaskStatus s) {
+    static String label(TaskInfo.Status s) {
         return s.name().toLowerCase(Locale.ROOT);
     }
 }

@@ -3,9 +3,8 @@ package dev.agentmemory.langchain4j.oracle;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.MemoryRecord.Kind;
 import dev.agentmemory.core.TaskInfo;
-import dev.agentmemory.core.event.TaskStatus;
 import dev.agentmemory.langchain4j.AgentMemory;
 import dev.agentmemory.langchain4j.SessionRef;
 import dev.agentmemory.langchain4j.framing.FramedItem;
@@ -179,7 +178,7 @@ final class Lifecycle implements AutoCloseable {
         boolean summary = isSummaryRequest(request);
         EngineView.Snapshot snapshot = views[user].snapshot(memory, user);
         Caller caller = memory.caller(ref);
-        int stored = memory.engine().messageHistory(caller, ref.session()).size();
+        int stored = memory.engine().messages().history(caller, ref.session()).size();
         if (!summary && round == 0) {
             turnStart = snapshot;
             turnNonces = new HashSet<>();
@@ -212,7 +211,7 @@ final class Lifecycle implements AutoCloseable {
     private Plan plan(Step s) {
         Caller caller = memory.caller(ref);
         String session = ref.session();
-        Optional<TaskInfo> active = memory.engine().activeTask(caller, session);
+        Optional<TaskInfo> active = memory.engine().tasks().active(caller, session);
         EngineView.Snapshot now = views[user].snapshot(memory, user);
         boolean quoted = s.choice() % 5 != 0;
         switch (s.kind()) {
@@ -258,8 +257,8 @@ final class Lifecycle implements AutoCloseable {
                         List.of(call("suspendTask"), say("Put aside.")), "suspendTask(" + active.map(TaskInfo::task).orElse("none active") + ")", false);
             }
             case RESUME_TASK -> {
-                List<String> suspended = memory.engine().tasks(caller, session).stream()
-                        .filter(t -> t.status() == TaskStatus.SUSPENDED).map(TaskInfo::task).toList();
+                List<String> suspended = memory.engine().tasks().list(caller, session).stream()
+                        .filter(t -> t.status() == TaskInfo.Status.SUSPENDED).map(TaskInfo::task).toList();
                 String task = suspended.isEmpty() ? Vocabulary.taskId(user, 1) : suspended.get(s.choice() % suspended.size());
                 return new Plan("Let's go back to order " + task + ".",
                         List.of(call("resumeTask", "task", task), say("Back to " + task + ".")), "resumeTask(" + task + ")", false);
@@ -442,9 +441,8 @@ final class Lifecycle implements AutoCloseable {
     private void open() {
         AgentMemory.Builder b = AgentMemory.builder()
                 .embeddingModel(SharedEmbeddingModel.get())
-                .clock(clock)
                 .windowSize(WINDOW)
-                .ttl(Kind.OBSERVATION, Duration.ofDays(1));
+                .engineSettings(e -> e.clock(clock).ttl(Kind.OBSERVATION, Duration.ofDays(1)));
         if (config.h2()) {
             b.h2File(dir.resolve("memory"));
         }

@@ -1,6 +1,6 @@
 package dev.agentmemory.langchain4j.oracle;
 
-import dev.agentmemory.core.event.TaskStatus;
+import dev.agentmemory.core.TaskInfo;
 import dev.agentmemory.langchain4j.framing.FramedItem;
 import dev.agentmemory.langchain4j.framing.MemoryFrameParser;
 import dev.agentmemory.langchain4j.framing.ParsedFrame;
@@ -155,7 +155,7 @@ final class RequestChecker {
                         + (task != null ? " " + task : "") + ": " + attributes));
             } else {
                 for (String t : named) {
-                    TaskStatus s = e.tasks().get(t);
+                    TaskInfo.Status s = e.tasks().get(t);
                     if (!attributes.toLowerCase(Locale.ROOT).contains(EngineView.label(s))) {
                         out.add(v(ctx, Invariant.TASK_ITEM_UNNAMED, where, "task item names task " + t
                                 + " but not its status " + EngineView.label(s) + ": " + attributes));

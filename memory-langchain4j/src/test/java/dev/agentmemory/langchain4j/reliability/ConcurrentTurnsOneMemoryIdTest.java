@@ -76,7 +76,7 @@ class ConcurrentTurnsOneMemoryIdTest {
 
             Caller caller = memory.caller(ID);
             Map<String, Integer> copies = new TreeMap<>();
-            for (StoredMessage m : memory.engine().messageHistory(caller, ID.session()).values()) {
+            for (StoredMessage m : memory.engine().messages().history(caller, ID.session()).values()) {
                 if (m.json() != null) {
                     copies.merge(m.text(), 1, Integer::sum);
                 }

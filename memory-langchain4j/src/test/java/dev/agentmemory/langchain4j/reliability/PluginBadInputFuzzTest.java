@@ -1,9 +1,10 @@
 package dev.agentmemory.langchain4j.reliability;
 
-import dev.agentmemory.core.Trust;
+import dev.agentmemory.core.MemoryRecord.Trust;
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.event.MemoryState;
+import dev.agentmemory.core.internal.state.MemoryState;
 import dev.agentmemory.store.jdbc.testing.HostileCalls;
+import dev.agentmemory.core.internal.state.MemoryState;
 import dev.agentmemory.langchain4j.AgentMemory;
 import dev.agentmemory.langchain4j.SessionRef;
 import dev.agentmemory.langchain4j.SessionResolver;
@@ -272,7 +273,7 @@ class PluginBadInputFuzzTest {
             checks.checkConsistent("hostile queries", memory.engine(), callers(touched));
 
             for (SessionRef ref : touched) {
-                states.put(ref.tenant() + "/" + ref.user(), memory.engine().replay(ref.caller(memory.agent())));
+                states.put(ref.tenant() + "/" + ref.user(), memory.engine().admin().replay(ref.caller(memory.agent())));
             }
         }
 
@@ -280,7 +281,7 @@ class PluginBadInputFuzzTest {
         long reloadChecks = 0;
         try (AgentMemory reopened = AgentMemory.builder().h2File(db).framingKey(KEY).build()) {
             for (SessionRef ref : touched) {
-                MemoryState again = reopened.engine().replay(ref.caller(reopened.agent()));
+                MemoryState again = reopened.engine().admin().replay(ref.caller(reopened.agent()));
                 if (!again.equals(states.get(ref.tenant() + "/" + ref.user()))) {
                     checks.violation("reload of " + ref + " differs");
                 }

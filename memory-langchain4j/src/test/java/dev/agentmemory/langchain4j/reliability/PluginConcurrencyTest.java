@@ -3,7 +3,7 @@ package dev.agentmemory.langchain4j.reliability;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
-import dev.agentmemory.core.event.MemoryState;
+import dev.agentmemory.core.internal.state.MemoryState;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.langchain4j.AgentMemory;
 import dev.agentmemory.langchain4j.SessionRef;
@@ -210,13 +210,13 @@ class PluginConcurrencyTest {
                 Caller caller = memory.caller(c.ref());
                 if (c.doomed()) {
                     assertThat(memory.chatMemoryStore().getMessages(c.id())).as("window of deleted %s", c.id()).isEmpty();
-                    assertThat(memory.engine().messageHistory(caller, c.ref().session()).values())
+                    assertThat(memory.engine().messages().history(caller, c.ref().session()).values())
                             .as("history of deleted %s", c.id()).isNotEmpty().allMatch(StoredMessage::forgotten);
                     assertThat(memory.engine().view(caller, caller.session(c.ref().session())).keys()).isEmpty();
                     deletedChecked++;
                     continue;
                 }
-                List<StoredMessage> history = List.copyOf(memory.engine().messageHistory(caller, c.ref().session()).values());
+                List<StoredMessage> history = List.copyOf(memory.engine().messages().history(caller, c.ref().session()).values());
                 List<String> userTexts = history.stream().filter(m -> m.type().equals("USER")).map(StoredMessage::text).toList();
                 List<String> expected = new ArrayList<>();
                 for (int turn = 0; turn < TURNS; turn++) {
@@ -302,8 +302,8 @@ class PluginConcurrencyTest {
             // and: the audit's replay matches for every user
             for (Conversation c : conversations) {
                 Caller caller = memory.caller(c.ref());
-                assertThat(memory.engine().audit(caller, Duration.ofDays(1)).replayMatches()).isTrue();
-                statesBefore.put(c.id(), memory.engine().replay(caller));
+                assertThat(memory.engine().admin().audit(caller, Duration.ofDays(1)).replayMatches()).isTrue();
+                statesBefore.put(c.id(), memory.engine().admin().replay(caller));
                 windowsBefore.put(c.id(), memory.chatMemoryStore().getMessages(c.id()));
             }
             System.out.printf("CONCURRENCY (plugin, AiServices): conversations=%d (tenants=%d, users=%d, sessions=%d), "
@@ -317,7 +317,7 @@ class PluginConcurrencyTest {
         // and: the H2 file reloads to the same state and windows
         try (AgentMemory reopened = AgentMemory.builder().h2File(db).framingKey(KEY).windowSize(8).build()) {
             for (Conversation c : conversations) {
-                assertThat(reopened.engine().replay(reopened.caller(c.ref()))).isEqualTo(statesBefore.get(c.id()));
+                assertThat(reopened.engine().admin().replay(reopened.caller(c.ref()))).isEqualTo(statesBefore.get(c.id()));
                 assertThat(reopened.chatMemoryStore().getMessages(c.id())).isEqualTo(windowsBefore.get(c.id()));
             }
         }

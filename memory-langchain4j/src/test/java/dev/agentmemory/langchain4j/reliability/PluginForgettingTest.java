@@ -155,7 +155,7 @@ class PluginForgettingTest {
             Caller alice = memory.caller(ALICE_1);
             assertThat(memory.engine().current(alice, alice.persistent(), MemoryKey.of("card.pin"))).isPresent();
             List<String> before = aliceReads(memory, summarizer);
-            before.addAll(memory.engine().readableLog(alice));
+            before.addAll(memory.engine().admin().readableLog(alice));
             for (String v : FORGOTTEN) {
                 assertThat(String.join("\n", before)).as("control: %s readable before forgetting", v).contains(v);
             }
@@ -165,13 +165,13 @@ class PluginForgettingTest {
             ForgetReceipt street = memory.engine().forget(alice,
                     ForgetTarget.key(alice.persistent(), MemoryKey.of("home.street")), ForgetMode.HARD);
             memory.chatMemoryStore().deleteMessages(ALICE_1);
-            memory.engine().compact();
+            memory.engine().admin().compact();
 
             // then
             assertThat(forgot).startsWith("ok: Forgot card.pin in persistent memory: 1 version(s)");
             assertThat(street.recordIds()).hasSize(1);
             List<String> after = aliceReads(memory, summarizer);
-            after.addAll(memory.engine().readableLog(alice));
+            after.addAll(memory.engine().admin().readableLog(alice));
             String reads = String.join("\n", after);
             List<String> leftOpen = new ArrayList<>();
             for (String v : FORGOTTEN) {
@@ -184,7 +184,7 @@ class PluginForgettingTest {
             System.out.printf("FORGETTING (plugin, hard, index open): values=%d, files scanned=%s, leftovers=%s%n",
                     FORGOTTEN.size(), files(data), leftOpen);
             assertThat(leftOpen).isEmpty();
-            assertThat(memory.engine().audit(alice, java.time.Duration.ofDays(1)).replayMatches()).isTrue();
+            assertThat(memory.engine().admin().audit(alice, java.time.Duration.ofDays(1)).replayMatches()).isTrue();
         }
         // and after close (the index commits) nothing came back
         List<String> leftClosed = new ArrayList<>();

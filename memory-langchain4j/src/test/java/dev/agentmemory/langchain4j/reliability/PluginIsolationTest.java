@@ -1,12 +1,12 @@
 package dev.agentmemory.langchain4j.reliability;
 
-import dev.agentmemory.core.Access;
-import dev.agentmemory.core.AccessDeniedException;
+import dev.agentmemory.core.MemoryRecord.Access;
+import dev.agentmemory.core.MemoryException;
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.Proposal;
-import dev.agentmemory.core.Source;
+import dev.agentmemory.core.MemoryRecord.Source;
 import dev.agentmemory.langchain4j.AgentMemory;
 import dev.agentmemory.langchain4j.MemoryContent;
 import dev.agentmemory.langchain4j.SessionRef;
@@ -154,11 +154,11 @@ class PluginIsolationTest {
                                 int ou = ot == t ? (u + 1) % USERS : random.nextInt(USERS);
                                 Metadata other = metadata(q, ref(t, u, a), Map.of("tenant", "iso" + ot, "user", "u" + ou));
                                 assertThatThrownBy(() -> memory.contentRetriever().retrieve(Query.from(q, other)))
-                                        .isInstanceOf(AccessDeniedException.class)
+                                        .isInstanceOf(MemoryException.AccessDenied.class)
                                         .hasMessageContaining("iso" + ot + "/u" + ou);
                                 assertThatThrownBy(() -> memory.retrievalAugmentor()
                                         .augment(new AugmentationRequest(UserMessage.from(q), other)))
-                                        .isInstanceOf(AccessDeniedException.class);
+                                        .isInstanceOf(MemoryException.AccessDenied.class);
                                 refused += 2;
                             }
                         }
@@ -207,7 +207,7 @@ class PluginIsolationTest {
             // when / then: alice's memory id with parameters naming bob is refused before the model sees anything
             assertThatThrownBy(() -> assistant.chat(alice, "what is the code?",
                     new InvocationParameters(Map.of("tenant", "iso1", "user", "u0"))))
-                    .isInstanceOf(AccessDeniedException.class).hasMessageContaining("iso1/u0");
+                    .isInstanceOf(MemoryException.AccessDenied.class).hasMessageContaining("iso1/u0");
             assertThat(model.requests()).isEmpty();
             // and the same turn with matching parameters goes through, without bob's memory
             assertThat(assistant.chat(alice, "what is the code?",

@@ -1,6 +1,7 @@
 package dev.agentmemory.langchain4j.tools;
 
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine.Messages;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.langchain4j.SessionRef;
 
@@ -19,9 +20,9 @@ final class Conversation {
     /** Appends messages of the given type; returns the index of the first one. */
     static long append(MemoryEngine engine, SessionRef ref, String type, String... texts) {
         long[] first = {-1};
-        engine.changeWindow(ref.caller("assistant"), ref.session(), window -> {
-            long next = engine.messageHistory(ref.caller("assistant"), ref.session()).isEmpty() ? 0
-                    : engine.messageHistory(ref.caller("assistant"), ref.session()).lastKey() + 1;
+        engine.messages().change(ref.caller("assistant"), ref.session(), window -> {
+            long next = engine.messages().history(ref.caller("assistant"), ref.session()).isEmpty() ? 0
+                    : engine.messages().history(ref.caller("assistant"), ref.session()).lastKey() + 1;
             long order = window.isEmpty() ? 0 : window.get(window.size() - 1).order() + 1;
             first[0] = next;
             List<StoredMessage> added = new ArrayList<>();
@@ -29,7 +30,7 @@ final class Conversation {
                 added.add(new StoredMessage(next++, order++, type, "{\"text\":" + com.fasterxml.jackson.databind.node
                         .JsonNodeFactory.instance.textNode(t) + "}", t));
             }
-            return new MemoryEngine.WindowChange(List.of(), added);
+            return new Messages.WindowChange(List.of(), added);
         });
         return first[0];
     }
@@ -40,6 +41,6 @@ final class Conversation {
 
     /** Evicts the given indices from the window (they stay in the history). */
     static void evict(MemoryEngine engine, SessionRef ref, List<Long> indices) {
-        engine.changeWindow(ref.caller("assistant"), ref.session(), window -> new MemoryEngine.WindowChange(indices, List.of()));
+        engine.messages().change(ref.caller("assistant"), ref.session(), window -> new Messages.WindowChange(indices, List.of()));
     }
 }

@@ -1,6 +1,6 @@
 package dev.agentmemory.langchain4j.tools;
 
-import dev.agentmemory.core.Kind;
+import dev.agentmemory.core.MemoryRecord.Kind;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryValue;
 import org.junit.jupiter.api.Test;

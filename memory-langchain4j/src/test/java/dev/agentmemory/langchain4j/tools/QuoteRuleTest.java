@@ -1,11 +1,11 @@
 package dev.agentmemory.langchain4j.tools;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
-import dev.agentmemory.core.Source;
-import dev.agentmemory.core.Trust;
+import dev.agentmemory.core.MemoryRecord.Source;
+import dev.agentmemory.core.MemoryRecord.Trust;
 import dev.agentmemory.core.store.InMemoryEventStore;
 import dev.agentmemory.langchain4j.SessionRef;
 import org.junit.jupiter.params.ParameterizedTest;

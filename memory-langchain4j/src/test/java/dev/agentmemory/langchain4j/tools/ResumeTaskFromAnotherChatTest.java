@@ -3,7 +3,6 @@ package dev.agentmemory.langchain4j.tools;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.TaskInfo;
-import dev.agentmemory.core.event.TaskStatus;
 import dev.agentmemory.langchain4j.AgentMemory;
 import dev.agentmemory.langchain4j.SessionRef;
 import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
@@ -49,13 +48,13 @@ class ResumeTaskFromAnotherChatTest {
             assertThat(dayTwo).startsWith("Task trip-hailan-2025-11 resumed (started in session wx-chat;");
             assertThat(dayTwo).contains("Saved trip.hotel = \"海岚大酒店\" in task trip-hailan-2025-11");
             Caller caller = memory.caller(web);
-            TaskInfo trip = memory.engine().activeTask(caller, "web-2").orElseThrow();
-            assertThat(trip.status()).isEqualTo(TaskStatus.ACTIVE);
+            TaskInfo trip = memory.engine().tasks().active(caller, "web-2").orElseThrow();
+            assertThat(trip.status()).isEqualTo(TaskInfo.Status.ACTIVE);
             assertThat(memory.engine().current(caller, caller.task(trip), MemoryKey.of("trip.destination")))
                     .map(r -> r.text()).contains("海岚");
             assertThat(memory.engine().current(caller, caller.task(trip), MemoryKey.of("trip.hotel")))
                     .map(r -> r.text()).contains("海岚大酒店");
-            assertThat(memory.engine().tasks(caller, "wx-chat")).isEmpty();
+            assertThat(memory.engine().tasks().list(caller, "wx-chat")).isEmpty();
         }
     }
 }

@@ -1,16 +1,16 @@
 package dev.agentmemory.langchain4j.tools;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
-import dev.agentmemory.core.Outcome;
+import dev.agentmemory.core.Proposal.Outcome;
 import dev.agentmemory.core.Proposal;
-import dev.agentmemory.core.Source;
-import dev.agentmemory.core.Trust;
-import dev.agentmemory.core.Verification;
-import dev.agentmemory.core.event.MemoryState;
+import dev.agentmemory.core.MemoryRecord.Source;
+import dev.agentmemory.core.MemoryRecord.Trust;
+import dev.agentmemory.core.MemoryRecord.Verification;
+import dev.agentmemory.core.internal.state.MemoryState;
 import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.core.store.InMemoryEventStore;
 import dev.agentmemory.store.jdbc.JdbcStores;
@@ -129,10 +129,10 @@ class StateExtractorTest {
         engine = engine(storeName.equals("h2") ? JdbcStores.h2InMemory("extract-" + UUID.randomUUID())
                 : new InMemoryEventStore(), 65_536);
         engine.write(CALLER, Proposal.set(CALLER.session("s"), "order.current", "20241015").build());
-        engine.startTask(CALLER, "s", "exchange", "Exchange");
+        engine.tasks().start(CALLER, "s", "exchange", "Exchange");
         engine.write(CALLER, Proposal.set(CALLER.task("s", "exchange"), "exchange.color", "white").build());
         Conversation.user(engine, REF, "actually make it black");
-        MemoryState before = engine.replay(CALLER);
+        MemoryState before = engine.admin().replay(CALLER);
         ScriptedChatModel model = new ScriptedChatModel("m", true,
                 text("{\"operations\":[{\"op\":\"set\",\"scope\":\"task\",\"key\":\"exchange.color\",\"value\":"
                         + "[".repeat(40) + "]".repeat(40) + ",\"kind\":\"task_fact\"}]}"),
@@ -154,10 +154,10 @@ class StateExtractorTest {
                 "operations[0].key is invalid: invalid key \"exchange..color\": each dot-separated segment must match "
                         + "[A-Za-z0-9_:-]{1,64}",
                 "model call failed: IllegalStateException: connection reset");
-        assertThat(engine.replay(CALLER)).isEqualTo(before);
+        assertThat(engine.admin().replay(CALLER)).isEqualTo(before);
         assertThat(engine.current(CALLER, CALLER.task("s", "exchange"), MemoryKey.of("exchange.color")).orElseThrow()
                 .text()).isEqualTo("white");
-        assertThat(engine.audit(CALLER, java.time.Duration.ofDays(1)).consistent()).isTrue();
+        assertThat(engine.admin().audit(CALLER, java.time.Duration.ofDays(1)).consistent()).isTrue();
     }
 
     @Test
@@ -165,7 +165,7 @@ class StateExtractorTest {
         // given
         engine = engine(new InMemoryEventStore(), 64);
         Conversation.user(engine, REF, "note this");
-        MemoryState before = engine.replay(CALLER);
+        MemoryState before = engine.admin().replay(CALLER);
         String big = "y".repeat(100);
         ScriptedChatModel model = new ScriptedChatModel("m", false,
                 text("{\"operations\":[{\"op\":\"set\",\"scope\":\"session\",\"key\":\"note.a\",\"value\":\"ok\","
@@ -181,7 +181,7 @@ class StateExtractorTest {
         assertThat(result.attempts()).isEqualTo(2);
         assertThat(result.errors()).containsExactly("value of note.b is 102 bytes, over the limit of 64");
         assertThat(result.outcomes()).isEmpty();
-        assertThat(engine.replay(CALLER)).isEqualTo(before);
+        assertThat(engine.admin().replay(CALLER)).isEqualTo(before);
     }
 
     @Test

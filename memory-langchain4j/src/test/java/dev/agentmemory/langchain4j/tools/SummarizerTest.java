@@ -4,17 +4,17 @@ import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.ForgetReceipt;
 import dev.agentmemory.core.ForgetTarget;
-import dev.agentmemory.core.KeyState;
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.Layer;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.ScopeView.KeyState;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.Scope.Layer;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.MemoryValue;
 import dev.agentmemory.core.Proposal;
-import dev.agentmemory.core.Source;
-import dev.agentmemory.core.Trust;
-import dev.agentmemory.core.Verification;
+import dev.agentmemory.core.MemoryRecord.Source;
+import dev.agentmemory.core.MemoryRecord.Trust;
+import dev.agentmemory.core.MemoryRecord.Verification;
 import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.core.store.InMemoryEventStore;
 import dev.agentmemory.store.jdbc.JdbcStores;
@@ -92,7 +92,7 @@ class SummarizerTest {
                 + "{\"index\":1,\"type\":\"AI\",\"text\":\"Sure, what is wrong with it?\"},"
                 + "{\"index\":2,\"type\":\"USER\",\"text\":\"please answer in Chinese from now on\"},"
                 + "{\"index\":3,\"type\":\"AI\",\"text\":\"Of course.\"}]");
-        assertThat(engine.messageHistory(CALLER, "s").get(2L).text()).isEqualTo("please answer in Chinese from now on");
+        assertThat(engine.messages().history(CALLER, "s").get(2L).text()).isEqualTo("please answer in Chinese from now on");
         assertThat(summarizer.summaries(REF)).containsExactly(summary);
         // nothing new to summarize: no second model call
         assertThat(summarizer.summarize(REF)).isEmpty();
@@ -129,7 +129,7 @@ class SummarizerTest {
         assertThat(rebuilt.key()).isEqualTo(MemoryKey.of("summary.0-3"));
         assertThat(summarizer.summaries(REF)).containsExactly(rebuilt);
         assertThat(String.join("\n", servedTexts(engine))).doesNotContain("Chinese");
-        assertThat(engine.log(CALLER).toString()).doesNotContain("Chinese");
+        assertThat(engine.admin().log(CALLER).toString()).doesNotContain("Chinese");
     }
 
     @ParameterizedTest
@@ -158,8 +158,8 @@ class SummarizerTest {
         assertThat(Summarizer.summaryText(rebuilt)).doesNotContain("Chinese");
         assertThat(String.join("\n", servedTexts(engine))).doesNotContain("Chinese");
         // the message that stated it keeps its place in the history, redacted (issue 11: forget reaches the window)
-        assertThat(engine.messageHistory(CALLER, "s").get(2L).text()).isEqualTo("[forgotten]");
-        assertThat(engine.audit(CALLER, java.time.Duration.ofDays(1)).consistent()).isTrue();
+        assertThat(engine.messages().history(CALLER, "s").get(2L).text()).isEqualTo("[forgotten]");
+        assertThat(engine.admin().audit(CALLER, java.time.Duration.ofDays(1)).consistent()).isTrue();
     }
 
     @Test

@@ -3,7 +3,7 @@ package dev.agentmemory.langchain4j.tools;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
-import dev.agentmemory.core.Trust;
+import dev.agentmemory.core.MemoryRecord.Trust;
 import dev.agentmemory.langchain4j.AgentMemory;
 import dev.agentmemory.langchain4j.SessionRef;
 import dev.agentmemory.testing.langchain4j.ScriptedChatModel;

@@ -1,7 +1,7 @@
 package dev.agentmemory.store.jdbc;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryException;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryValue;

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.core.internal.JsonStrings;
-import dev.agentmemory.core.spi.MessageRedactor;
+import dev.agentmemory.core.internal.hooks.MessageRedactor;
 
 import java.util.Optional;
 import java.util.Set;

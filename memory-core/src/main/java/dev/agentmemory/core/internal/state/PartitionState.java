@@ -3,14 +3,13 @@ package dev.agentmemory.core.internal.state;
 import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.event.LoggedEvent;
 import dev.agentmemory.core.event.StoredMessage;
-import dev.agentmemory.core.event.TaskStatus;
+import dev.agentmemory.core.TaskInfo;
 
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.Scope;
-import dev.agentmemory.core.Status;
-import dev.agentmemory.core.TaskInfo;
-import dev.agentmemory.core.Verification;
+import dev.agentmemory.core.MemoryRecord.Status;
+import dev.agentmemory.core.MemoryRecord.Verification;
 import dev.agentmemory.core.ledger.ActionRecord;
 import org.jspecify.annotations.Nullable;
 
@@ -37,7 +36,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * changes, so the engine's live state and a fresh replay of the stored log are the same by
  * construction, and {@link #equals} compares them. Not thread-safe: the engine's partition
  * runtime guards it. Internal: users see a replay through the read-only
- * {@link dev.agentmemory.core.event.MemoryState}.
+ * {@link dev.agentmemory.core.internal.state.MemoryState}.
  */
 public final class PartitionState {
 

@@ -1,8 +1,8 @@
 package dev.agentmemory.store.jdbc.bench;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryValue;
 import dev.agentmemory.core.Proposal;
@@ -99,10 +99,10 @@ class CoreThroughput {
                 engine.view(alice, session);
                 view[i] = System.nanoTime() - s;
             }
-            int events = engine.log(alice).size();
+            int events = engine.admin().log(alice).size();
             long[] cold = new long[5];
             for (int i = 0; i < cold.length; i++) {
-                engine.invalidateCache();
+                engine.admin().invalidateCache();
                 long s = System.nanoTime();
                 engine.current(alice, session, MemoryKey.of("key1"));
                 cold[i] = System.nanoTime() - s;

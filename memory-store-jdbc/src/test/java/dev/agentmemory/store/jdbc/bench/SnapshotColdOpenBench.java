@@ -1,8 +1,9 @@
 package dev.agentmemory.store.jdbc.bench;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.engine.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine.Messages;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.event.StoredMessage;
@@ -103,7 +104,7 @@ public final class SnapshotColdOpenBench {
                             "value " + i + " of a preference the user stated").kind(Kind.PREFERENCE).build());
                 } else {
                     int n = i;
-                    engine.messages().changeIndexed(ALICE, "s1", (window, next) -> new MemoryEngine.WindowChange(
+                    engine.messages().changeIndexed(ALICE, "s1", (window, next) -> new Messages.WindowChange(
                             window.size() >= 20 ? List.of(window.get(0).index()) : List.of(),
                             List.of(new StoredMessage(next, next, n % 4 == 1 ? "USER" : "AI",
                                     "{\"text\":\"turn " + n + ": a chat message of ordinary length, about the order\"}",

@@ -1,6 +1,6 @@
 package dev.agentmemory.store.jdbc.engine;
 
-import dev.agentmemory.core.spi.ForwardingEventStore;
+import dev.agentmemory.core.spi.EventStore.ForwardingEventStore;
 import dev.agentmemory.core.store.InMemoryEventStore;
 import dev.agentmemory.store.jdbc.JdbcStores;
 import dev.agentmemory.core.testing.EventStoreContract;
@@ -13,6 +13,7 @@ import java.util.Arrays;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import dev.agentmemory.core.spi.EventStore.ForwardingEventStore;
 
 /** A forwarding store is a store (the contract), and passes on every call, the default ones included. */
 class ForwardingEventStoreTest extends EventStoreContract {

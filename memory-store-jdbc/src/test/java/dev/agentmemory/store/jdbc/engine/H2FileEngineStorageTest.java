@@ -2,8 +2,8 @@ package dev.agentmemory.store.jdbc.engine;
 
 import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.ForgetTarget;
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.Scope;
@@ -24,6 +24,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import dev.agentmemory.core.MemoryRecord.Kind;
 
 class H2FileEngineStorageTest extends MemoryEngineStorageContract {
 
@@ -74,14 +75,14 @@ class H2FileEngineStorageTest extends MemoryEngineStorageContract {
 
         // when
         engine.forget(ALICE, ForgetTarget.key(p, MemoryKey.of("home")), ForgetMode.HARD);
-        engine.compact();
+        engine.admin().compact();
         MemoryEngine reopened = restart(b -> b);
 
         // then
         assertThat(String.join("\n", rawPayloads(partition(ALICE)))).doesNotContain("purge-me-7f3a9c");
         assertThat(reopened.view(ALICE, p).values()).containsOnlyKeys(MemoryKey.of("lang"));
-        assertThat(reopened.audit(ALICE, java.time.Duration.ofDays(1)).replayMatches()).isTrue();
+        assertThat(reopened.admin().audit(ALICE, java.time.Duration.ofDays(1)).replayMatches()).isTrue();
         reopened.write(ALICE, Proposal.set(p, "lang", "after-compact").kind(Kind.PREFERENCE).build());
-        assertThat(reopened.log(ALICE)).hasSize(4);
+        assertThat(reopened.admin().log(ALICE)).hasSize(4);
     }
 }

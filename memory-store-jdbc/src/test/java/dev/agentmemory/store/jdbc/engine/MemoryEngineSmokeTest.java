@@ -1,12 +1,12 @@
 package dev.agentmemory.store.jdbc.engine;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.Scope;
-import dev.agentmemory.core.Status;
+import dev.agentmemory.core.MemoryRecord.Status;
 import dev.agentmemory.store.jdbc.JdbcStores;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -16,6 +16,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import dev.agentmemory.core.MemoryRecord.Status;
 
 class MemoryEngineSmokeTest {
 
@@ -29,7 +30,7 @@ class MemoryEngineSmokeTest {
             engine.write(alice, Proposal.set(session, "exchange.color", "white").build());
             assertThat(engine.current(alice, session, MemoryKey.of("exchange.color"))).get()
                     .extracting(MemoryRecord::text).isEqualTo("white");
-            assertThat(engine.audit(alice, java.time.Duration.ofDays(30)).consistent()).isTrue();
+            assertThat(engine.admin().audit(alice, java.time.Duration.ofDays(30)).consistent()).isTrue();
         }
         try (MemoryEngine engine = MemoryEngine.builder().store(JdbcStores.h2File(dir.resolve("mem"))).build()) {
             assertThat(engine.history(alice, session, MemoryKey.of("exchange.color")))

@@ -4,7 +4,7 @@ import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.ForgetReceipt;
 import dev.agentmemory.core.ForgetTarget;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryException;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
@@ -17,8 +17,8 @@ import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.event.LoggedEvent;
 import dev.agentmemory.core.spi.DerivedData;
 import dev.agentmemory.core.spi.EventStore;
-import dev.agentmemory.core.spi.ForgetRequest;
-import dev.agentmemory.core.spi.ForwardingEventStore;
+import dev.agentmemory.core.spi.DerivedData.ForgetRequest;
+import dev.agentmemory.core.spi.EventStore.ForwardingEventStore;
 import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.core.spi.StoredEvent;
 import dev.agentmemory.core.spi.StoredSnapshot;
@@ -151,9 +151,8 @@ class StoreFollowingTest {
         List<ForgetRequest> forgets = new CopyOnWriteArrayList<>();
         AtomicInteger compactions = new AtomicInteger();
         MemoryEngine a = engine(s[0]);
-        MemoryEngine b = engine(s[1], MemoryEngine.builder()
-                .listener((p, events) -> events.forEach(e -> heard.add(e.seq())))
-                .derived(recording(forgets, compactions)));
+        MemoryEngine b = engine(s[1], MemoryEngine.builder().derived(recording(forgets, compactions)));
+        b.admin().addListener((p, events) -> events.forEach(e -> heard.add(e.seq())));
         b.admin().sync(ALICE);
 
         set(a, "white");
@@ -337,7 +336,8 @@ class StoreFollowingTest {
                 }
                 return super.read(partition, afterSeq);
             }
-        }, MemoryEngine.builder().snapshotEvery(2).listener((p, events) -> events.forEach(e -> heard.add(e.seq()))));
+        }, MemoryEngine.builder().snapshotEvery(2));
+        b.admin().addListener((p, events) -> events.forEach(e -> heard.add(e.seq())));
         set(a, "white");
         assertThat(color(b)).contains("white");
         meanwhile.set(() -> set(a, "black"));

@@ -3,20 +3,21 @@ package dev.agentmemory.store.jdbc.engine;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.ForgetTarget;
-import dev.agentmemory.core.KeyState;
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.ScopeView.KeyState;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.MemoryValue;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.ReadOptions;
 import dev.agentmemory.core.Scope;
-import dev.agentmemory.core.Source;
-import dev.agentmemory.core.Status;
+import dev.agentmemory.core.MemoryRecord.Source;
+import dev.agentmemory.core.MemoryRecord.Status;
 import dev.agentmemory.testing.TestClock;
-import dev.agentmemory.core.event.MemoryState;
+import dev.agentmemory.core.internal.state.MemoryState;
 import dev.agentmemory.store.jdbc.JdbcStores;
+import dev.agentmemory.core.internal.state.MemoryState;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -27,6 +28,10 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.groups.Tuple.tuple;
+import dev.agentmemory.core.MemoryRecord.Status;
+import dev.agentmemory.core.MemoryRecord.Source;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.ScopeView.KeyState;
 
 /** Current values, history, "as of" a time or a sequence, expiry and validity windows. */
 class VersionedReadTest {
@@ -93,8 +98,8 @@ class VersionedReadTest {
         engine.write(ALICE, Proposal.set(session, "color", "white").build());
         clock.advance(Duration.ofDays(2));
 
-        assertThat(engine.expireDue(ALICE)).isEqualTo(1);
-        assertThat(engine.expireDue(ALICE)).isZero();
+        assertThat(engine.verification().expireDue(ALICE)).isEqualTo(1);
+        assertThat(engine.verification().expireDue(ALICE)).isZero();
         assertThat(engine.history(ALICE, session, MemoryKey.of("stock.white"))).extracting(MemoryRecord::status)
                 .containsExactly(Status.EXPIRED);
 

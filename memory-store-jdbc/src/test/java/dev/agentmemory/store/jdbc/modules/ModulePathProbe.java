@@ -1,8 +1,8 @@
 package dev.agentmemory.store.jdbc.modules;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryException;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.Proposal;

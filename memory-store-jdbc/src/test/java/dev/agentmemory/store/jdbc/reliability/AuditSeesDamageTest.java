@@ -2,8 +2,8 @@ package dev.agentmemory.store.jdbc.reliability;
 
 import dev.agentmemory.testing.DiskScan;
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryException;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.Proposal;
@@ -49,14 +49,14 @@ class AuditSeesDamageTest {
         Files.write(file, bytes);
 
         try (MemoryEngine engine = MemoryEngine.builder().store(JdbcStores.h2File(dir.resolve("mem"))).build()) {
-            assertThatThrownBy(() -> engine.audit(alice, Duration.ofDays(1)))
+            assertThatThrownBy(() -> engine.admin().audit(alice, Duration.ofDays(1)))
                     .isInstanceOf(MemoryException.class)
                     .hasMessageContaining(file.toString())
                     .hasMessageContaining("partition shop/alice is damaged at seq 1");
             assertThatThrownBy(() -> engine.current(alice, alice.persistent(), MemoryKey.of("iban")))
                     .isInstanceOf(MemoryException.class)
                     .hasMessageContaining(file.toString());
-            assertThat(engine.audit(bob, Duration.ofDays(1)).replayMatches()).isTrue();
+            assertThat(engine.admin().audit(bob, Duration.ofDays(1)).replayMatches()).isTrue();
             assertThat(engine.current(bob, bob.persistent(), MemoryKey.of("iban"))).isPresent();
         }
     }

@@ -1,12 +1,13 @@
 package dev.agentmemory.store.jdbc.reliability;
 
-import dev.agentmemory.core.Access;
+import dev.agentmemory.core.MemoryRecord.Access;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.ForgetTarget;
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.Layer;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.Scope.Layer;
+import dev.agentmemory.core.engine.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine.Messages;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.MemoryValue;
@@ -14,9 +15,9 @@ import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.ReadOptions;
 import dev.agentmemory.core.Scope;
 import dev.agentmemory.core.StatusRule;
-import dev.agentmemory.core.Source;
+import dev.agentmemory.core.MemoryRecord.Source;
 import dev.agentmemory.core.event.StoredMessage;
-import dev.agentmemory.core.ledger.OperationId;
+import dev.agentmemory.core.ledger.ActionRecord.OperationId;
 import dev.agentmemory.store.jdbc.JdbcStores;
 import dev.agentmemory.store.jdbc.testing.HostileCalls;
 import org.junit.jupiter.api.Tag;
@@ -78,7 +79,7 @@ class BadInputFuzzTest {
                 .clock(Clock.fixed(NOW, ZoneOffset.UTC)).build()) {
             MemoryRecord sentinel = engine.write(victim, Proposal.set(victim.persistent(), "profile.language", "Deutsch")
                     .kind(Kind.PREFERENCE).build());
-            engine.startTask(victim, "s1", "t1", "a task");
+            engine.tasks().start(victim, "s1", "t1", "a task");
             engine.write(other, Proposal.set(other.session("s1"), "secret.note", "bob's").build());
 
             // when / then
@@ -104,13 +105,13 @@ class BadInputFuzzTest {
 
     private void batchCheck(String batch, MemoryEngine engine, MemoryRecord sentinel) {
         outcomes.checkConsistent(batch, engine, victim, other, victim.as("helper"));
-        engine.invalidateCache();
+        engine.admin().invalidateCache();
         outcomes.checkConsistent(batch + " (reloaded)", engine, victim, other);
         MemoryRecord now = engine.current(victim, victim.persistent(), MemoryKey.of("profile.language")).orElse(null);
         if (now == null || !now.equals(sentinel)) {
             outcomes.violation("after " + batch + ": sentinel record changed: " + now);
         }
-        if (engine.log(other).stream().anyMatch(e -> !e.actor().equals("helper"))) {
+        if (engine.admin().log(other).stream().anyMatch(e -> !e.actor().equals("helper"))) {
             outcomes.violation("after " + batch + ": bob's log holds an event written by someone else");
         }
     }
@@ -125,28 +126,28 @@ class BadInputFuzzTest {
             outcomes.call("Scope.task " + show(h), () -> Scope.task("shop", "alice", "s1", h));
             outcomes.call("new Scope persistent with session " + show(h),
                     () -> new Scope("shop", "alice", Layer.PERSISTENT, h, null));
-            outcomes.call("startTask " + show(h), () -> engine.startTask(victim, "s1", h, null));
-            outcomes.call("startTask title " + show(h), () -> engine.startTask(victim, "s2", "t" + Math.abs(h.hashCode()), h));
-            outcomes.call("activeTask " + show(h), () -> engine.activeTask(victim, h));
-            outcomes.call("resumeTask " + show(h), () -> engine.resumeTask(victim, h, "t1"));
-            outcomes.call("endTask " + show(h), () -> engine.endTask(victim, "s1", h));
-            outcomes.call("users " + show(h), () -> engine.users(h));
+            outcomes.call("startTask " + show(h), () -> engine.tasks().start(victim, "s1", h, null));
+            outcomes.call("startTask title " + show(h), () -> engine.tasks().start(victim, "s2", "t" + Math.abs(h.hashCode()), h));
+            outcomes.call("activeTask " + show(h), () -> engine.tasks().active(victim, h));
+            outcomes.call("resumeTask " + show(h), () -> engine.tasks().resume(victim, h, "t1"));
+            outcomes.call("endTask " + show(h), () -> engine.tasks().end(victim, "s1", h));
+            outcomes.call("users " + show(h), () -> engine.admin().users(h));
             outcomes.call("registerAlias entity " + show(h), () -> {
-                engine.registerAlias(victim, h, "the order");
+                engine.aliases().register(victim, h, "the order");
                 return null;
             });
             outcomes.call("registerAlias alias " + show(h), () -> {
-                engine.registerAlias(victim, "order:20241015", h);
+                engine.aliases().register(victim, "order:20241015", h);
                 return null;
             });
-            outcomes.call("resolve " + show(h), () -> engine.resolve(victim, h));
-            outcomes.call("keyFor " + show(h), () -> engine.keyFor(victim, "order:20241015", h));
-            outcomes.call("confirm " + show(h), () -> engine.confirm(victim, h));
-            outcomes.call("refute why " + show(h), () -> engine.refute(victim, h, h));
-            outcomes.call("verify " + show(h), () -> engine.verify(victim, h));
-            outcomes.call("beginAction " + show(h), () -> engine.beginAction(victim, h, h, MemoryValue.of(h)));
-            outcomes.call("completeAction " + show(h), () -> engine.completeAction(victim, h, true, MemoryValue.of(h)));
-            outcomes.call("action " + show(h), () -> engine.action(victim, h));
+            outcomes.call("resolve " + show(h), () -> engine.aliases().resolve(victim, h));
+            outcomes.call("keyFor " + show(h), () -> engine.aliases().keyFor(victim, "order:20241015", h));
+            outcomes.call("confirm " + show(h), () -> engine.verification().confirm(victim, h));
+            outcomes.call("refute why " + show(h), () -> engine.verification().refute(victim, h, h));
+            outcomes.call("verify " + show(h), () -> engine.verification().verify(victim, h));
+            outcomes.call("beginAction " + show(h), () -> engine.ledger().begin(victim, h, h, MemoryValue.of(h)));
+            outcomes.call("completeAction " + show(h), () -> engine.ledger().complete(victim, h, true, MemoryValue.of(h)));
+            outcomes.call("action " + show(h), () -> engine.ledger().action(victim, h));
             outcomes.call("OperationId.of " + show(h), () -> OperationId.of(h, h, h));
         }
     }
@@ -161,7 +162,7 @@ class BadInputFuzzTest {
             Object written = outcomes.call("write value " + show(h), () -> engine.write(victim,
                     Proposal.set(victim.session("s1"), MemoryKey.of("fuzz.value"), MemoryValue.of(h)).build()));
             if (written != null) {
-                engine.invalidateCache();
+                engine.admin().invalidateCache();
                 String back = engine.current(victim, victim.session("s1"), MemoryKey.of("fuzz.value"))
                         .map(MemoryRecord::text).orElse(null);
                 if (!h.equals(back)) {
@@ -182,7 +183,7 @@ class BadInputFuzzTest {
                 Object written = outcomes.call("write parsed " + show(json), () -> engine.write(victim,
                         Proposal.set(victim.session("s1"), MemoryKey.of("fuzz.json"), value).build()));
                 if (written != null) {
-                    engine.invalidateCache();
+                    engine.admin().invalidateCache();
                     MemoryValue back = engine.current(victim, victim.session("s1"), MemoryKey.of("fuzz.json"))
                             .map(MemoryRecord::value).orElse(null);
                     if (!value.equals(back)) {
@@ -270,32 +271,32 @@ class BadInputFuzzTest {
 
     private void messages(MemoryEngine engine) {
         for (String h : HOSTILE) {
-            outcomes.call("window " + show(h), () -> engine.window(victim, h));
-            outcomes.call("messageHistory " + show(h), () -> engine.messageHistory(victim, h));
-            outcomes.call("append message " + show(h), () -> engine.changeWindow(victim, "chat", w -> {
-                long next = engine.messageHistory(victim, "chat").isEmpty() ? 0
-                        : engine.messageHistory(victim, "chat").lastKey() + 1;
-                return new MemoryEngine.WindowChange(List.of(), List.of(new StoredMessage(next, next, "USER", h, h)));
+            outcomes.call("window " + show(h), () -> engine.messages().window(victim, h));
+            outcomes.call("messageHistory " + show(h), () -> engine.messages().history(victim, h));
+            outcomes.call("append message " + show(h), () -> engine.messages().change(victim, "chat", w -> {
+                long next = engine.messages().history(victim, "chat").isEmpty() ? 0
+                        : engine.messages().history(victim, "chat").lastKey() + 1;
+                return new Messages.WindowChange(List.of(), List.of(new StoredMessage(next, next, "USER", h, h)));
             }));
-            outcomes.call("message type " + show(h), () -> engine.changeWindow(victim, "chat", w -> {
-                long next = engine.messageHistory(victim, "chat").lastKey() + 1;
-                return new MemoryEngine.WindowChange(List.of(), List.of(new StoredMessage(next, next, h, "{}", "t")));
+            outcomes.call("message type " + show(h), () -> engine.messages().change(victim, "chat", w -> {
+                long next = engine.messages().history(victim, "chat").lastKey() + 1;
+                return new Messages.WindowChange(List.of(), List.of(new StoredMessage(next, next, h, "{}", "t")));
             }));
             outcomes.call("forget messages of session " + show(h),
                     () -> engine.forget(victim, ForgetTarget.messages(h, List.of(0L)), ForgetMode.SOFT));
         }
-        outcomes.call("message index that does not continue", () -> engine.changeWindow(victim, "chat",
-                w -> new MemoryEngine.WindowChange(List.of(), List.of(new StoredMessage(0, 0, "USER", "{}", "dup")))));
-        outcomes.call("message index far ahead", () -> engine.changeWindow(victim, "chat",
-                w -> new MemoryEngine.WindowChange(List.of(), List.of(new StoredMessage(1_000_000, 0, "USER", "{}", "x")))));
+        outcomes.call("message index that does not continue", () -> engine.messages().change(victim, "chat",
+                w -> new Messages.WindowChange(List.of(), List.of(new StoredMessage(0, 0, "USER", "{}", "dup")))));
+        outcomes.call("message index far ahead", () -> engine.messages().change(victim, "chat",
+                w -> new Messages.WindowChange(List.of(), List.of(new StoredMessage(1_000_000, 0, "USER", "{}", "x")))));
         outcomes.call("negative message index", () -> new StoredMessage(-1, 0, "USER", "{}", "x"));
-        outcomes.call("evicting an unknown index", () -> engine.changeWindow(victim, "chat",
-                w -> new MemoryEngine.WindowChange(List.of(-5L, 99_999L), List.of())));
-        outcomes.call("a null window change", () -> engine.changeWindow(victim, "chat", w -> null));
-        outcomes.call("a window change that throws", () -> engine.changeWindow(victim, "chat", w -> {
+        outcomes.call("evicting an unknown index", () -> engine.messages().change(victim, "chat",
+                w -> new Messages.WindowChange(List.of(-5L, 99_999L), List.of())));
+        outcomes.call("a null window change", () -> engine.messages().change(victim, "chat", w -> null));
+        outcomes.call("a window change that throws", () -> engine.messages().change(victim, "chat", w -> {
             throw new IllegalStateException("compute failed");
         }));
-        outcomes.call("a null index in a list", () -> new MemoryEngine.WindowChange(Arrays.asList(1L, null), List.of()));
+        outcomes.call("a null index in a list", () -> new Messages.WindowChange(Arrays.asList(1L, null), List.of()));
         outcomes.call("forget a null index", () -> ForgetTarget.messages("chat", Arrays.asList(1L, null)));
         outcomes.call("forget messages that never were", () -> engine.forget(victim,
                 ForgetTarget.messages("chat", List.of(-1L, Long.MAX_VALUE)), ForgetMode.HARD));
@@ -308,9 +309,9 @@ class BadInputFuzzTest {
         outcomes.call("asOf MIN", () -> engine.asOf(victim, s1, Instant.MIN));
         outcomes.call("asOf MAX", () -> engine.asOf(victim, s1, Instant.MAX));
         outcomes.call("applicableAt MIN", () -> engine.applicableAt(victim, s1, MemoryKey.of("a"), Instant.MIN));
-        outcomes.call("audit negative", () -> engine.audit(victim, Duration.ofDays(-1)));
-        outcomes.call("audit max", () -> engine.audit(victim, Duration.ofSeconds(Long.MAX_VALUE)));
-        outcomes.call("diff across users", () -> engine.diff(victim, s1, other.session("s1")));
+        outcomes.call("audit negative", () -> engine.admin().audit(victim, Duration.ofDays(-1)));
+        outcomes.call("audit max", () -> engine.admin().audit(victim, Duration.ofSeconds(Long.MAX_VALUE)));
+        outcomes.call("diff across users", () -> engine.admin().diff(victim, s1, other.session("s1")));
         outcomes.call("view of an ended task", () -> engine.view(victim, victim.task("s1", "never"), ReadOptions.withArchived()));
         outcomes.call("forget another user's key", () -> engine.forget(victim,
                 ForgetTarget.key(other.session("s1"), MemoryKey.of("secret.note")), ForgetMode.HARD));
@@ -319,26 +320,26 @@ class BadInputFuzzTest {
         if (engine.current(other, other.session("s1"), MemoryKey.of("secret.note")).isEmpty()) {
             outcomes.violation("bob's note was forgotten by alice");
         }
-        outcomes.call("task twice", () -> engine.startTask(victim, "s1", "t1", "again"));
+        outcomes.call("task twice", () -> engine.tasks().start(victim, "s1", "t1", "again"));
         outcomes.call("resume an ended task", () -> {
-            engine.startTask(victim, "s9", "done", null);
-            engine.endTask(victim, "s9", "done");
-            return engine.resumeTask(victim, "s9", "done");
+            engine.tasks().start(victim, "s9", "done", null);
+            engine.tasks().end(victim, "s9", "done");
+            return engine.tasks().resume(victim, "s9", "done");
         });
         outcomes.call("write into an ended task", () -> engine.write(victim,
                 Proposal.set(victim.task("s9", "done"), "x", "y").build()));
-        outcomes.call("complete an action never begun", () -> engine.completeAction(victim, "nope", true, MemoryValue.of(1)));
-        outcomes.call("expireDue", () -> engine.expireDue(victim));
-        outcomes.call("collect", () -> engine.collect(victim));
-        outcomes.call("a huge message", () -> engine.changeWindow(victim, "chat", w -> {
-            long next = engine.messageHistory(victim, "chat").lastKey() + 1;
+        outcomes.call("complete an action never begun", () -> engine.ledger().complete(victim, "nope", true, MemoryValue.of(1)));
+        outcomes.call("expireDue", () -> engine.verification().expireDue(victim));
+        outcomes.call("collect", () -> engine.admin().collect(victim));
+        outcomes.call("a huge message", () -> engine.messages().change(victim, "chat", w -> {
+            long next = engine.messages().history(victim, "chat").lastKey() + 1;
             String big = "m".repeat(1_000_000);
-            return new MemoryEngine.WindowChange(List.of(), List.of(new StoredMessage(next, next, "USER", big, big)));
+            return new Messages.WindowChange(List.of(), List.of(new StoredMessage(next, next, "USER", big, big)));
         }));
         outcomes.call("ambiguous alias", () -> {
-            engine.registerAlias(victim, "order:1", "the Order");
-            engine.registerAlias(victim, "order:2", "THE  order ");
-            return engine.resolve(victim, "the order");
+            engine.aliases().register(victim, "order:1", "the Order");
+            engine.aliases().register(victim, "order:2", "THE  order ");
+            return engine.aliases().resolve(victim, "the order");
         });
     }
 
@@ -427,10 +428,10 @@ class BadInputFuzzTest {
                 Map.entry(ForgetTarget.class, ForgetTarget.key(victim.session("s1"), MemoryKey.of("fuzz.gone"))),
                 Map.entry(ForgetMode.class, ForgetMode.SOFT),
                 Map.entry(MemoryValue.class, MemoryValue.of("v")),
-                Map.entry(Function.class, (Function<List<StoredMessage>, MemoryEngine.WindowChange>)
-                        w -> new MemoryEngine.WindowChange(List.of(), List.of())),
-                Map.entry(BiFunction.class, (BiFunction<List<StoredMessage>, Long, MemoryEngine.WindowChange>)
-                        (w, next) -> new MemoryEngine.WindowChange(List.of(), List.of())),
+                Map.entry(Function.class, (Function<List<StoredMessage>, Messages.WindowChange>)
+                        w -> new Messages.WindowChange(List.of(), List.of())),
+                Map.entry(BiFunction.class, (BiFunction<List<StoredMessage>, Long, Messages.WindowChange>)
+                        (w, next) -> new Messages.WindowChange(List.of(), List.of())),
                 Map.entry(long.class, 1L),
                 Map.entry(int.class, 1),
                 Map.entry(boolean.class, true));

@@ -3,15 +3,16 @@ package dev.agentmemory.store.jdbc.reliability;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.ForgetTarget;
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.engine.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine.Messages;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.MemoryValue;
-import dev.agentmemory.core.Outcome;
+import dev.agentmemory.core.Proposal.Outcome;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.StaleVersionException;
-import dev.agentmemory.core.Status;
+import dev.agentmemory.core.MemoryRecord.Status;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.store.jdbc.JdbcStores;
@@ -85,12 +86,12 @@ class ConcurrencyTest {
         }
 
         // then: a fresh engine reads everything from the store
-        first.invalidateCache();
+        first.admin().invalidateCache();
         long versionsChecked = 0;
         long elementsChecked = 0;
         long messagesChecked = 0;
         for (Caller u : USERS) {
-            assertThat(first.audit(u, Duration.ofDays(1)).replayMatches()).isTrue();
+            assertThat(first.admin().audit(u, Duration.ofDays(1)).replayMatches()).isTrue();
             for (int k = 0; k < 3; k++) {
                 MemoryKey list = MemoryKey.of("list" + k);
                 Set<String> expected = appended.getOrDefault(id(u, list.path()), Set.of());
@@ -109,7 +110,7 @@ class ConcurrencyTest {
             }
             for (int s = 0; s < 2; s++) {
                 String session = "chat" + s;
-                Map<Long, StoredMessage> history = first.messageHistory(u, session);
+                Map<Long, StoredMessage> history = first.messages().history(u, session);
                 List<Long> indices = new ArrayList<>(history.keySet());
                 for (int i = 0; i < indices.size(); i++) {
                     assertThat(indices.get(i)).as("message index of %s %s", u, session).isEqualTo(i);
@@ -154,11 +155,11 @@ class ConcurrencyTest {
                 }
                 case 3 -> {
                     String session = "chat" + (k % 2);
-                    retry(() -> engine.changeWindow(u, session, w -> {
-                        long next = engine.messageHistory(u, session).isEmpty() ? 0
-                                : engine.messageHistory(u, session).lastKey() + 1;
+                    retry(() -> engine.messages().change(u, session, w -> {
+                        long next = engine.messages().history(u, session).isEmpty() ? 0
+                                : engine.messages().history(u, session).lastKey() + 1;
                         List<Long> evicted = w.size() >= 4 ? List.of(w.get(0).index()) : List.of();
-                        return new MemoryEngine.WindowChange(evicted,
+                        return new Messages.WindowChange(evicted,
                                 List.of(new StoredMessage(next, next, "USER", "{}", element)));
                     }));
                     messagesSent.computeIfAbsent(id(u, session), x -> ConcurrentHashMap.newKeySet()).add(element);

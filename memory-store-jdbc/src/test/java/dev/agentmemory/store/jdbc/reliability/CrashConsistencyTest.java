@@ -2,11 +2,11 @@ package dev.agentmemory.store.jdbc.reliability;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.KeyState;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.ScopeView.KeyState;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
-import dev.agentmemory.core.Status;
+import dev.agentmemory.core.MemoryRecord.Status;
 import dev.agentmemory.core.audit.AuditReport;
 import dev.agentmemory.core.event.LoggedEvent;
 import dev.agentmemory.core.event.StoredMessage;
@@ -225,13 +225,13 @@ class CrashConsistencyTest {
                 Caller caller = CrashWriter.user(u);
                 boolean snapshot = store.snapshot(new Partition(caller.tenant(), caller.user())).isPresent();
                 // (the audit also compares the snapshot the child wrote, plus the log after it, with a full replay)
-                AuditReport audit = engine.audit(caller, Duration.ofDays(365));
+                AuditReport audit = engine.admin().audit(caller, Duration.ofDays(365));
                 assertThat(audit.consistent()).as("audit of %s: %s", caller.user(), audit.lines()).isTrue();
                 if (snapshot) {
                     stats.snapshots++;
                 }
 
-                List<LoggedEvent> log = engine.log(caller);
+                List<LoggedEvent> log = engine.admin().log(caller);
                 for (int i = 0; i < log.size(); i++) {
                     assertThat(log.get(i).seq()).as("log sequence of %s", caller.user()).isEqualTo(i + 1L);
                 }
@@ -283,11 +283,11 @@ class CrashConsistencyTest {
                 }
                 Set<String> messageTexts = new HashSet<>();
                 for (String session : sessions) {
-                    List<Long> indices = new ArrayList<>(engine.messageHistory(caller, session).keySet());
+                    List<Long> indices = new ArrayList<>(engine.messages().history(caller, session).keySet());
                     for (int i = 0; i < indices.size(); i++) {
                         assertThat(indices.get(i)).as("message indices of %s", session).isEqualTo((long) i);
                     }
-                    for (StoredMessage msg : engine.messageHistory(caller, session).values()) {
+                    for (StoredMessage msg : engine.messages().history(caller, session).values()) {
                         messageTexts.add(msg.text());
                     }
                 }

@@ -1,13 +1,14 @@
 package dev.agentmemory.store.jdbc.reliability;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.engine.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine.Messages;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryValue;
-import dev.agentmemory.core.Outcome;
+import dev.agentmemory.core.Proposal.Outcome;
 import dev.agentmemory.core.Proposal;
-import dev.agentmemory.core.Source;
+import dev.agentmemory.core.MemoryRecord.Source;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.store.jdbc.JdbcStores;
@@ -139,13 +140,13 @@ final class CrashWriter {
             }
             String session = "s-r" + run + "-t" + thread;
             int number = n;
-            engine.changeWindow(caller, session, window -> {
+            engine.messages().change(caller, session, window -> {
                 long next = window.isEmpty() ? 0 : window.get(window.size() - 1).index() + 1;
                 List<Long> evicted = window.size() >= 5 ? List.of(window.get(0).index()) : List.of();
                 String text = "message of " + id;
                 StoredMessage m = new StoredMessage(next, next, "USER",
                         "{\"text\":\"" + text + "\",\"n\":" + number + "}", text);
-                return new MemoryEngine.WindowChange(evicted, List.of(m));
+                return new Messages.WindowChange(evicted, List.of(m));
             });
             synchronized (out) {
                 out.println("ACK u" + u + " " + id + " " + parts);

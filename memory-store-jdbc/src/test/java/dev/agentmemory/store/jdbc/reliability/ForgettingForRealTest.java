@@ -4,10 +4,11 @@ import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.ForgetReceipt;
 import dev.agentmemory.core.ForgetTarget;
-import dev.agentmemory.core.KeyState;
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.Layer;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.ScopeView.KeyState;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.Scope.Layer;
+import dev.agentmemory.core.engine.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine.Messages;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.Proposal;
@@ -72,9 +73,9 @@ class ForgettingForRealTest {
             tick();
             engine.write(alice, Proposal.set(alice.persistent(), "card.number", "FORGET-card-5500-v2").kind(Kind.DECISION).build());
             engine.write(alice, Proposal.set(session, "address", "FORGET-address-Elm-Street").build());
-            engine.startTask(alice, "s1", "t1", "task");
+            engine.tasks().start(alice, "s1", "t1", "task");
             engine.write(alice, Proposal.set(alice.task("s1", "t1"), "note", "FORGET-task-note").build());
-            engine.changeWindow(alice, "s1", w -> new MemoryEngine.WindowChange(List.of(), List.of(
+            engine.messages().change(alice, "s1", w -> new Messages.WindowChange(List.of(), List.of(
                     new StoredMessage(0, 0, "USER", "{\"text\":\"FORGET-message-zero\"}", "FORGET-message-zero"),
                     new StoredMessage(1, 1, "USER", "{\"text\":\"FORGET-message-one\"}", "FORGET-message-one"))));
             engine.write(alice, Proposal.set(alice.persistent(), "profile.name", "KEEP-alice-name").kind(Kind.DECISION).build());
@@ -93,7 +94,7 @@ class ForgettingForRealTest {
             ForgetReceipt scope = engine.forget(alice, ForgetTarget.scope(session), ForgetMode.HARD);
             engine.forget(alice, ForgetTarget.messages("s1", List.of(0L)), ForgetMode.HARD);
             long before = DiskScan.bytes(dir);
-            engine.compact();
+            engine.admin().compact();
             long after = DiskScan.bytes(dir);
 
             // then
@@ -101,22 +102,22 @@ class ForgettingForRealTest {
             assertThat(scope.recordIds()).hasSize(2);
             for (String v : forgotten) {
                 assertThat(DiskScan.filesContaining(dir, v)).as("%s on disk after hard forget + compact", v).isEmpty();
-                assertThat(String.join("\n", engine.readableLog(alice))).doesNotContain(v);
-                assertThat(engine.log(alice).toString()).doesNotContain(v);
+                assertThat(String.join("\n", engine.admin().readableLog(alice))).doesNotContain(v);
+                assertThat(engine.admin().log(alice).toString()).doesNotContain(v);
             }
             for (String v : kept) {
                 assertThat(DiskScan.filesContaining(dir, v)).as("%s kept on disk", v).isNotEmpty();
             }
             assertThat(engine.current(alice, alice.persistent(), MemoryKey.of("profile.name"))).get()
                     .extracting(MemoryRecord::text).isEqualTo("KEEP-alice-name");
-            assertThat(engine.audit(alice, java.time.Duration.ofDays(1)).replayMatches()).isTrue();
+            assertThat(engine.admin().audit(alice, java.time.Duration.ofDays(1)).replayMatches()).isTrue();
             System.out.printf("FORGETTING (hard): values forgotten=%d, scanned absent on disk/readable log/log=%d, "
                     + "controls present=%d, database bytes before compact=%d after=%d%n", forgotten.size(),
                     forgotten.size(), kept.size(), before, after);
         }
         // and after a restart the scrubbed log replays to the same state
         try (MemoryEngine engine = MemoryEngine.builder().store(JdbcStores.h2File(dir.resolve("mem"))).clock(clock).build()) {
-            assertThat(engine.audit(alice, java.time.Duration.ofDays(1)).replayMatches()).isTrue();
+            assertThat(engine.admin().audit(alice, java.time.Duration.ofDays(1)).replayMatches()).isTrue();
             assertThat(engine.view(alice, alice.persistent()).values()).containsOnlyKeys(MemoryKey.of("profile.name"));
         }
     }
@@ -127,15 +128,15 @@ class ForgettingForRealTest {
             // given
             engine.write(alice, Proposal.set(alice.persistent(), "a", "USER-GONE-one").kind(Kind.DECISION).build());
             engine.write(alice, Proposal.set(alice.session("s"), "b", "USER-GONE-two").build());
-            engine.changeWindow(alice, "s", w -> new MemoryEngine.WindowChange(List.of(),
+            engine.messages().change(alice, "s", w -> new Messages.WindowChange(List.of(),
                     List.of(new StoredMessage(0, 0, "USER", "{\"t\":\"USER-GONE-three\"}", "USER-GONE-three"))));
-            engine.startTask(alice, "s", "t", "USER-GONE-title");
+            engine.tasks().start(alice, "s", "t", "USER-GONE-title");
             engine.write(bob, Proposal.set(bob.persistent(), "a", "BOB-STAYS").kind(Kind.DECISION).build());
             assertThat(DiskScan.filesContaining(dir, "USER-GONE-one")).isNotEmpty();
 
             // when
             engine.forget(alice, ForgetTarget.user(), ForgetMode.HARD);
-            engine.compact();
+            engine.admin().compact();
 
             // then
             List<String> leftovers = new ArrayList<>();
@@ -143,7 +144,7 @@ class ForgettingForRealTest {
                 if (!DiskScan.filesContaining(dir, v).isEmpty()) {
                     leftovers.add(v + " (disk)");
                 }
-                if (String.join("\n", engine.readableLog(alice)).contains(v)) {
+                if (String.join("\n", engine.admin().readableLog(alice)).contains(v)) {
                     leftovers.add(v + " (readable log)");
                 }
             }
@@ -161,9 +162,9 @@ class ForgettingForRealTest {
         engine.write(alice, Proposal.set(session, "secret", "SOFT-v1").build());
         tick();
         engine.write(alice, Proposal.set(session, "secret", "SOFT-v2").build());
-        long seqBefore = engine.log(alice).size();
+        long seqBefore = engine.admin().log(alice).size();
         Instant timeBefore = now.get();
-        engine.changeWindow(alice, "s1", w -> new MemoryEngine.WindowChange(List.of(),
+        engine.messages().change(alice, "s1", w -> new Messages.WindowChange(List.of(),
                 List.of(new StoredMessage(0, 0, "USER", "{\"t\":\"SOFT-message\"}", "SOFT-message"))));
         tick();
 
@@ -187,10 +188,10 @@ class ForgettingForRealTest {
         // Reads of the past do not bring a forgotten value back either.
         engine.asOfSequence(alice, session, seqBefore).values().values().forEach(v -> seen.add("asOfSequence " + v));
         engine.asOf(alice, session, timeBefore).values().values().forEach(v -> seen.add("asOf " + v));
-        engine.window(alice, "s1").forEach(m -> seen.add("window " + m.text()));
-        engine.messageHistory(alice, "s1").values().stream().filter(m -> m.text() != null)
+        engine.messages().window(alice, "s1").forEach(m -> seen.add("window " + m.text()));
+        engine.messages().history(alice, "s1").values().stream().filter(m -> m.text() != null)
                 .forEach(m -> seen.add("messageHistory " + m.text()));
-        String readable = String.join("\n", engine.readableLog(alice));
+        String readable = String.join("\n", engine.admin().readableLog(alice));
         System.out.println("FORGETTING (soft): reads after forget that returned the value: " + seen);
         assertThat(seen).isEmpty();
         assertThat(readable).doesNotContain("SOFT-message");

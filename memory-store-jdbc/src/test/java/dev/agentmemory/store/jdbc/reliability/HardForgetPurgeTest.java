@@ -4,8 +4,9 @@ import dev.agentmemory.testing.DiskScan;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.ForgetTarget;
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.engine.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine.Messages;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.event.StoredMessage;
@@ -51,7 +52,7 @@ class HardForgetPurgeTest {
                 engine.write(alice, Proposal.set(alice.persistent(), "note." + i, "note " + i).kind(Kind.DECISION).build());
             }
             engine.write(alice, Proposal.set(alice.persistent(), "profile.name", kept).kind(Kind.DECISION).build());
-            engine.changeWindow(alice, "s1", w -> new MemoryEngine.WindowChange(List.of(), List.of(
+            engine.messages().change(alice, "s1", w -> new Messages.WindowChange(List.of(), List.of(
                     new StoredMessage(0, 0, "USER", "{\"text\":\"my card is " + secret + "\"}", "my card is " + secret))));
             assertThat(filesHolding(dir, secret)).as("control: the value is on disk before forgetting").isNotEmpty();
 
@@ -65,7 +66,7 @@ class HardForgetPurgeTest {
         assertThat(filesHolding(dir, secret)).as("files holding the value after close").isEmpty();
         assertThat(filesHolding(dir, kept)).as("control: a value not forgotten is found by the scan").isNotEmpty();
         try (MemoryEngine engine = MemoryEngine.builder().store(JdbcStores.h2File(dir.resolve("mem"))).build()) {
-            assertThat(engine.audit(alice, java.time.Duration.ofDays(1)).replayMatches()).isTrue();
+            assertThat(engine.admin().audit(alice, java.time.Duration.ofDays(1)).replayMatches()).isTrue();
         }
     }
 

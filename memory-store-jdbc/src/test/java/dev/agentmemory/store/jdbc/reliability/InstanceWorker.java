@@ -4,14 +4,14 @@ import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.ForgetReceipt;
 import dev.agentmemory.core.ForgetTarget;
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.MemoryValue;
-import dev.agentmemory.core.Outcome;
+import dev.agentmemory.core.Proposal.Outcome;
 import dev.agentmemory.core.Proposal;
-import dev.agentmemory.core.Source;
+import dev.agentmemory.core.MemoryRecord.Source;
 import dev.agentmemory.core.StaleVersionException;
 import dev.agentmemory.core.audit.AuditReport;
 import dev.agentmemory.store.jdbc.JdbcStores;
@@ -199,7 +199,7 @@ final class InstanceWorker {
         }
         users.add(own(slot));
         for (Caller user : users) {
-            AuditReport audit = engine.audit(user, Duration.ofDays(365));
+            AuditReport audit = engine.admin().audit(user, Duration.ofDays(365));
             journal(InstanceJournal.audit(user.user(), audit));
         }
     }

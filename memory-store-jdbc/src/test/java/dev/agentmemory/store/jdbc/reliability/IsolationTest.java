@@ -1,16 +1,16 @@
 package dev.agentmemory.store.jdbc.reliability;
 
-import dev.agentmemory.core.Access;
-import dev.agentmemory.core.AccessDeniedException;
+import dev.agentmemory.core.MemoryRecord.Access;
+import dev.agentmemory.core.MemoryException;
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.KeyState;
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.Layer;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.ScopeView.KeyState;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.Scope.Layer;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.MemoryValue;
-import dev.agentmemory.core.Outcome;
+import dev.agentmemory.core.Proposal.Outcome;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.ReadOptions;
 import dev.agentmemory.core.Scope;
@@ -174,7 +174,7 @@ class IsolationTest {
             }
             case 6 -> {
                 readCalls++;
-                engine.diff(c, c.persistent(), c.session(pick(SESSIONS)));
+                engine.admin().diff(c, c.persistent(), c.session(pick(SESSIONS)));
                 // diff only compares the caller's own views; its inputs were checked above
             }
             default -> {
@@ -185,17 +185,17 @@ class IsolationTest {
                 }
                 Scope foreign = randomScope(victim);
                 MemoryKey k = MemoryKey.of(key);
-                assertThatThrownBy(() -> engine.current(c, foreign, k)).isInstanceOf(AccessDeniedException.class);
-                assertThatThrownBy(() -> engine.view(c, foreign)).isInstanceOf(AccessDeniedException.class);
-                assertThatThrownBy(() -> engine.history(c, foreign, k)).isInstanceOf(AccessDeniedException.class);
-                assertThatThrownBy(() -> engine.applicableAt(c, foreign, k, Instant.EPOCH)).isInstanceOf(AccessDeniedException.class);
-                assertThatThrownBy(() -> engine.asOf(c, foreign, Instant.MAX)).isInstanceOf(AccessDeniedException.class);
-                assertThatThrownBy(() -> engine.asOfSequence(c, foreign, 1)).isInstanceOf(AccessDeniedException.class);
-                assertThatThrownBy(() -> engine.diff(c, c.persistent(), foreign)).isInstanceOf(AccessDeniedException.class);
+                assertThatThrownBy(() -> engine.current(c, foreign, k)).isInstanceOf(MemoryException.AccessDenied.class);
+                assertThatThrownBy(() -> engine.view(c, foreign)).isInstanceOf(MemoryException.AccessDenied.class);
+                assertThatThrownBy(() -> engine.history(c, foreign, k)).isInstanceOf(MemoryException.AccessDenied.class);
+                assertThatThrownBy(() -> engine.applicableAt(c, foreign, k, Instant.EPOCH)).isInstanceOf(MemoryException.AccessDenied.class);
+                assertThatThrownBy(() -> engine.asOf(c, foreign, Instant.MAX)).isInstanceOf(MemoryException.AccessDenied.class);
+                assertThatThrownBy(() -> engine.asOfSequence(c, foreign, 1)).isInstanceOf(MemoryException.AccessDenied.class);
+                assertThatThrownBy(() -> engine.admin().diff(c, c.persistent(), foreign)).isInstanceOf(MemoryException.AccessDenied.class);
                 assertThatThrownBy(() -> engine.propose(c, Proposal.set(foreign, k, MemoryValue.of("x"))
-                        .kind(Kind.DECISION).build())).isInstanceOf(AccessDeniedException.class);
+                        .kind(Kind.DECISION).build())).isInstanceOf(MemoryException.AccessDenied.class);
                 assertThatThrownBy(() -> engine.forget(c, dev.agentmemory.core.ForgetTarget.key(foreign, k),
-                        dev.agentmemory.core.ForgetMode.HARD)).isInstanceOf(AccessDeniedException.class);
+                        dev.agentmemory.core.ForgetMode.HARD)).isInstanceOf(MemoryException.AccessDenied.class);
                 denials += 9;
             }
         }

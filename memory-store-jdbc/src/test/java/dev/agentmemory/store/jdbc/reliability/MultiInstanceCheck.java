@@ -2,10 +2,10 @@ package dev.agentmemory.store.jdbc.reliability;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
-import dev.agentmemory.core.Status;
+import dev.agentmemory.core.MemoryRecord.Status;
 import dev.agentmemory.core.audit.AuditReport;
 import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.event.LoggedEvent;

@@ -1,7 +1,7 @@
 package dev.agentmemory.store.jdbc.reliability;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.store.jdbc.testing.PostgresTestDatabase;
 import dev.agentmemory.store.jdbc.testing.RequiresPostgres;
 import dev.agentmemory.store.jdbc.JdbcStores;

@@ -3,19 +3,20 @@ package dev.agentmemory.store.jdbc.reliability;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.ForgetTarget;
-import dev.agentmemory.core.KeyState;
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.ScopeView.KeyState;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.engine.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine.Messages;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.MemoryValue;
-import dev.agentmemory.core.Outcome;
+import dev.agentmemory.core.Proposal.Outcome;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.ReadOptions;
 import dev.agentmemory.core.Scope;
-import dev.agentmemory.core.Source;
+import dev.agentmemory.core.MemoryRecord.Source;
 import dev.agentmemory.core.StaleVersionException;
-import dev.agentmemory.core.Status;
+import dev.agentmemory.core.MemoryRecord.Status;
 import dev.agentmemory.core.TaskInfo;
 import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.event.LoggedEvent;
@@ -239,7 +240,7 @@ class PostgresInstancesTest {
         assertThat(b.view(ALICE, P).keys()).as("B's records").extracting(k -> k.key().path()).containsExactly("city");
         assertThat(b.record(ALICE, written.id())).as("B's record by id").map(MemoryRecord::status).contains(Status.ACTIVE);
 
-        a.messages().changeIndexed(ALICE, "chat", (window, next) -> new MemoryEngine.WindowChange(List.of(),
+        a.messages().changeIndexed(ALICE, "chat", (window, next) -> new Messages.WindowChange(List.of(),
                 List.of(new StoredMessage(next, next, "USER", "{\"text\":\"hello from A\"}", "hello from A"))));
         assertThat(b.messages().window(ALICE, "chat")).as("B's chat window").extracting(StoredMessage::text)
                 .containsExactly("hello from A");

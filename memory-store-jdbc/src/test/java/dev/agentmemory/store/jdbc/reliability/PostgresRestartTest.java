@@ -1,8 +1,8 @@
 package dev.agentmemory.store.jdbc.reliability;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryException;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
@@ -85,7 +85,7 @@ class PostgresRestartTest {
             System.out.println("POSTGRES RESTARTED: calls failed after the restart: " + failedAfterRestart);
             assertThat(engine.history(alice, p, note)).extracting(MemoryRecord::text)
                     .containsExactlyElementsOf(acknowledged);
-            assertThat(engine.audit(alice, Duration.ofDays(1)).consistent()).isTrue();
+            assertThat(engine.admin().audit(alice, Duration.ofDays(1)).consistent()).isTrue();
         } finally {
             pg.dropSchema(schema);
         }

@@ -2,9 +2,10 @@ package dev.agentmemory.store.jdbc.reliability;
 
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.ForgetTarget;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine.Messages;
 import dev.agentmemory.core.MemoryKey;
-import dev.agentmemory.core.Outcome;
+import dev.agentmemory.core.Proposal.Outcome;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.ReadOptions;
 import dev.agentmemory.core.event.StoredMessage;
@@ -33,28 +34,28 @@ class ReliabilityRegressionTest {
     void should_refuse_a_lone_surrogate_in_free_text_when_h2_would_store_a_replacement_character(@TempDir Path dir) {
         // given: an H2 file store, which keeps text as UTF-8 (a lone surrogate becomes '?')
         try (MemoryEngine engine = MemoryEngine.builder().store(JdbcStores.h2File(dir.resolve("m"))).build()) {
-            engine.startTask(alice, "s1", "t1", "fine");
+            engine.tasks().start(alice, "s1", "t1", "fine");
 
             // when / then: title, alias, action and message text are refused, not mangled
-            assertThatThrownBy(() -> engine.startTask(alice, "s1", "t2", "broken \uD83D title"))
+            assertThatThrownBy(() -> engine.tasks().start(alice, "s1", "t2", "broken \uD83D title"))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("lone surrogate").hasMessageContaining("broken ");
-            assertThatThrownBy(() -> engine.registerAlias(alice, "order:1", "the \uDE00 order"))
+            assertThatThrownBy(() -> engine.aliases().register(alice, "order:1", "the \uDE00 order"))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lone surrogate");
-            assertThatThrownBy(() -> engine.beginAction(alice, "op\uD800", "refund", dev.agentmemory.core.MemoryValue.of(1)))
+            assertThatThrownBy(() -> engine.ledger().begin(alice, "op\uD800", "refund", dev.agentmemory.core.MemoryValue.of(1)))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lone surrogate");
-            assertThatThrownBy(() -> engine.changeWindow(alice, "chat", w -> new MemoryEngine.WindowChange(List.of(),
+            assertThatThrownBy(() -> engine.messages().change(alice, "chat", w -> new Messages.WindowChange(List.of(),
                     List.of(new StoredMessage(0, 0, "USER", "{\"t\":\"x\"}", "half \uD83D")))))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lone surrogate");
             assertThatThrownBy(() -> engine.write(alice, Proposal.set(alice.session("s1"), "k", "v")
-                    .source(dev.agentmemory.core.Source.TOOL, "call\uDC00").kind(dev.agentmemory.core.Kind.OBSERVATION).build()))
+                    .source(dev.agentmemory.core.MemoryRecord.Source.TOOL, "call\uDC00").kind(dev.agentmemory.core.MemoryRecord.Kind.OBSERVATION).build()))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lone surrogate");
 
             // and: the live state still equals the stored log, nothing half-written
-            assertThat(engine.audit(alice, Duration.ofDays(1)).replayMatches()).isTrue();
-            assertThat(engine.tasks(alice, "s1")).extracting(t -> t.task()).containsExactly("t1");
-            assertThat(engine.window(alice, "chat")).isEmpty();
-            assertThat(engine.log(alice)).hasSize(1);
+            assertThat(engine.admin().audit(alice, Duration.ofDays(1)).replayMatches()).isTrue();
+            assertThat(engine.tasks().list(alice, "s1")).extracting(t -> t.task()).containsExactly("t1");
+            assertThat(engine.messages().window(alice, "chat")).isEmpty();
+            assertThat(engine.admin().log(alice)).hasSize(1);
         }
     }
 
@@ -71,25 +72,25 @@ class ReliabilityRegressionTest {
         assertThat(o.result()).isEqualTo(Outcome.Result.REJECTED);
         assertThat(o.reason()).isEqualTo("ttl PT2562047788015215H30M7S from 2024-10-15T10:00:00Z lies beyond the "
                 + "representable time range");
-        assertThat(engine.log(alice)).isEmpty();
+        assertThat(engine.admin().log(alice)).isEmpty();
     }
 
     @Test
     void should_name_the_null_when_an_index_list_or_argument_is_null_instead_of_a_bare_npe() {
         MemoryEngine engine = MemoryEngine.builder().build();
-        assertThatThrownBy(() -> new MemoryEngine.WindowChange(Arrays.asList(1L, null), List.of()))
+        assertThatThrownBy(() -> new Messages.WindowChange(Arrays.asList(1L, null), List.of()))
                 .isInstanceOf(NullPointerException.class).hasMessage("evicted index");
         assertThatThrownBy(() -> ForgetTarget.messages("s1", Arrays.asList(1L, null)))
                 .isInstanceOf(NullPointerException.class).hasMessage("message index");
-        assertThatThrownBy(() -> engine.changeWindow(alice, "s1", null))
+        assertThatThrownBy(() -> engine.messages().change(alice, "s1", null))
                 .isInstanceOf(NullPointerException.class).hasMessage("compute");
         assertThatThrownBy(() -> engine.view(alice, alice.session("s1"), null))
                 .isInstanceOf(NullPointerException.class).hasMessage("options");
         assertThatThrownBy(() -> engine.keyState(alice, alice.session("s1"), MemoryKey.of("k"), (ReadOptions) null))
                 .isInstanceOf(NullPointerException.class).hasMessage("options");
-        assertThatThrownBy(() -> engine.startTask(null, "s1", "t1", null))
+        assertThatThrownBy(() -> engine.tasks().start(null, "s1", "t1", null))
                 .isInstanceOf(NullPointerException.class).hasMessage("caller");
-        assertThatThrownBy(() -> engine.endTask(null, "s1", "t1"))
+        assertThatThrownBy(() -> engine.tasks().end(null, "s1", "t1"))
                 .isInstanceOf(NullPointerException.class).hasMessage("caller");
     }
 
@@ -102,7 +103,7 @@ class ReliabilityRegressionTest {
             engine.forget(alice, ForgetTarget.key(alice.session("s1"), MemoryKey.of("drop")), dev.agentmemory.core.ForgetMode.HARD);
 
             // when
-            engine.compact();
+            engine.admin().compact();
 
             // then
             assertThat(DiskScan.filesContaining(dir, "still-here-after-compaction")).isNotEmpty();

@@ -1,13 +1,13 @@
 package dev.agentmemory.store.jdbc.reliability;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.Kind;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.MemoryRecord.Kind;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
-import dev.agentmemory.core.Outcome;
+import dev.agentmemory.core.Proposal.Outcome;
 import dev.agentmemory.core.Proposal;
-import dev.agentmemory.core.Source;
+import dev.agentmemory.core.MemoryRecord.Source;
 import dev.agentmemory.store.jdbc.JdbcStores;
 import dev.agentmemory.testing.DiskScan;
 import org.junit.jupiter.api.Test;
@@ -61,7 +61,7 @@ class SensitiveValuesTest {
             List<String> secrets = writeSensitive(engine, records, reasons);
 
             // when
-            String readable = String.join("\n", engine.readableLog(alice));
+            String readable = String.join("\n", engine.admin().readableLog(alice));
 
             // then
             for (String s : secrets) {
@@ -79,7 +79,7 @@ class SensitiveValuesTest {
             // control: without a key the database holds the values in clear
             assertThat(DiskScan.filesContaining(dir, "SENSITIVE-by-key-4111")).isNotEmpty();
             System.out.printf("SENSITIVE: values=%d, absent from readable log (%d lines), reasons and record strings%n",
-                    secrets.size(), engine.readableLog(alice).size());
+                    secrets.size(), engine.admin().readableLog(alice).size());
         }
     }
 
@@ -92,7 +92,7 @@ class SensitiveValuesTest {
             // given
             secrets = new ArrayList<>(writeSensitive(engine, new ArrayList<>(), new ArrayList<>()));
             secrets.add("PLAIN-city-Hailan");
-            engine.compact();
+            engine.admin().compact();
 
             // then
             for (String s : secrets) {
@@ -103,7 +103,7 @@ class SensitiveValuesTest {
         try (MemoryEngine engine = configured().encryptionKey(key).store(JdbcStores.h2File(dir.resolve("sealed"))).build()) {
             assertThat(engine.current(alice, alice.persistent(), MemoryKey.of("card.number"))).get()
                     .extracting(MemoryRecord::text).isEqualTo("SENSITIVE-by-key-5500");
-            assertThat(engine.audit(alice, java.time.Duration.ofDays(1)).replayMatches()).isTrue();
+            assertThat(engine.admin().audit(alice, java.time.Duration.ofDays(1)).replayMatches()).isTrue();
         }
         System.out.printf("SENSITIVE (encrypted): values scanned absent in %d database bytes: %d%n",
                 DiskScan.bytes(dir), secrets.size());

@@ -1,7 +1,7 @@
 package dev.agentmemory.store.jdbc.testing;
 
 import dev.agentmemory.core.Caller;
-import dev.agentmemory.core.MemoryEngine;
+import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryException;
 import dev.agentmemory.core.audit.AuditReport;
 
@@ -84,7 +84,7 @@ public final class HostileCalls {
      */
     public void checkConsistent(String after, MemoryEngine engine, Caller... callers) {
         for (Caller c : callers) {
-            AuditReport report = engine.audit(c, Duration.ofDays(3650));
+            AuditReport report = engine.admin().audit(c, Duration.ofDays(3650));
             if (!report.replayMatches()) {
                 violations.add("after " + after + ": audit of " + c.tenant() + "/" + c.user() + " failed: "
                         + report.lines());

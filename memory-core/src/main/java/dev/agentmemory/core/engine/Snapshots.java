@@ -1,0 +1,240 @@
+package dev.agentmemory.core.engine;
+
+import dev.agentmemory.core.MemoryException;
+import org.jspecify.annotations.Nullable;
+import dev.agentmemory.core.event.Change;
+import dev.agentmemory.core.event.LoggedEvent;
+import dev.agentmemory.core.internal.codec.EventCodec;
+import dev.agentmemory.core.internal.state.PartitionState;
+import dev.agentmemory.core.spi.EventStore;
+import dev.agentmemory.core.spi.Partition;
+import dev.agentmemory.core.spi.StoredEvent;
+import dev.agentmemory.core.spi.StoredSnapshot;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Periodic snapshots of partition states, so that loading a user with a long log reads the
+ * latest snapshot plus the events after it instead of the whole log. Snapshots are derived data:
+ * the log stays the only source of truth, a snapshot that is missing, damaged (checksum,
+ * unparseable, another format, ahead of the log) or undecryptable is ignored (logged once per
+ * partition), the partition is replayed from the log and the snapshot rebuilt; {@link #verify}
+ * lets the audit compare snapshot plus tail with a full replay.
+ *
+ * <p>Stored form: {@value #FORMAT} {@code <sha-256 of body, hex>:<body>}, the body being the
+ * codec's encoding of the state's image (JSON, sealed with the engine's key when it has one).
+ * A change to the image's shape must change {@link #FORMAT}: older snapshots are then ignored
+ * and rebuilt.
+ *
+ * <p>One is written when a commit makes a partition's last sequence cross a multiple of the
+ * interval, and at load when the log has grown by an interval past the snapshot used; a commit
+ * that forgets anything deletes the partition's snapshots instead (no snapshot keeps a value
+ * that was since forgotten). Called under the partition's lock by {@link PartitionRuntime}.
+ */
+final class Snapshots {
+
+    static final String FORMAT = "snapshot-v1:";
+    /** The default interval of {@code MemoryEngine.Builder#snapshotEvery}. */
+    static final int DEFAULT_EVERY = 1_000;
+
+    private static final System.Logger LOG = System.getLogger("dev.agentmemory.core.engine.MemoryEngine");
+
+    private final EventStore store;
+    private final EventCodec codec;
+    private final int every;
+    /** Partitions whose damaged snapshot was logged already (log once). */
+    private final Set<Partition> warned = ConcurrentHashMap.newKeySet();
+
+    Snapshots(EventStore store, EventCodec codec, int every) {
+        this.store = store;
+        this.codec = codec;
+        this.every = every;
+    }
+
+    /**
+     * The partition's state: its snapshot (when one is usable) plus the stored events after it,
+     * else a replay of the whole log; saves a fresh snapshot when the log has grown by an
+     * interval past the one used.
+     */
+    PartitionState load(Partition p) {
+        PartitionState state = null;
+        if (every > 0) {
+            state = fromSnapshot(p);
+        }
+        long from = state == null ? 0 : state.lastSeq();
+        if (state != null) {
+            try {
+                applyAll(state, store.read(p, from));
+            } catch (IllegalStateException | MemoryException e) {
+                // the tail does not follow the snapshot, or cannot be read from its sequence: the whole log decides
+                warnOnce(p, "its tail after seq " + from + " does not apply (" + e.getMessage() + ")");
+                state = null;
+                from = 0;
+            }
+        }
+        if (state == null) {
+            state = new PartitionState();
+            applyAll(state, store.read(p, 0));
+        }
+        if (every > 0 && state.lastSeq() - from >= every) {
+            save(p, state);
+        }
+        return state;
+    }
+
+    /**
+     * After {@code events} were committed and applied to {@code state}: deletes the partition's
+     * snapshots when they forgot anything, else saves one when the partition's last sequence
+     * crossed a multiple of the interval. Never throws: the events are durable whatever happens
+     * to a snapshot.
+     */
+    void committed(Partition p, PartitionState state, List<LoggedEvent> events) {
+        try {
+            if (events.stream().anyMatch(e -> forgets(e.change()))) {
+                store.deleteSnapshots(p);
+                return;
+            }
+            long before = events.get(0).seq() - 1;
+            if (every > 0 && state.lastSeq() / every > before / every) {
+                save(p, state);
+            }
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "snapshot of " + p + " at seq " + state.lastSeq() + " failed; "
+                    + "the log is intact, the next load replays more of it", e);
+        }
+    }
+
+    /** Deletes the partition's snapshots before a rewrite of its log (a hard forget). */
+    void rewriting(Partition p) {
+        store.deleteSnapshots(p);
+    }
+
+    /**
+     * What is wrong with the partition's stored snapshot {@code stored}: empty when there is none
+     * or it plus the log's events after it equals {@code replayed} (the whole stored log,
+     * replayed), else a description; a wrong or unusable snapshot is deleted, to be rebuilt.
+     * The snapshot must be read before the log: a snapshot is saved only after the events it
+     * holds were stored, so one read first is never ahead of a log read after it, unless damaged
+     * (read after, it could be another writer's newer snapshot).
+     */
+    String verify(Partition p, Optional<StoredSnapshot> stored, List<LoggedEvent> log, PartitionState replayed) {
+        if (stored.isEmpty()) {
+            return "";
+        }
+        long seq = stored.get().seq();
+        String problem;
+        try {
+            PartitionState s = decode(stored.get());
+            if (s.lastSeq() > replayed.lastSeq()) {
+                problem = "is ahead of the log (at seq " + replayed.lastSeq() + ")";
+            } else {
+                for (LoggedEvent e : log) {
+                    if (e.seq() > s.lastSeq()) {
+                        s.apply(e);
+                    }
+                }
+                problem = s.equals(replayed) ? "" : "plus the log after it differs from a replay of the whole log";
+            }
+        } catch (RuntimeException e) {
+            problem = "is unusable: " + e.getMessage();
+        }
+        if (problem.isEmpty()) {
+            return "";
+        }
+        store.deleteSnapshots(p);
+        return "snapshot at seq " + seq + " " + problem + " (deleted; it is rebuilt from the log)";
+    }
+
+    private @Nullable PartitionState fromSnapshot(Partition p) {
+        StoredSnapshot stored;
+        try {
+            Optional<StoredSnapshot> found = store.snapshot(p);
+            if (found.isEmpty()) {
+                return null;
+            }
+            stored = found.get();
+        } catch (RuntimeException e) {
+            warnOnce(p, "it cannot be read (" + e.getMessage() + ")");
+            return null;
+        }
+        try {
+            PartitionState s = decode(stored);
+            long last = store.lastSequence(p);
+            if (s.lastSeq() > last) {
+                throw new MemoryException("it is at seq " + s.lastSeq() + " but the log ends at " + last);
+            }
+            return s;
+        } catch (RuntimeException e) {
+            warnOnce(p, "the one at seq " + stored.seq() + " is unusable (" + e.getMessage() + ")");
+            return null;
+        }
+    }
+
+    private void save(Partition p, PartitionState state) {
+        try {
+            String body = codec.encodeImage(state.image());
+            store.saveSnapshot(p, new StoredSnapshot(state.lastSeq(), FORMAT + sha256(body) + ":" + body));
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "snapshot of " + p + " at seq " + state.lastSeq() + " failed; "
+                    + "the log is intact, the next load replays more of it", e);
+        }
+    }
+
+    /** The state a stored snapshot holds, checked against its format, checksum and sequence. */
+    private PartitionState decode(StoredSnapshot stored) {
+        String payload = stored.payload();
+        if (!payload.startsWith(FORMAT)) {
+            int colon = payload.indexOf(':');
+            throw new MemoryException("format " + (colon > 0 && colon < 40 ? payload.substring(0, colon) : "unknown")
+                    + " is not " + FORMAT.substring(0, FORMAT.length() - 1));
+        }
+        int sep = payload.indexOf(':', FORMAT.length());
+        if (sep < 0) {
+            throw new MemoryException("it has no checksum");
+        }
+        String body = payload.substring(sep + 1);
+        if (!payload.substring(FORMAT.length(), sep).equals(sha256(body))) {
+            throw new MemoryException("its checksum does not match its contents");
+        }
+        PartitionState s = PartitionState.restore(codec.decodeImage(body));
+        if (s.lastSeq() != stored.seq()) {
+            throw new MemoryException("it holds seq " + s.lastSeq() + " but is filed at seq " + stored.seq());
+        }
+        return s;
+    }
+
+    private void applyAll(PartitionState state, List<StoredEvent> events) {
+        for (StoredEvent e : events) {
+            state.apply(codec.decode(e));
+        }
+    }
+
+    private void warnOnce(Partition p, String why) {
+        if (warned.add(p)) {
+            LOG.log(System.Logger.Level.WARNING, "ignoring the snapshot of " + p + ": " + why
+                    + "; replaying its log and rebuilding the snapshot");
+        }
+    }
+
+    /** Whether a change removes or rewrites a value (a snapshot taken before it would keep it). */
+    private static boolean forgets(Change c) {
+        return c instanceof Change.RecordsForgotten || c instanceof Change.MessagesForgotten
+                || c instanceof Change.UserForgotten || c instanceof Change.MessagesRedacted;
+    }
+
+    private static String sha256(String body) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+                    .digest(body.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+        }
+    }
+}
