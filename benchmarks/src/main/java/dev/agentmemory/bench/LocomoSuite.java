@@ -138,14 +138,19 @@ final class LocomoSuite implements Suite {
     static Map<String, Consumer<HybridIndex.Builder>> variants() {
         Map<String, Consumer<HybridIndex.Builder>> v = new LinkedHashMap<>();
         v.put("default", b -> { });
-        v.put("hnsw+lucene-bm25", b -> b.exactSearchBelow(0));
-        v.put("minmax-0.4/0.6", b -> b.minMaxFusion(true).weights(0.4, 0.6, 0));
-        v.put("minmax-0.4/0.6+recency", b -> b.minMaxFusion(true).weights(0.4, 0.6, 0.05));
-        v.put("dense1-lexical1", b -> b.weights(1.0, 1.0, 0.05));
-        v.put("no-recency", b -> b.weights(1.0, 0.5, 0));
         v.put("no-write-supersession", b -> b.supersessionDetection(false));
-        v.put("minmax-0.4/0.6,no-write-supersession", b -> b.minMaxFusion(true).weights(0.4, 0.6, 0)
-                .supersessionDetection(false));
+        v.put("nws,function-words", b -> b.supersessionDetection(false).dropQueryFunctionWords(true));
+        v.put("nws,neighbours-0.3", b -> b.supersessionDetection(false).neighbourShare(0.3));
+        v.put("fw,nb-0.3", b -> b.dropQueryFunctionWords(true).neighbourShare(0.3));
+        v.put("nws,fw,nb-0.2", b -> b.supersessionDetection(false).dropQueryFunctionWords(true).neighbourShare(0.2));
+        v.put("nws,fw,nb-0.3", b -> b.supersessionDetection(false).dropQueryFunctionWords(true).neighbourShare(0.3));
+        v.put("nws,fw,nb-0.5", b -> b.supersessionDetection(false).dropQueryFunctionWords(true).neighbourShare(0.5));
+        v.put("nws,fw,nb-0.3,date-0.1", b -> b.supersessionDetection(false).dropQueryFunctionWords(true)
+                .neighbourShare(0.3).dateWeight(0.1));
+        v.put("nws,fw,nb-0.3,date-0.2", b -> b.supersessionDetection(false).dropQueryFunctionWords(true)
+                .neighbourShare(0.3).dateWeight(0.2));
+        v.put("nws,fw,nb-0.3,no-recency", b -> b.supersessionDetection(false).dropQueryFunctionWords(true)
+                .neighbourShare(0.3).weights(1.0, 0.5, 0));
         return v;
     }
 

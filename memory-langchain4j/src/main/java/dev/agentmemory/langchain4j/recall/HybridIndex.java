@@ -56,6 +56,13 @@ public final class HybridIndex implements AutoCloseable {
      */
     public static final String SPEAKER_ATTRIBUTE = "speaker";
 
+    /**
+     * Attribute naming the thread an item belongs to (e.g. the chat session of a message). Items
+     * of one thread that follow each other in time are neighbours
+     * ({@link Builder#neighbourShare}); items without it have none.
+     */
+    public static final String THREAD_ATTRIBUTE = "session";
+
     /** Up to this many items a search scores every item exactly ({@link Builder#exactSearchBelow}). */
     public static final int DEFAULT_EXACT_SEARCH_BELOW = 2_000;
 
@@ -346,6 +353,10 @@ public final class HybridIndex implements AutoCloseable {
         private double supersededDemotion = 0.5;
         private int exactSearchBelow = DEFAULT_EXACT_SEARCH_BELOW;
         private boolean minMaxFusion = false;
+        private boolean dropQueryFunctionWords = false;
+        private double nameWeight = 1.0;
+        private double neighbourShare = 0;
+        private double dateWeight = 0;
 
         private Builder(int dimensions) {
             if (dimensions < 1 || dimensions > 4096) {
@@ -504,13 +515,58 @@ public final class HybridIndex implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Leaves English function words (interrogatives, pronouns, auxiliaries: "what", "did",
+         * "her") out of a query's lexical terms; the indexed text keeps them.
+         */
+        public Builder dropQueryFunctionWords(boolean on) {
+            this.dropQueryFunctionWords = on;
+            return this;
+        }
+
+        /**
+         * Lexical weight of a name in the query (a capitalised word that does not start a
+         * sentence) relative to other words ({@code 1}: no difference).
+         */
+        public Builder nameWeight(double weight) {
+            if (!(weight >= 1 && Double.isFinite(weight))) {
+                throw new IllegalArgumentException("name weight must be a finite number >= 1: " + weight);
+            }
+            this.nameWeight = weight;
+            return this;
+        }
+
+        /**
+         * Neighbouring turns: in a search that scores every item exactly, each of the best-scoring
+         * items passes this share of its score to the items right before and after it in time of
+         * the same {@linkplain #THREAD_ATTRIBUTE thread} (0: off).
+         */
+        public Builder neighbourShare(double share) {
+            if (!(share >= 0 && share <= 1)) {
+                throw new IllegalArgumentException("neighbour share must be in [0, 1]: " + share);
+            }
+            this.neighbourShare = share;
+            return this;
+        }
+
+        /**
+         * Added to the score of items said on the day, in the month or in the year a query names
+         * ("in June", "on 13 October, 2023"; UTC; 0: off).
+         */
+        public Builder dateWeight(double weight) {
+            checkWeight("date", weight);
+            this.dateWeight = weight;
+            return this;
+        }
+
         /** The settings as set so far. */
         IndexSettings settings() {
             return new IndexSettings(hnswMaxConn, hnswBeamWidth, detectSupersession, supersessionMinCosine,
                     supersessionMinOverlap, detectionNeighbours, denseWeight, lexicalWeight, recencyWeight,
                     recencyHalfLife, supersededDemotion, minCandidates, candidateFactor, minDenseCandidates,
                     denseCandidateFactor, readTimeSupersession, readMinCosine, readMinOverlap, readMinQueryCoverage,
-                    READ_TIME_WINDOW_EXTRA, exactSearchBelow, minMaxFusion);
+                    READ_TIME_WINDOW_EXTRA, exactSearchBelow, minMaxFusion, dropQueryFunctionWords, nameWeight,
+                    neighbourShare, dateWeight);
         }
 
         /** Builds and opens the index. */
