@@ -138,19 +138,15 @@ final class LocomoSuite implements Suite {
     static Map<String, Consumer<HybridIndex.Builder>> variants() {
         Map<String, Consumer<HybridIndex.Builder>> v = new LinkedHashMap<>();
         v.put("default", b -> { });
+        v.put("before: no function-words, neighbours, date", b -> b.dropQueryFunctionWords(false).neighbourShare(0)
+                .dateWeight(0));
         v.put("no-write-supersession", b -> b.supersessionDetection(false));
-        v.put("nws,function-words", b -> b.supersessionDetection(false).dropQueryFunctionWords(true));
-        v.put("nws,neighbours-0.3", b -> b.supersessionDetection(false).neighbourShare(0.3));
-        v.put("fw,nb-0.3", b -> b.dropQueryFunctionWords(true).neighbourShare(0.3));
-        v.put("nws,fw,nb-0.2", b -> b.supersessionDetection(false).dropQueryFunctionWords(true).neighbourShare(0.2));
-        v.put("nws,fw,nb-0.3", b -> b.supersessionDetection(false).dropQueryFunctionWords(true).neighbourShare(0.3));
-        v.put("nws,fw,nb-0.5", b -> b.supersessionDetection(false).dropQueryFunctionWords(true).neighbourShare(0.5));
-        v.put("nws,fw,nb-0.3,date-0.1", b -> b.supersessionDetection(false).dropQueryFunctionWords(true)
-                .neighbourShare(0.3).dateWeight(0.1));
-        v.put("nws,fw,nb-0.3,date-0.2", b -> b.supersessionDetection(false).dropQueryFunctionWords(true)
-                .neighbourShare(0.3).dateWeight(0.2));
-        v.put("nws,fw,nb-0.3,no-recency", b -> b.supersessionDetection(false).dropQueryFunctionWords(true)
-                .neighbourShare(0.3).weights(1.0, 0.5, 0));
+        v.put("nws,keep-function-words", b -> b.supersessionDetection(false).dropQueryFunctionWords(false));
+        v.put("nws,no-neighbours", b -> b.supersessionDetection(false).neighbourShare(0));
+        v.put("nws,no-date", b -> b.supersessionDetection(false).dateWeight(0));
+        v.put("nws,date-0.3", b -> b.supersessionDetection(false).dateWeight(0.3));
+        v.put("nws,no-recency", b -> b.supersessionDetection(false).weights(1.0, 0.5, 0));
+        v.put("nws,names-x2", b -> b.supersessionDetection(false).nameWeight(2));
         return v;
     }
 

@@ -73,6 +73,7 @@ final class ExactScan {
             NumericDocValues seconds = reader.getNumericDocValues(F_TIME_SECONDS);
             NumericDocValues nanos = reader.getNumericDocValues(F_TIME_NANOS);
             NumericDocValues superseded = reader.getNumericDocValues(F_SUPERSEDED_FLAG);
+            NumericDocValues threads = reader.getNumericDocValues(IndexSchema.F_THREAD);
             int first = all.size();
             int[] slot = new int[reader.maxDoc()];
             java.util.Arrays.fill(slot, -1);
@@ -95,6 +96,13 @@ final class ExactScan {
                     c.stored = IndexSchema.load(stored, c.doc);
                     c.time = c.stored.time();
                     c.superseded = c.stored.supersededBy() != null;
+                }
+                if (threads != null && threads.advanceExact(d)) {
+                    c.thread = threads.longValue();
+                } else {
+                    // indexed before the thread's doc values existed
+                    c.stored = c.stored != null ? c.stored : IndexSchema.load(stored, c.doc);
+                    c.thread = IndexSchema.threadHash(c.stored.attributes());
                 }
                 // the length BM25 sees: Lucene's one-byte encoding of the number of terms
                 lengths.add(norms != null && norms.advanceExact(d) ? SmallFloat.byte4ToInt((byte) norms.longValue()) : 0);

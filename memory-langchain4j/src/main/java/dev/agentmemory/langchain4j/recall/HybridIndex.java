@@ -63,6 +63,12 @@ public final class HybridIndex implements AutoCloseable {
      */
     public static final String THREAD_ATTRIBUTE = "session";
 
+    /** The share of its score a hit passes to its neighbouring turns ({@link Builder#neighbourShare}). */
+    public static final double DEFAULT_NEIGHBOUR_SHARE = 0.3;
+
+    /** What an item said in the span of time a query names gains ({@link Builder#dateWeight}). */
+    public static final double DEFAULT_DATE_WEIGHT = 0.2;
+
     /** Up to this many items a search scores every item exactly ({@link Builder#exactSearchBelow}). */
     public static final int DEFAULT_EXACT_SEARCH_BELOW = 2_000;
 
@@ -353,10 +359,10 @@ public final class HybridIndex implements AutoCloseable {
         private double supersededDemotion = 0.5;
         private int exactSearchBelow = DEFAULT_EXACT_SEARCH_BELOW;
         private boolean minMaxFusion = false;
-        private boolean dropQueryFunctionWords = false;
+        private boolean dropQueryFunctionWords = true;
         private double nameWeight = 1.0;
-        private double neighbourShare = 0;
-        private double dateWeight = 0;
+        private double neighbourShare = DEFAULT_NEIGHBOUR_SHARE;
+        private double dateWeight = DEFAULT_DATE_WEIGHT;
 
         private Builder(int dimensions) {
             if (dimensions < 1 || dimensions > 4096) {

@@ -283,6 +283,8 @@ final class RecallScorer {
         double lexical = Double.NaN;
         Instant time = Instant.EPOCH; // readRankingFields sets it before anything ranks
         boolean superseded;
+        /** {@link IndexSchema#threadHash} of the item; read by the exact scan only. */
+        long thread = IndexSchema.NO_THREAD;
         @Nullable Stored stored;
 
         Candidate(int doc) {
