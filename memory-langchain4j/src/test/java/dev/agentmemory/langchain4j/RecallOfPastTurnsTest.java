@@ -92,7 +92,7 @@ class RecallOfPastTurnsTest {
             // given: camping in May, then in July (closer to the question's words)
             assistant.chat(session("may"), "We camped by Lake Tahoe with the kids.");
             clock.advance(Duration.ofDays(56));
-            assistant.chat(session("july"), "Our camping trip in the Rockies was rainy.");
+            assistant.chat(session("july"), "We went camping in the mountains.");
             clock.advance(Duration.ofDays(30));
 
             // when
