@@ -146,7 +146,6 @@ final class LocomoSuite implements Suite {
         v.put("nws,no-date", b -> b.supersessionDetection(false).dateWeight(0));
         v.put("nws,date-0.3", b -> b.supersessionDetection(false).dateWeight(0.3));
         v.put("nws,no-recency", b -> b.supersessionDetection(false).weights(1.0, 0.5, 0));
-        v.put("nws,names-x2", b -> b.supersessionDetection(false).nameWeight(2));
         return v;
     }
 

@@ -20,8 +20,12 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Hybrid episodic index: dense HNSW search (cosine over caller-supplied embeddings) fused with
- * BM25 lexical scoring (English stemming and stop words, CJK bigrams) and a mild recency prior,
- * over items grouped in partitions (tenant + user). Built on Apache Lucene.
+ * BM25 lexical scoring (English stemming and stop words, CJK bigrams; a query's function words
+ * such as "what", "did", "her" left out) and a mild recency prior, over items grouped in
+ * partitions (tenant + user). Below {@link Builder#exactSearchBelow} items, each of the best hits
+ * also passes a share of its score to the previous and next item of its
+ * {@linkplain #THREAD_ATTRIBUTE thread}, and items said on a date the query names ("in June")
+ * gain a fixed amount. Built on Apache Lucene.
  *
  * <p><b>Isolation.</b> Every search is restricted to one partition by a filter inside the Lucene
  * queries themselves (both the vector and the lexical query), so no hit can come from another
@@ -360,7 +364,6 @@ public final class HybridIndex implements AutoCloseable {
         private int exactSearchBelow = DEFAULT_EXACT_SEARCH_BELOW;
         private boolean minMaxFusion = false;
         private boolean dropQueryFunctionWords = true;
-        private double nameWeight = 1.0;
         private double neighbourShare = DEFAULT_NEIGHBOUR_SHARE;
         private double dateWeight = DEFAULT_DATE_WEIGHT;
 
@@ -531,18 +534,6 @@ public final class HybridIndex implements AutoCloseable {
         }
 
         /**
-         * Lexical weight of a name in the query (a capitalised word that does not start a
-         * sentence) relative to other words ({@code 1}: no difference).
-         */
-        public Builder nameWeight(double weight) {
-            if (!(weight >= 1 && Double.isFinite(weight))) {
-                throw new IllegalArgumentException("name weight must be a finite number >= 1: " + weight);
-            }
-            this.nameWeight = weight;
-            return this;
-        }
-
-        /**
          * Neighbouring turns: in a search that scores every item exactly, each of the best-scoring
          * items passes this share of its score to the items right before and after it in time of
          * the same {@linkplain #THREAD_ATTRIBUTE thread} (0: off).
@@ -571,7 +562,7 @@ public final class HybridIndex implements AutoCloseable {
                     supersessionMinOverlap, detectionNeighbours, denseWeight, lexicalWeight, recencyWeight,
                     recencyHalfLife, supersededDemotion, minCandidates, candidateFactor, minDenseCandidates,
                     denseCandidateFactor, readTimeSupersession, readMinCosine, readMinOverlap, readMinQueryCoverage,
-                    READ_TIME_WINDOW_EXTRA, exactSearchBelow, minMaxFusion, dropQueryFunctionWords, nameWeight,
+                    READ_TIME_WINDOW_EXTRA, exactSearchBelow, minMaxFusion, dropQueryFunctionWords,
                     neighbourShare, dateWeight);
         }
 

@@ -15,6 +15,6 @@ record IndexSettings(int hnswMaxConn, int hnswBeamWidth,
                      boolean readTimeSupersession, double readMinCosine, double readMinOverlap,
                      double readTimeMinQueryCoverage, int readTimeWindowExtra,
                      int exactSearchBelow, boolean minMaxFusion,
-                     boolean dropQueryFunctionWords, double nameWeight, double neighbourShare,
+                     boolean dropQueryFunctionWords, double neighbourShare,
                      double dateWeight) {
 }

@@ -49,7 +49,7 @@ final class RecallScorer {
     RecallScorer(RecallAnalyzer analyzer, IndexSettings settings) {
         this.settings = settings;
         this.resolver = new ReadTimeResolver(analyzer, settings);
-        this.queryTerms = new QueryTerms(analyzer, settings.dropQueryFunctionWords(), settings.nameWeight());
+        this.queryTerms = new QueryTerms(analyzer, settings.dropQueryFunctionWords());
     }
 
     /** Hits of {@code query} (with its unit vector, if any) on this searcher, best first. */
