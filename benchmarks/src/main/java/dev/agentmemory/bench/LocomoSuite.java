@@ -138,14 +138,14 @@ final class LocomoSuite implements Suite {
     static Map<String, Consumer<HybridIndex.Builder>> variants() {
         Map<String, Consumer<HybridIndex.Builder>> v = new LinkedHashMap<>();
         v.put("default", b -> { });
-        v.put("hnsw+lucene-bm25", b -> b.exactSearchBelow(0));
-        v.put("minmax-0.4/0.6", b -> b.minMaxFusion(true).weights(0.4, 0.6, 0));
-        v.put("minmax-0.4/0.6+recency", b -> b.minMaxFusion(true).weights(0.4, 0.6, 0.05));
-        v.put("dense1-lexical1", b -> b.weights(1.0, 1.0, 0.05));
-        v.put("no-recency", b -> b.weights(1.0, 0.5, 0));
+        v.put("before: no function-words, neighbours, date", b -> b.dropQueryFunctionWords(false).neighbourShare(0)
+                .dateWeight(0));
         v.put("no-write-supersession", b -> b.supersessionDetection(false));
-        v.put("minmax-0.4/0.6,no-write-supersession", b -> b.minMaxFusion(true).weights(0.4, 0.6, 0)
-                .supersessionDetection(false));
+        v.put("nws,keep-function-words", b -> b.supersessionDetection(false).dropQueryFunctionWords(false));
+        v.put("nws,no-neighbours", b -> b.supersessionDetection(false).neighbourShare(0));
+        v.put("nws,no-date", b -> b.supersessionDetection(false).dateWeight(0));
+        v.put("nws,date-0.3", b -> b.supersessionDetection(false).dateWeight(0.3));
+        v.put("nws,no-recency", b -> b.supersessionDetection(false).weights(1.0, 0.5, 0));
         return v;
     }
 

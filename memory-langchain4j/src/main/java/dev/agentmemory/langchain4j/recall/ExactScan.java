@@ -53,7 +53,7 @@ final class ExactScan {
      * given), its BM25 score for {@code terms} (term to query weight; NaN when no term occurs), its
      * time and its superseded flag.
      */
-    static List<Candidate> scan(IndexSearcher searcher, Query filter, Map<String, Integer> terms,
+    static List<Candidate> scan(IndexSearcher searcher, Query filter, Map<String, Double> terms,
                                 float @Nullable [] vector) throws IOException {
         Weight weight = searcher.createWeight(searcher.rewrite(filter), ScoreMode.COMPLETE_NO_SCORES, 1f);
         String[] termList = terms.keySet().toArray(new String[0]);
@@ -73,6 +73,7 @@ final class ExactScan {
             NumericDocValues seconds = reader.getNumericDocValues(F_TIME_SECONDS);
             NumericDocValues nanos = reader.getNumericDocValues(F_TIME_NANOS);
             NumericDocValues superseded = reader.getNumericDocValues(F_SUPERSEDED_FLAG);
+            NumericDocValues threads = reader.getNumericDocValues(IndexSchema.F_THREAD);
             int first = all.size();
             int[] slot = new int[reader.maxDoc()];
             java.util.Arrays.fill(slot, -1);
@@ -95,6 +96,13 @@ final class ExactScan {
                     c.stored = IndexSchema.load(stored, c.doc);
                     c.time = c.stored.time();
                     c.superseded = c.stored.supersededBy() != null;
+                }
+                if (threads != null && threads.advanceExact(d)) {
+                    c.thread = threads.longValue();
+                } else {
+                    // indexed before the thread's doc values existed
+                    c.stored = c.stored != null ? c.stored : IndexSchema.load(stored, c.doc);
+                    c.thread = IndexSchema.threadHash(c.stored.attributes());
                 }
                 // the length BM25 sees: Lucene's one-byte encoding of the number of terms
                 lengths.add(norms != null && norms.advanceExact(d) ? SmallFloat.byte4ToInt((byte) norms.longValue()) : 0);
@@ -127,7 +135,7 @@ final class ExactScan {
     }
 
     private static void bm25(List<Candidate> all, List<int[]> freqs, List<Integer> lengths, String[] termList,
-                             Map<String, Integer> weights) {
+                             Map<String, Double> weights) {
         int n = all.size();
         int[] df = new int[termList.length];
         long totalLength = 0;
@@ -143,7 +151,7 @@ final class ExactScan {
         double avgLength = Math.max(1e-9, (double) totalLength / n);
         double[] idf = new double[termList.length];
         for (int t = 0; t < termList.length; t++) {
-            idf[t] = Math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) * weights.getOrDefault(termList[t], 1);
+            idf[t] = Math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) * weights.getOrDefault(termList[t], 1.0);
         }
         for (int i = 0; i < n; i++) {
             int[] f = freqs.get(i);
@@ -169,7 +177,7 @@ final class ExactScan {
      * nearest first; equal cosines in order of id.
      */
     static List<Neighbour> nearest(IndexSearcher searcher, Query filter, float[] vector, int k) throws IOException {
-        List<Candidate> all = scan(searcher, filter, Map.of(), vector);
+        List<Candidate> all = scan(searcher, filter, Map.<String, Double>of(), vector);
         StoredFields stored = searcher.storedFields();
         java.util.Map<Integer, String> ids = new java.util.HashMap<>();
         java.util.function.IntFunction<String> id = doc -> ids.computeIfAbsent(doc, d -> {

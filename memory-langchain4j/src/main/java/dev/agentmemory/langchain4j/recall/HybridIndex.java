@@ -20,8 +20,12 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Hybrid episodic index: dense HNSW search (cosine over caller-supplied embeddings) fused with
- * BM25 lexical scoring (English stemming and stop words, CJK bigrams) and a mild recency prior,
- * over items grouped in partitions (tenant + user). Built on Apache Lucene.
+ * BM25 lexical scoring (English stemming and stop words, CJK bigrams; a query's function words
+ * such as "what", "did", "her" left out) and a mild recency prior, over items grouped in
+ * partitions (tenant + user). Below {@link Builder#exactSearchBelow} items, each of the best hits
+ * also passes a share of its score to the previous and next item of its
+ * {@linkplain #THREAD_ATTRIBUTE thread}, and items said on a date the query names ("in June")
+ * gain a fixed amount. Built on Apache Lucene.
  *
  * <p><b>Isolation.</b> Every search is restricted to one partition by a filter inside the Lucene
  * queries themselves (both the vector and the lexical query), so no hit can come from another
@@ -55,6 +59,19 @@ public final class HybridIndex implements AutoCloseable {
      * another's. Items without it count as asserted by the partition's owner.
      */
     public static final String SPEAKER_ATTRIBUTE = "speaker";
+
+    /**
+     * Attribute naming the thread an item belongs to (e.g. the chat session of a message). Items
+     * of one thread that follow each other in time are neighbours
+     * ({@link Builder#neighbourShare}); items without it have none.
+     */
+    public static final String THREAD_ATTRIBUTE = "session";
+
+    /** The share of its score a hit passes to its neighbouring turns ({@link Builder#neighbourShare}). */
+    public static final double DEFAULT_NEIGHBOUR_SHARE = 0.3;
+
+    /** What an item said in the span of time a query names gains ({@link Builder#dateWeight}). */
+    public static final double DEFAULT_DATE_WEIGHT = 0.2;
 
     /** Up to this many items a search scores every item exactly ({@link Builder#exactSearchBelow}). */
     public static final int DEFAULT_EXACT_SEARCH_BELOW = 2_000;
@@ -317,7 +334,9 @@ public final class HybridIndex implements AutoCloseable {
      * of the same speaker); read-time resolution off (when turned on: cosine 0.45, overlap 0.25,
      * query coverage 0.5, over the requested results plus 5; it catches more knowledge updates but
      * hides related conversation turns that multi-hop questions need); superseded items, when included, have their score
-     * multiplied by 0.5.
+     * multiplied by 0.5; a query's function words left out; neighbouring turns passed 0.3 of a
+     * hit's score; 0.2 added for a date the query names (each chosen by cross-validation over
+     * LoCoMo conversations, see the README).
      */
     public static final class Builder {
         /** How many results past the requested ones read-time resolution compares. */
@@ -346,6 +365,9 @@ public final class HybridIndex implements AutoCloseable {
         private double supersededDemotion = 0.5;
         private int exactSearchBelow = DEFAULT_EXACT_SEARCH_BELOW;
         private boolean minMaxFusion = false;
+        private boolean dropQueryFunctionWords = true;
+        private double neighbourShare = DEFAULT_NEIGHBOUR_SHARE;
+        private double dateWeight = DEFAULT_DATE_WEIGHT;
 
         private Builder(int dimensions) {
             if (dimensions < 1 || dimensions > 4096) {
@@ -504,13 +526,46 @@ public final class HybridIndex implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Leaves English function words (interrogatives, pronouns, auxiliaries: "what", "did",
+         * "her") out of a query's lexical terms; the indexed text keeps them.
+         */
+        public Builder dropQueryFunctionWords(boolean on) {
+            this.dropQueryFunctionWords = on;
+            return this;
+        }
+
+        /**
+         * Neighbouring turns: in a search that scores every item exactly, each of the best-scoring
+         * items passes this share of its score to the items right before and after it in time of
+         * the same {@linkplain #THREAD_ATTRIBUTE thread} (0: off).
+         */
+        public Builder neighbourShare(double share) {
+            if (!(share >= 0 && share <= 1)) {
+                throw new IllegalArgumentException("neighbour share must be in [0, 1]: " + share);
+            }
+            this.neighbourShare = share;
+            return this;
+        }
+
+        /**
+         * Added to the score of items said on the day, in the month or in the year a query names
+         * ("in June", "on 13 October, 2023"; UTC; 0: off).
+         */
+        public Builder dateWeight(double weight) {
+            checkWeight("date", weight);
+            this.dateWeight = weight;
+            return this;
+        }
+
         /** The settings as set so far. */
         IndexSettings settings() {
             return new IndexSettings(hnswMaxConn, hnswBeamWidth, detectSupersession, supersessionMinCosine,
                     supersessionMinOverlap, detectionNeighbours, denseWeight, lexicalWeight, recencyWeight,
                     recencyHalfLife, supersededDemotion, minCandidates, candidateFactor, minDenseCandidates,
                     denseCandidateFactor, readTimeSupersession, readMinCosine, readMinOverlap, readMinQueryCoverage,
-                    READ_TIME_WINDOW_EXTRA, exactSearchBelow, minMaxFusion);
+                    READ_TIME_WINDOW_EXTRA, exactSearchBelow, minMaxFusion, dropQueryFunctionWords,
+                    neighbourShare, dateWeight);
         }
 
         /** Builds and opens the index. */

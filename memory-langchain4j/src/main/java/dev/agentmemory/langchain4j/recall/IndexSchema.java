@@ -42,6 +42,9 @@ final class IndexSchema {
     static final String F_TIME_SECONDS = "time_s";
     static final String F_TIME_NANOS = "time_n";
     static final String F_SUPERSEDED_FLAG = "superseded_flag";
+    /** Doc values: a hash of the item's thread ({@link HybridIndex#THREAD_ATTRIBUTE}), {@link #NO_THREAD} without one. */
+    static final String F_THREAD = "thread_h";
+    static final long NO_THREAD = 0;
     static final String F_ATTR_KEY = "attr_k";
     static final String F_ATTR_VALUE = "attr_v";
     static final String F_STATUS = "status";
@@ -85,6 +88,7 @@ final class IndexSchema {
         d.add(new StoredField(F_TIME, s.time().getNano()));
         d.add(new NumericDocValuesField(F_TIME_SECONDS, s.time().getEpochSecond()));
         d.add(new NumericDocValuesField(F_TIME_NANOS, s.time().getNano()));
+        d.add(new NumericDocValuesField(F_THREAD, threadHash(s.attributes())));
         for (Map.Entry<String, String> e : s.attributes().entrySet()) {
             d.add(new StoredField(F_ATTR_KEY, e.getKey()));
             d.add(new StoredField(F_ATTR_VALUE, e.getValue()));
@@ -95,6 +99,23 @@ final class IndexSchema {
             d.add(new NumericDocValuesField(F_SUPERSEDED_FLAG, 1));
         }
         return d;
+    }
+
+    /**
+     * A 64-bit FNV-1a hash of an item's thread, odd (so never {@link #NO_THREAD}); {@link #NO_THREAD}
+     * for an item without one.
+     */
+    static long threadHash(Map<String, String> attributes) {
+        String thread = attributes.get(HybridIndex.THREAD_ATTRIBUTE);
+        if (thread == null) {
+            return NO_THREAD;
+        }
+        long h = 0xcbf29ce484222325L;
+        for (int i = 0; i < thread.length(); i++) {
+            h ^= thread.charAt(i);
+            h *= 0x100000001b3L;
+        }
+        return h | 1L;
     }
 
     /** The document of the item with this id, or -1. */

@@ -14,5 +14,7 @@ record IndexSettings(int hnswMaxConn, int hnswBeamWidth,
                      int minCandidates, int candidateFactor, int minDenseCandidates, int denseCandidateFactor,
                      boolean readTimeSupersession, double readMinCosine, double readMinOverlap,
                      double readTimeMinQueryCoverage, int readTimeWindowExtra,
-                     int exactSearchBelow, boolean minMaxFusion) {
+                     int exactSearchBelow, boolean minMaxFusion,
+                     boolean dropQueryFunctionWords, double neighbourShare,
+                     double dateWeight) {
 }

@@ -2,7 +2,9 @@ package dev.agentmemory.langchain4j.recall;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.analysis.LowerCaseFilter;
@@ -44,7 +46,12 @@ final class RecallAnalyzer extends Analyzer {
 
     /** The distinct terms of a text, in order of first appearance. */
     Set<String> terms(String field, String text) {
-        Set<String> out = new LinkedHashSet<>();
+        return new LinkedHashSet<>(termList(field, text));
+    }
+
+    /** The terms of a text in order, repeats included. */
+    List<String> termList(String field, String text) {
+        List<String> out = new ArrayList<>();
         try (TokenStream ts = tokenStream(field, text)) {
             CharTermAttribute term = ts.addAttribute(CharTermAttribute.class);
             ts.reset();

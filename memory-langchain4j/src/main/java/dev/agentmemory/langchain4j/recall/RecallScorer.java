@@ -43,24 +43,25 @@ import org.jspecify.annotations.Nullable;
 final class RecallScorer {
 
     private final IndexSettings settings;
-    private final RecallAnalyzer analyzer;
     private final ReadTimeResolver resolver;
+    private final QueryTerms queryTerms;
 
     RecallScorer(RecallAnalyzer analyzer, IndexSettings settings) {
         this.settings = settings;
-        this.analyzer = analyzer;
         this.resolver = new ReadTimeResolver(analyzer, settings);
+        this.queryTerms = new QueryTerms(analyzer, settings.dropQueryFunctionWords());
     }
 
     /** Hits of {@code query} (with its unit vector, if any) on this searcher, best first. */
     List<RecallHit> search(IndexSearcher searcher, RecallQuery query, float @Nullable [] vector)
             throws IOException {
         Query filter = IndexSchema.scopeFilter(query.partition(), !query.includeSuperseded());
-        Map<String, Integer> terms = queryTerms(query.text());
+        Map<String, Double> terms = queryTerms.of(query.text());
         StoredFields stored = searcher.storedFields();
         List<Candidate> pool;
         boolean hasLexical = !terms.isEmpty();
-        if (searcher.count(filter) <= settings.exactSearchBelow()) {
+        boolean exact = searcher.count(filter) <= settings.exactSearchBelow();
+        if (exact) {
             // small enough to score every item exactly: the result is a function of the items alone
             pool = ExactScan.scan(searcher, filter, terms, vector);
             if (vector == null) {
@@ -84,8 +85,14 @@ final class RecallScorer {
                 minDense = Math.min(minDense, c.dense);
             }
         }
-        List<Scored> scored = new ArrayList<>(pool.size());
-        for (Candidate c : pool) {
+        DateCue dateCue = settings.dateWeight() > 0 ? DateCue.in(query.text()).orElse(null) : null;
+        double[] base = new double[pool.size()];
+        double[] denseParts = new double[pool.size()];
+        double[] lexParts = new double[pool.size()];
+        double[] recencyParts = new double[pool.size()];
+        double[] dateParts = new double[pool.size()];
+        for (int i = 0; i < pool.size(); i++) {
+            Candidate c = pool.get(i);
             double dense;
             double lex;
             if (settings.minMaxFusion()) {
@@ -99,15 +106,36 @@ final class RecallScorer {
                 lex = maxLexical > 0 && !Double.isNaN(c.lexical) ? settings.lexicalWeight() * (c.lexical / maxLexical) : 0;
             }
             double recency = settings.recencyWeight() * recencyPrior(c.time, query.now());
-            double score = dense + lex + recency;
+            // a date the query names: items said on that day, in that month or year
+            double date = dateCue != null && dateCue.matches(c.time) ? settings.dateWeight() : 0;
+            double score = dense + lex + recency + date;
             if (c.superseded) {
                 score *= settings.supersededDemotion();
             }
+            base[i] = score;
+            denseParts[i] = dense;
+            lexParts[i] = lex;
+            recencyParts[i] = recency;
+            dateParts[i] = date;
+        }
+        // neighbours in time are only known when every item is scored
+        double[] bonus = exact && settings.neighbourShare() > 0
+                ? NeighbourContext.bonuses(pool, base, settings.neighbourShare(), query.maxResults(), stored)
+                : new double[pool.size()];
+        List<Scored> scored = new ArrayList<>(pool.size());
+        boolean hasVector = vector != null;
+        for (int i = 0; i < pool.size(); i++) {
+            Candidate c = pool.get(i);
+            double score = base[i] + bonus[i];
             if (score >= query.minScore()) {
-                boolean hasVector = vector != null;
+                double dense = denseParts[i];
+                double lex = lexParts[i];
+                double recency = recencyParts[i];
+                double neighbour = bonus[i];
+                double date = dateParts[i];
                 // explained only for the hits returned: formatting every candidate's reason costs more than scoring it
                 scored.add(new Scored(c.doc, c.time, c.stored, score,
-                        s -> why(hasVector, c, dense, lex, recency, s.supersededBy())));
+                        s -> why(hasVector, c, dense, lex, recency, date, neighbour, s.supersededBy())));
             }
         }
         scored.sort(bestFirst(stored));
@@ -129,7 +157,7 @@ final class RecallScorer {
 
     /** The candidates of the approximate path: the HNSW neighbours and the best BM25 matches (Lucene's statistics). */
     private List<Candidate> approximateCandidates(IndexSearcher searcher, Query filter, RecallQuery query,
-                                                  Map<String, Integer> terms, float @Nullable [] vector) throws IOException {
+                                                  Map<String, Double> terms, float @Nullable [] vector) throws IOException {
         int fetch = Math.max(settings.minCandidates(), query.maxResults() * settings.candidateFactor());
         Map<Integer, Candidate> candidates = new LinkedHashMap<>();
         if (vector != null) {
@@ -201,7 +229,7 @@ final class RecallScorer {
     }
 
     private static String why(boolean hasVector, Candidate c, double dense, double lex, double recency,
-                              @Nullable String supersededBy) {
+                              double date, double neighbour, @Nullable String supersededBy) {
         StringBuilder sb = new StringBuilder();
         if (hasVector) {
             sb.append(String.format(Locale.ROOT, "dense %.2f (cosine %.2f)", dense, c.dense));
@@ -216,6 +244,12 @@ final class RecallScorer {
             sb.append(" + ");
         }
         sb.append(String.format(Locale.ROOT, "recency %.2f", recency));
+        if (date > 0) {
+            sb.append(String.format(Locale.ROOT, " + date %.2f", date));
+        }
+        if (neighbour > 0) {
+            sb.append(String.format(Locale.ROOT, " + neighbour %.2f", neighbour));
+        }
         if (supersededBy != null) {
             sb.append("; superseded by ").append(supersededBy).append(", demoted");
         }
@@ -227,30 +261,18 @@ final class RecallScorer {
         return Math.pow(0.5, ageSeconds / settings.recencyHalfLife().toSeconds());
     }
 
-    /** The analysed terms of a query text, each with the number of times it occurs. */
-    private Map<String, Integer> queryTerms(String text) {
-        Map<String, Integer> counts = new LinkedHashMap<>();
-        if (text.isBlank()) {
-            return counts;
-        }
-        for (String t : analyzer.terms(F_TEXT, text)) {
-            counts.merge(t, 1, Integer::sum);
-        }
-        return counts;
-    }
-
-    private static @Nullable Query lexicalQuery(Map<String, Integer> counts) {
+    private static @Nullable Query lexicalQuery(Map<String, Double> counts) {
         if (counts.isEmpty()) {
             return null;
         }
         BooleanQuery.Builder b = new BooleanQuery.Builder();
         int clauses = 0;
-        for (Map.Entry<String, Integer> e : counts.entrySet()) {
+        for (Map.Entry<String, Double> e : counts.entrySet()) {
             if (clauses++ == IndexSearcher.getMaxClauseCount()) {
                 break;
             }
             Query tq = new TermQuery(new Term(F_TEXT, e.getKey()));
-            b.add(e.getValue() > 1 ? new BoostQuery(tq, e.getValue()) : tq, BooleanClause.Occur.SHOULD);
+            b.add(e.getValue() != 1.0 ? new BoostQuery(tq, e.getValue().floatValue()) : tq, BooleanClause.Occur.SHOULD);
         }
         return b.build();
     }
@@ -261,6 +283,8 @@ final class RecallScorer {
         double lexical = Double.NaN;
         Instant time = Instant.EPOCH; // readRankingFields sets it before anything ranks
         boolean superseded;
+        /** {@link IndexSchema#threadHash} of the item; read by the exact scan only. */
+        long thread = IndexSchema.NO_THREAD;
         @Nullable Stored stored;
 
         Candidate(int doc) {
