@@ -91,7 +91,7 @@ final class Views {
     Map<String, Object> memory(Caller caller, String section, int offset, int limit, String q) {
         List<Row> rows = switch (section) {
             case "persistent" -> rows(List.of(engine.view(caller, caller.persistent())));
-            case "state" -> rows(stateViews(caller));
+            case "state" -> stateRows(caller);
             case "conflicts" -> conflicts(caller);
             case "due" -> due(caller);
             default -> throw new Http.BadRequest("section must be state, persistent, conflicts or due: "
@@ -160,6 +160,9 @@ final class Views {
         List<Row> out = new ArrayList<>();
         for (Scoped s : views) {
             for (KeyState k : s.view().keys()) {
+                if (!k.scope().equals(s.view().scope())) {
+                    continue; // a session's view holds its tasks' keys too; they are listed with their task
+                }
                 if (k.current() != null) {
                     out.add(new Row(k.current(), "current", s.task()));
                 }
