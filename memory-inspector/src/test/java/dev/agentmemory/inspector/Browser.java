@@ -24,8 +24,10 @@ import java.util.function.Supplier;
  */
 final class Browser implements AutoCloseable {
 
-    static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-    static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+    /** Debian's browser; {@code -Dinspector.chromium=...} points elsewhere. */
+    static final Path CHROMIUM = Path.of(System.getProperty("inspector.chromium", "/usr/bin/chromium"));
+    /** Debian's driver; {@code -Dinspector.chromedriver=...} points elsewhere. */
+    static final Path CHROMEDRIVER = Path.of(System.getProperty("inspector.chromedriver", "/usr/bin/chromedriver"));
     /** How long a page may take to show what a test waits for before the test fails. */
     private static final long PATIENCE_MS = 15_000;
 
@@ -42,6 +44,8 @@ final class Browser implements AutoCloseable {
             if ("1".equals(System.getenv("AGENTMEMORY_REQUIRE_BROWSER"))) {
                 Assertions.fail(missing + "; AGENTMEMORY_REQUIRE_BROWSER=1 requires them");
             }
+            // surefire does not print why a class was aborted: say it in the build's output
+            System.err.println("[memory-inspector] browser tests SKIPPED: " + missing);
             Assumptions.abort(missing + "; skipped");
         }
         System.setProperty("webdriver.chrome.driver", CHROMEDRIVER.toString());
