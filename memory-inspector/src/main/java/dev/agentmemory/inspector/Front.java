@@ -27,6 +27,8 @@ final class Front implements HttpHandler {
             "/app.js", "web/app.js",
             "/app.css", "web/app.css");
 
+    private static final System.Logger LOG = System.getLogger(Front.class.getName());
+
     private final Secrets secrets;
     private final InspectorOptions options;
     private final Api api;
@@ -88,13 +90,14 @@ final class Front implements HttpHandler {
             }
             serve(http, asset);
         } catch (RuntimeException e) {
-            // never a stack trace to the page; the message is shown as text
+            // never a stack trace to the page; the operator finds it in the log
+            LOG.log(System.Logger.Level.WARNING, "memory inspector: " + exchange.getRequestMethod() + " "
+                    + exchange.getRequestURI().getRawPath() + " failed", e);
             try {
                 new Http(exchange).text(500, "inspector error: " + e.getClass().getSimpleName());
             } catch (IOException | RuntimeException ignored) {
                 // the response was already under way
             }
-            throw e;
         }
     }
 

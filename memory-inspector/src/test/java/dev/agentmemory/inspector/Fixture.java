@@ -66,6 +66,11 @@ final class Fixture implements AutoCloseable {
         engine.tasks().start(alice, "s1", "refund-1", "refund");
         write(alice, Proposal.set(alice.task("s1", "refund-1"), "refund.amount", "42 EUR").kind(Kind.TASK_FACT)
                 .source(Source.USER));
+        write(alice, Proposal.set(alice.persistent(), "profile.language", "English").kind(Kind.PREFERENCE)
+                .source(Source.USER));
+        // a guess of the model against what the user said: held as an open conflict, not served as current
+        engine.propose(alice, Proposal.set(alice.persistent(), "profile.language", "French").kind(Kind.INFERENCE)
+                .source(Source.MODEL).build());
         clock.advance(Duration.ofDays(3));
         write(alice, Proposal.set(alice.persistent(), "profile.city", "Paris").kind(Kind.PREFERENCE).source(Source.USER));
         Caller mallory = new Caller("globex", "mallory", "assistant");

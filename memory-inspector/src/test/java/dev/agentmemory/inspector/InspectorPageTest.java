@@ -83,6 +83,13 @@ class InspectorPageTest {
         assertThat(cell(city, 3)).isEqualTo("current");
         assertThat(city.getText()).contains("preference", "user", "trusted");
         browser.screenshot("memory");
+
+        browser.find("#tab-conflicts").click();
+        WebElement contested = browser.waitFor("#records[data-section=conflicts] tbody tr",
+                tr -> tr.getText().contains("French"));
+        assertThat(cell(contested, 0)).isEqualTo("profile.language");
+        assertThat(cell(contested, 3)).isEqualTo("conflict");
+        assertThat(contested.getText()).contains("inference", "model");
     }
 
     @Test

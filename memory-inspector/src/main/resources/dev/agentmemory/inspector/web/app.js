@@ -123,7 +123,7 @@ function recordColumns(user, section) {
     ['Held as', r => r.shownAs],
     ['Scope', r => r.scope],
     ['Kind', r => r.kind],
-    ['Source', r => r.sourceRef ? el('span', { title: r.sourceRef }, r.source + ' (' + r.sourceRef + ')') : r.source],
+    ['Source', r => source(user, r)],
     ['Trust', r => r.trust],
     ['Access', r => r.access],
     ['Valid', r => (fmt(r.validFrom) || 'open') + ' \u2192 ' + (fmt(r.validTo) || 'open'), 'small'],
@@ -132,6 +132,13 @@ function recordColumns(user, section) {
   if (section === 'state') cols.splice(6, 0, ['Task', r => r.taskStatus ? r.taskStatus + ' (held by ' + r.heldBy + ')' : '']);
   if (state.session.forgetting) cols.push(['', r => link('forget\u2026', 'forget', { user, target: 'key', scope: r.scope, key: r.key }, { class: 'forget-link' })]);
   return cols;
+}
+
+// a source reference message:<session>#<index> links to that conversation's turns
+function source(user, r) {
+  const m = /^message:([^#]+)#(\d+)$/.exec(r.sourceRef || '');
+  if (m) return [r.source + ' ', link('(' + m[1] + ' #' + m[2] + ')', 'turns', { user, session: m[1] }, { class: 'source-link' })];
+  return r.sourceRef ? r.source + ' (' + r.sourceRef + ')' : r.source;
 }
 
 async function memoryView(params) {
