@@ -210,7 +210,7 @@ public final class DemoMain {
         return switch (command) {
             case "chat" -> """
                     chat: talk to the shop assistant; every line goes to it, /help lists the in-chat commands
-                    (/memory /why /history KEY /forget KEY /tasks /audit /quit). Runs on the real clock.
+                    (/memory /why /history KEY /forget KEY /tasks /audit /inspect /quit). Runs on the real clock.
                       --session ID    the session to use or continue (default: a new one, chat-<time>)
                     """ + common + """
 
