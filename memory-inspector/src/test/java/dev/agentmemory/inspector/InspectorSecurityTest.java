@@ -178,6 +178,20 @@ class InspectorSecurityTest {
     }
 
     @Test
+    void should_show_a_sensitive_value_redacted_in_every_view_as_the_log_does() throws Exception {
+        fixture.engine.write(fixture.alice, dev.agentmemory.core.Proposal.set(fixture.alice.persistent(), "account.iban",
+                        "DE89370400440532013000").kind(dev.agentmemory.core.Kind.PREFERENCE)
+                .source(dev.agentmemory.core.Source.USER).sensitive().build());
+        for (String path : List.of("/api/memory?user=alice&section=persistent&q=iban",
+                "/api/history?user=alice&scope=persistent&key=account.iban", "/api/log?user=alice",
+                "/api/asof?user=alice&at=" + fixture.clock.instant())) {
+            HttpResponse<String> r = get(path, "Cookie", cookie());
+            assertThat(r.statusCode()).as(path).isEqualTo(200);
+            assertThat(r.body()).as(path).contains("[redacted]").doesNotContain("DE89370400440532013000");
+        }
+    }
+
+    @Test
     void should_listen_on_the_loopback_address_only() {
         assertThat(fixture.inspector.address().getHost()).isEqualTo("127.0.0.1");
         assertThat(fixture.inspector.uri().toString()).startsWith("http://127.0.0.1:").contains("?token=");
