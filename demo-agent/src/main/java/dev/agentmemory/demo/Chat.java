@@ -14,6 +14,8 @@ import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.Scope;
 import dev.agentmemory.core.TaskInfo;
 import dev.agentmemory.core.audit.AuditReport;
+import dev.agentmemory.inspector.InspectorOptions;
+import dev.agentmemory.inspector.MemoryInspector;
 import dev.agentmemory.langchain4j.SessionRef;
 import org.jspecify.annotations.Nullable;
 import java.io.BufferedReader;
@@ -28,7 +30,7 @@ import java.util.Optional;
 /**
  * The interactive chat: each line goes to the assistant, except the commands {@code /help},
  * {@code /memory}, {@code /why}, {@code /history KEY}, {@code /forget KEY}, {@code /tasks},
- * {@code /audit} and {@code /quit}, which read (or forget in) the memory the chat has open, so
+ * {@code /audit}, {@code /inspect} and {@code /quit}, which read (or forget in) the memory the chat has open, so
  * they also stand in for {@code inspect} and {@code audit} while the chat holds the store.
  */
 final class Chat {
@@ -41,6 +43,7 @@ final class Chat {
               /forget KEY    forget KEY everywhere in your memory (value removed from the log too)
               /tasks         the tasks of this session and their status
               /audit         check that the state equals the replay of the event log
+              /inspect       open the memory inspector in the browser (read-only; prints its address)
               /help          this list
               /quit          leave (also /exit or end of input)""";
 
@@ -50,6 +53,7 @@ final class Chat {
     private final PrintStream out;
     private final PrintStream err;
     private boolean lastTurnFailed;
+    private @Nullable MemoryInspector inspector;
 
     Chat(ShopAgent agent, SessionRef ref, PrintStream out, PrintStream err) {
         this.agent = requireNonNull(agent, "agent");
@@ -59,8 +63,27 @@ final class Chat {
         this.err = requireNonNull(err, "err");
     }
 
-    /** Reads lines until /quit or the end of input. */
+    /** Reads lines until /quit or the end of input; stops the inspector {@code /inspect} started. */
     void run(BufferedReader in) {
+        try {
+            loop(in);
+        } finally {
+            if (inspector != null) {
+                inspector.close();
+            }
+        }
+    }
+
+    /** Starts the inspector over the chat's memory once (read-only, this shop's users) and prints its address. */
+    private void inspect() {
+        if (inspector == null) {
+            inspector = MemoryInspector.start(agent.memory().agentMemory(),
+                    InspectorOptions.builder(ShopAgent.TENANT).operator("chat").build());
+        }
+        out.println("memory inspector (read-only, until the chat ends): " + inspector.uri());
+    }
+
+    private void loop(BufferedReader in) {
         while (true) {
             out.print("you> ");
             out.flush();
@@ -144,6 +167,7 @@ final class Chat {
             case "/forget" -> withKey(arg, "/forget", this::forget);
             case "/tasks" -> tasks();
             case "/audit" -> audit();
+            case "/inspect" -> inspect();
             default -> err.println("error: unknown command " + parts[0] + " (try /help)");
         }
         return true;

@@ -11,6 +11,8 @@ import dev.agentmemory.core.Scope;
 import dev.agentmemory.core.TaskInfo;
 import dev.agentmemory.core.audit.AuditReport;
 import dev.agentmemory.core.ledger.ActionRecord;
+import dev.agentmemory.inspector.InspectorOptions;
+import dev.agentmemory.inspector.MemoryInspector;
 import dev.agentmemory.langchain4j.SessionRef;
 import org.jspecify.annotations.Nullable;
 import java.io.BufferedReader;
@@ -48,7 +50,7 @@ public final class DemoMain {
 
     static final Path DEFAULT_DB = Path.of("demo-data", "agent-memory");
 
-    private static final String USAGE = "usage: java -jar demo-agent.jar [chat|scenario|inspect|audit] [options]"
+    private static final String USAGE = "usage: java -jar demo-agent.jar [chat|scenario|inspect|inspect-web|audit] [options]"
             + "  (COMMAND --help for its options, --version)";
 
     private DemoMain() {
@@ -114,7 +116,7 @@ public final class DemoMain {
                 case "--debug" -> debug = true;
                 case "--keep" -> keep = true;
                 case "--version", "-V" -> command = command == null ? "version" : command;
-                case "chat", "scenario", "inspect", "audit", "crash-drill" -> {
+                case "chat", "scenario", "inspect", "inspect-web", "audit", "crash-drill" -> {
                     if (command != null && !command.equals("version")) {
                         throw DemoError.usage("two commands given: " + command + " and " + a + " (try --help)");
                     }
@@ -174,6 +176,7 @@ public final class DemoMain {
                     out.print(inspect(engine, Caller.of(ShopAgent.TENANT, o.user()), o.session()));
                     return 0;
                 });
+                case "inspect-web" -> inspectWeb(o, in, out);
                 case "audit" -> withEngine(o, out, engine -> {
                     AuditReport r = engine.admin().audit(Caller.of(ShopAgent.TENANT, o.user()), Duration.ofDays(30));
                     r.lines().forEach(out::println);
@@ -207,7 +210,7 @@ public final class DemoMain {
         return switch (command) {
             case "chat" -> """
                     chat: talk to the shop assistant; every line goes to it, /help lists the in-chat commands
-                    (/memory /why /history KEY /forget KEY /tasks /audit /quit). Runs on the real clock.
+                    (/memory /why /history KEY /forget KEY /tasks /audit /inspect /quit). Runs on the real clock.
                       --session ID    the session to use or continue (default: a new one, chat-<time>)
                     """ + common + """
 
@@ -229,6 +232,12 @@ public final class DemoMain {
                     Needs the store not to be open in a running chat (use /memory, /history, /tasks there).
                       --session ID    only this session (with persistent memory)
                     """ + common;
+            case "inspect-web" -> """
+                    inspect-web: the memory inspector in the browser (layers, key history, as of, turns, log,
+                    audit, forget) on 127.0.0.1 with a random access token; prints the address and runs until
+                    Enter or the end of the input. Needs the store not to be open in a running chat: H2 locks
+                    the file to one process (exit code 6); in a chat, /inspect opens it over the chat's memory.
+                    """ + common;
             case "audit" -> """
                     audit: check the user's memory: state == replay(log), conflicts, pending actions, expired
                     values. Exit code 0 when consistent, 1 when not.
@@ -238,6 +247,7 @@ public final class DemoMain {
                       chat        talk to the shop assistant (default)
                       scenario    run the scripted memory lifecycle and print a checklist
                       inspect     print a user's state, history and event log
+                      inspect-web open the memory inspector in the browser (forgetting enabled)
                       audit       check a user's memory for consistency
                     options: --db PATH, --user NAME, --session ID, --keep, --debug, --help, --version
 
@@ -274,6 +284,25 @@ public final class DemoMain {
             // fall through
         }
         return "java -jar demo-agent/target/demo-agent.jar";
+    }
+
+    /** The inspector in the browser over a store no chat holds, with forgetting enabled, until Enter or end of input. */
+    private static int inspectWeb(Options o, InputStream in, PrintStream out) {
+        StoreLocation store = StoreLocation.of(o.db());
+        store.requireExisting();
+        try (DemoMemory memory = new DemoMemory(store.openEngine());
+             MemoryInspector inspector = MemoryInspector.start(memory.agentMemory(),
+                     InspectorOptions.builder(ShopAgent.TENANT).forgetting(true).operator("demo").build())) {
+            out.println("memory inspector for " + store.file() + " (tenant " + ShopAgent.TENANT + ", forgetting enabled):");
+            out.println("  open " + inspector.uri());
+            out.println("press Enter (or end the input) to stop");
+            try {
+                new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8)).readLine();
+            } catch (IOException e) {
+                // the input is gone: stop
+            }
+            return 0;
+        }
     }
 
     private interface EngineWork {

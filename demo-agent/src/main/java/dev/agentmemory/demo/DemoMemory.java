@@ -68,6 +68,11 @@ final class DemoMemory implements AutoCloseable {
         return engine;
     }
 
+    /** The plugin's memory itself, for the inspector in the browser. */
+    AgentMemory agentMemory() {
+        return memory;
+    }
+
     ChatMemoryProvider chatMemoryProvider() {
         return memory.chatMemoryProvider();
     }

@@ -102,6 +102,7 @@ class DemoErrorsTest {
             String message = "the memory store " + db.toAbsolutePath() + ".mv.db is in use by another process (a running chat?);"
                     + " quit it first, or use /memory, /history, /tasks and /audit inside that chat";
             assertOneLine(DemoRun.of("inspect", "--db", db.toString()), 6, message);
+            assertOneLine(DemoRun.of("inspect-web", "--db", db.toString()), 6, message);
             assertOneLine(DemoRun.of(Map.of(), "/quit\n", "chat", "--db", db.toString()), 6, message);
 
             // --debug adds the trace after the same line

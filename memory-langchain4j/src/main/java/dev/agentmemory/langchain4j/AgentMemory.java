@@ -339,6 +339,20 @@ public final class AgentMemory implements AutoCloseable {
         return lastRecalls.get(ref);
     }
 
+    /**
+     * The recent turns of a session as the model received them, oldest first: what each of the
+     * session's last {@value LastRecalls#TURNS_PER_SESSION} augmentations used and cut, and the
+     * framed message sent ({@link Recall#sent()}, {@link Recall#block()}). Kept in this object's
+     * memory only: empty after a restart, and dropped, for every session of the user, by any
+     * forget of that user's memory (made here or by another instance over the same store), since
+     * it holds remembered values. For tools that show what a conversation saw (the inspector).
+     */
+    public List<Recall> recentRecalls(Object memoryId) {
+        SessionRef ref = session(memoryId);
+        engine.admin().sync(ref.caller(agent));
+        return lastRecalls.recent(ref);
+    }
+
     /** The framer used for injection (and for stripping blocks before messages are stored). */
     MemoryFramer framer() {
         return framer;

@@ -41,7 +41,8 @@ final class MemoryContentInjector implements ContentInjector {
     }
 
     /** The block and which contents went in or were cut. */
-    record Injection(ChatMessage message, List<Content> used, List<Content> cut, List<String> cutReasons) {
+    record Injection(ChatMessage message, List<Content> used, List<Content> cut, List<String> cutReasons,
+                     String blockText, int blockTokens) {
     }
 
     @Override
@@ -64,7 +65,8 @@ final class MemoryContentInjector implements ContentInjector {
         List<Content> cut = block.cut().stream().map(x -> origin.get(x.item())).toList();
         List<String> reasons = block.cut().stream().map(CutItem::detail).toList();
         if (block.isEmpty() || !(chatMessage instanceof UserMessage user)) {
-            return new Injection(chatMessage, block.isEmpty() ? List.of() : used, cut, reasons);
+            return new Injection(chatMessage, block.isEmpty() ? List.of() : used, cut, reasons,
+                    block.isEmpty() ? "" : block.text(), block.isEmpty() ? 0 : block.approxTokens());
         }
         ChatMessage injected;
         if (user.hasSingleText()) {
@@ -76,7 +78,7 @@ final class MemoryContentInjector implements ContentInjector {
             parts.addAll(user.contents());
             injected = user.toBuilder().contents(parts).build();
         }
-        return new Injection(injected, used, cut, reasons);
+        return new Injection(injected, used, cut, reasons, block.text(), block.approxTokens());
     }
 
     static FramedItem item(Content c) {

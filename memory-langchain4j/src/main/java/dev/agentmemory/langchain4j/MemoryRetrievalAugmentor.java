@@ -54,8 +54,10 @@ final class MemoryRetrievalAugmentor implements RetrievalAugmentor {
         MemoryContentInjector.Injection injection = injector.injectAndReport(contents, message);
         if (target.session() != null) {
             turns.begin(target.session(), message, injection.message());
+            String sent = injection.message() instanceof UserMessage sentMessage ? MessageText.of(sentMessage) : query.text();
             last.put(new Recall(target.session(), query.text(), injection.used(), injection.cut(),
-                    injection.cutReasons(), now));
+                    injection.cutReasons(), now, sent, injection.blockText(),
+                    injection.blockTokens()));
         }
         return new AugmentationResult(injection.message(), injection.used());
     }

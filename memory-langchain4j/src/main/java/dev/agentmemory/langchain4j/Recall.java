@@ -19,13 +19,22 @@ import java.util.Objects;
  * @param cut        the contents retrieved but left out by the block budget
  * @param cutReasons for each cut content (same index), which limit it hit
  * @param at         when the recall was made (the memory's clock)
+ * @param sent       the text of the user message as the model received it: the user's text with
+ *                   the framed block attached ({@code query} alone when nothing was framed)
+ * @param block      the framed block alone, as attached to {@code sent}; empty when nothing was framed
+ * @param blockTokens the block's size in approximate tokens, as the block budget counted them
  */
 public record Recall(SessionRef session, String query, List<Content> used, List<Content> cut, List<String> cutReasons,
-                     Instant at) {
+                     Instant at, String sent, String block, int blockTokens) {
     public Recall {
         Objects.requireNonNull(session, "session");
         Objects.requireNonNull(query, "query");
         Objects.requireNonNull(at, "at");
+        Objects.requireNonNull(sent, "sent");
+        Objects.requireNonNull(block, "block");
+        if (blockTokens < 0) {
+            throw new IllegalArgumentException("blockTokens must be >= 0: " + blockTokens);
+        }
         used = List.copyOf(used);
         cut = List.copyOf(cut);
         cutReasons = List.copyOf(cutReasons);

@@ -12,14 +12,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * README.md's code is the tested code: every java and properties block of the README names the
  * regions of test code it shows (an HTML comment {@code <!-- snippet: name -->} before the block),
- * here and in memory-core's tests, and equals them apart from indentation and spacing. On a
+ * here and in memory-core's and memory-inspector's tests, and equals them apart from indentation and spacing. On a
  * difference the failure prints the tested code to paste into the README.
  */
 class ReadmeSnippetsTest {
 
     private static final Path README = Path.of("..", "README.md");
     private static final List<Path> TESTED_CODE = List.of(Path.of("src", "test", "java"), Path.of("src", "test", "resources"),
-            Path.of("..", "memory-core", "src", "test", "java"), Path.of("..", "memory-store-jdbc", "src", "test", "java"));
+            Path.of("..", "memory-core", "src", "test", "java"), Path.of("..", "memory-store-jdbc", "src", "test", "java"),
+            Path.of("..", "memory-inspector", "src", "test", "java"));
 
     @Test
     void should_show_exactly_the_tested_code_in_every_readme_block() {

@@ -49,7 +49,7 @@ class RecallOfPastTurnsTest {
     void should_show_the_answer_given_right_after_the_turn_the_question_matches() {
         TestClock clock = new TestClock(Instant.parse("2024-03-02T09:00:00Z"));
         String answer = "The Remains of the Day, by Kazuo Ishiguro.";
-        try (AgentMemory memory = AgentMemory.builder().clock(clock).embeddingModel(SharedEmbeddingModel.get()).build()) {
+        try (AgentMemory memory = AgentMemory.builder().engineSettings(e -> e.clock(clock)).embeddingModel(SharedEmbeddingModel.get()).build()) {
             ScriptedChatModel model = replying(memory, Map.of(
                     "Which book should I take on my flight to Oslo?", answer,
                     "My flight was delayed by two hours.", "Sorry to hear that.",
@@ -86,7 +86,7 @@ class RecallOfPastTurnsTest {
     @Test
     void should_show_first_what_was_said_in_the_month_the_question_names() {
         TestClock clock = new TestClock(Instant.parse("2023-05-20T09:00:00Z"));
-        try (AgentMemory memory = AgentMemory.builder().clock(clock).embeddingModel(SharedEmbeddingModel.get()).build()) {
+        try (AgentMemory memory = AgentMemory.builder().engineSettings(e -> e.clock(clock)).embeddingModel(SharedEmbeddingModel.get()).build()) {
             ScriptedChatModel model = replying(memory, Map.of());
             Assistant assistant = assistant(memory, model);
             // given: camping in May, then in July (closer to the question's words)
