@@ -9,15 +9,17 @@ import java.util.function.ToDoubleFunction;
  * text alone, by requiring both
  * <ul>
  *   <li>a high cosine similarity of the embeddings (the statements mean nearly the same), and</li>
- *   <li>a high IDF-weighted overlap of their content terms (stemmed, stop words removed), with
- *       the inverse document frequency taken inside the partition: a name that occurs in many of
- *       a user's memories says little, shared rare terms (the predicate) say a lot. Overlap is the
- *       weight of the shared terms over the weight of the lighter statement.</li>
+ *   <li>a high weighted overlap of their content terms (stemmed, stop words removed): the weight
+ *       of the shared terms over the weight of the lighter statement. At write time the weights
+ *       come from the two statements alone ({@link #pairWeights}: a name says little, since many
+ *       of a user's statements share their subject; the predicate says a lot), so the decision
+ *       is a function of the pair and the same whatever else the index holds or held.</li>
  * </ul>
  * Either signal alone hides unrelated facts: two facts about one person share the name (high
  * raw overlap), and different facts in similar words can embed closely (high cosine).
  *
- * <p>At read time a looser pair of thresholds applies to results that both answer the query:
+ * <p>At read time (off by default) a looser pair of thresholds applies, with terms weighted by
+ * their inverse document frequency inside the partition at the time of the read, to results that both answer the query:
  * the query names the subject, so two similar results that share the query's terms are taken to
  * be two versions of one fact ({@link #sameSubjectForQuery}).
  */
@@ -35,6 +37,33 @@ final class SupersessionDetector {
         }
         this.minCosine = minCosine;
         this.minOverlap = minOverlap;
+    }
+
+    /**
+     * Weight of a name's terms at write time (a capitalised word other than "I"): the subject of
+     * many of a user's statements, so sharing it says little about whether two statements are
+     * versions of one fact; other content terms weigh 1.
+     */
+    static final double NAME_WEIGHT = 0.1;
+
+    private static final java.util.regex.Pattern NAME = java.util.regex.Pattern.compile("\\b\\p{Lu}[\\p{L}\\p{M}'’-]*");
+
+    /**
+     * The write-time term weights of a pair, a function of the two statements alone: terms of
+     * their names weigh {@link #NAME_WEIGHT}, other terms 1.
+     */
+    static ToDoubleFunction<String> pairWeights(String textA, String textB, java.util.function.Function<String, Set<String>> terms) {
+        StringBuilder names = new StringBuilder();
+        for (String text : new String[] {textA, textB}) {
+            java.util.regex.Matcher m = NAME.matcher(text);
+            while (m.find()) {
+                if (!m.group().equals("I")) {
+                    names.append(m.group()).append(' ');
+                }
+            }
+        }
+        Set<String> nameTerms = names.length() == 0 ? Set.of() : terms.apply(names.toString());
+        return t -> nameTerms.contains(t) ? NAME_WEIGHT : 1.0;
     }
 
     double minCosine() {
