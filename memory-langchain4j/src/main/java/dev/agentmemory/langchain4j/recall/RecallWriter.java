@@ -261,21 +261,29 @@ final class RecallWriter implements Closeable {
     }
 
     /**
-     * The other items of {@code item}'s partition and speaker that the detector pairs with it:
-     * cosine at least the detector's minimum and term overlap at least its minimum, the terms
-     * weighted alike (no partition statistics, so the pair alone decides).
+     * The other items of {@code item}'s partition and speaker that the detector pairs with it
+     * (questions and hypotheticals pair with nothing): a near-duplicate (cosine and term overlap,
+     * names weighing little) or the same frame (same named subjects, and the same relation or a
+     * negation of the other). The pair alone decides: no partition statistics.
      */
     private List<Replacement> replacements(IndexSearcher searcher, Stored item, float[] unit, Set<String> itemTerms)
             throws IOException {
         List<Replacement> out = new ArrayList<>();
+        if (!SupersessionDetector.states(item.text())) {
+            return out;
+        }
         StoredFields stored = searcher.storedFields();
         for (ExactScan.Neighbour sd : nearest(searcher, IndexSchema.scopeFilter(item.partition(), false), unit)) {
             Stored other = IndexSchema.load(stored, sd.doc());
-            if (other.id().equals(item.id()) || !IndexSchema.sameSpeaker(other.attributes(), item.attributes())) {
+            if (other.id().equals(item.id()) || !IndexSchema.sameSpeaker(other.attributes(), item.attributes())
+                    || !SupersessionDetector.states(other.text())) {
                 continue;
             }
-            if (detector.sameSubject(sd.cosine(), itemTerms, analyzer.terms(F_TEXT, other.text()),
-                    SupersessionDetector.pairWeights(item.text(), other.text(), text -> analyzer.terms(F_TEXT, text)))) {
+            if ((sd.cosine() >= detector.minCosine() && detector.sameSubject(sd.cosine(), itemTerms,
+                    analyzer.terms(F_TEXT, other.text()),
+                    SupersessionDetector.pairWeights(item.text(), other.text(), text -> analyzer.terms(F_TEXT, text))))
+                    || detector.sameFrame(sd.cosine(), StatementFrame.of(item.text()), StatementFrame.of(other.text()),
+                    text -> analyzer.terms(F_TEXT, text))) {
                 out.add(new Replacement(sd.doc(), other, newer(other, item)));
             }
         }
@@ -300,7 +308,7 @@ final class RecallWriter implements Closeable {
     private List<ExactScan.Neighbour> nearest(IndexSearcher searcher, Query filter, float[] unit) throws IOException {
         int k = settings.detectionNeighbours();
         if (searcher.count(filter) <= settings.exactSearchBelow()) {
-            return ExactScan.within(searcher, filter, unit, detector.minCosine());
+            return ExactScan.within(searcher, filter, unit, detector.scanCosine());
         }
         TopDocs near = searcher.search(new KnnFloatVectorQuery(F_VECTOR, unit, k, filter), k);
         List<ExactScan.Neighbour> out = new ArrayList<>(near.scoreDocs.length);
@@ -330,7 +338,7 @@ final class RecallWriter implements Closeable {
                 return true;
             }
             if (u.item().partition().equals(item.partition()) && IndexSchema.sameSpeaker(u.item().attributes(), item.attributes())
-                    && Vectors.cosine(u.unit(), unit) >= detector.minCosine()) {
+                    && Vectors.cosine(u.unit(), unit) >= detector.scanCosine()) {
                 return true;
             }
         }

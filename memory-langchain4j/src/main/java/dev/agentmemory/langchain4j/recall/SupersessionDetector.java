@@ -70,6 +70,65 @@ final class SupersessionDetector {
         return minCosine;
     }
 
+    /** The lowest cosine at which any write-time rule can pair two statements. */
+    double scanCosine() {
+        return Math.min(minCosine, FRAME_MIN_COSINE);
+    }
+
+    /** Lowest cosine of two statements with the same subjects that {@link #sameFrame} pairs. */
+    static final double FRAME_MIN_COSINE = 0.5;
+    /** How many of a predicate's first relation terms are compared. */
+    static final int RELATION_TERMS = 2;
+    /** Least share of the lighter predicate's terms that a negation and the statement it ends must share. */
+    static final double NEGATION_MIN_OVERLAP = 0.4;
+
+    private static final java.util.regex.Pattern NOT_A_STATEMENT = java.util.regex.Pattern.compile(
+            "[?？]\\s*$|^\\s*(?i:if|suppose|what if|imagine|would|should|could)\\b|^\\s*(?:如果|假如|要是|假设)");
+
+    /**
+     * Whether a text states something that can replace or be replaced: not a question, not a
+     * hypothetical ("If I moved to Paris", 如果...).
+     */
+    static boolean states(String text) {
+        return !NOT_A_STATEMENT.matcher(text).find();
+    }
+
+    /**
+     * True when two statements open with the same named subjects and either say something about
+     * them in the same relation (their predicates' first content terms meet, as "first met" and
+     * "met", "co-founded" and "co-founded") or one negates what the other says (one is negated and
+     * their predicates share enough content terms). Needs a moderate cosine too.
+     */
+    boolean sameFrame(double cosine, StatementFrame a, StatementFrame b,
+                      java.util.function.Function<String, Set<String>> terms) {
+        if (cosine < FRAME_MIN_COSINE || !a.sameSubjects(b)) {
+            return false;
+        }
+        Set<String> pa = terms.apply(a.predicate());
+        Set<String> pb = terms.apply(b.predicate());
+        if (a.negated() != b.negated()) {
+            return overlap(pa, pb, t -> 1.0) >= NEGATION_MIN_OVERLAP;
+        }
+        Set<String> leadA = lead(pa);
+        return lead(pb).stream().anyMatch(leadA::contains);
+    }
+
+    /**
+     * Stems that say nothing about which relation a predicate states: auxiliaries, modals,
+     * pronouns and adverbs of time or degree (the analyzer's stop words are already gone).
+     */
+    static final Set<String> NOT_A_RELATION = Set.of("ha", "have", "had", "wa", "were", "been", "be", "am", "could",
+            "mai", "may", "might", "would", "should", "can", "will", "shall", "must", "do", "doe", "did", "also", "often",
+            "alwai", "usual", "current", "now", "onli", "just", "still", "recent", "both", "all", "known", "her", "hi",
+            "his", "him", "he", "she", "our", "my", "your", "its", "them", "we", "i", "you", "actual", "instead",
+            "exclus", "previous", "later", "sinc", "never", "longer", "ani", "some", "veri", "well", "mani");
+
+    /** The predicate's first {@link #RELATION_TERMS} content terms that name a relation. */
+    private static Set<String> lead(Set<String> predicate) {
+        return predicate.stream().filter(t -> !NOT_A_RELATION.contains(t)).limit(RELATION_TERMS)
+                .collect(java.util.stream.Collectors.toSet());
+    }
+
     /** True when the two statements are near-duplicates about the same subject. */
     boolean sameSubject(double cosine, Set<String> termsA, Set<String> termsB, ToDoubleFunction<String> idf) {
         return cosine >= minCosine && overlap(termsA, termsB, idf) >= minOverlap;
