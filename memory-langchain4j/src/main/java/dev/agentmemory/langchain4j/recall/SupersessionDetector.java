@@ -80,7 +80,7 @@ final class SupersessionDetector {
     /** How many of a predicate's first relation terms are compared. */
     static final int RELATION_TERMS = 2;
     /** Least share of the lighter predicate's terms that a negation and the statement it ends must share. */
-    static final double NEGATION_MIN_OVERLAP = 0.4;
+    static final double NEGATION_MIN_OVERLAP = 0.3;
 
     private static final java.util.regex.Pattern NOT_A_STATEMENT = java.util.regex.Pattern.compile(
             "[?？]\\s*$|^\\s*(?i:if|suppose|what if|imagine|would|should|could)\\b|^\\s*(?:如果|假如|要是|假设)");
@@ -95,9 +95,10 @@ final class SupersessionDetector {
 
     /**
      * True when two statements open with the same named subjects and either say something about
-     * them in the same relation (their predicates' first content terms meet, as "first met" and
-     * "met", "co-founded" and "co-founded") or one negates what the other says (one is negated and
-     * their predicates share enough content terms). Needs a moderate cosine too.
+     * them in the same relation (the first relation terms of their predicates agree: all of the
+     * shorter lead, as "first met" in both, or "co-founded" in both) or one negates what the other
+     * says (exactly one is negated and their predicates share enough content terms). Needs a
+     * moderate cosine too.
      */
     boolean sameFrame(double cosine, StatementFrame a, StatementFrame b,
                       java.util.function.Function<String, Set<String>> terms) {
@@ -110,7 +111,9 @@ final class SupersessionDetector {
             return overlap(pa, pb, t -> 1.0) >= NEGATION_MIN_OVERLAP;
         }
         Set<String> leadA = lead(pa);
-        return lead(pb).stream().anyMatch(leadA::contains);
+        Set<String> leadB = lead(pb);
+        long shared = leadB.stream().filter(leadA::contains).count();
+        return shared > 0 && shared >= Math.min(leadA.size(), leadB.size());
     }
 
     /**
