@@ -94,11 +94,17 @@ final class RecallWriter implements Closeable {
             for (int i = 0; i < items.size(); i++) {
                 IndexedItem item = items.get(i);
                 if (changedIndexed || mustSee(unrefreshed, item, unit.get(i))) {
-                    searcher = refreshed(searcher);
+                    searchers.release(searcher);
+                    searcher = null;
+                    searchers.maybeRefreshBlocking();
+                    searcher = searchers.acquire();
                     unrefreshed.clear();
                 }
                 if (removeExisting(searcher, item.id())) {
-                    searcher = refreshed(searcher);
+                    searchers.release(searcher);
+                    searcher = null;
+                    searchers.maybeRefreshBlocking();
+                    searcher = searchers.acquire();
                     unrefreshed.clear();
                 }
                 Set<String> terms = analyzer.terms(F_TEXT, item.text());
@@ -109,16 +115,11 @@ final class RecallWriter implements Closeable {
                 unrefreshed.add(new Unrefreshed(item, unit.get(i)));
             }
         } finally {
-            searchers.release(searcher);
+            if (searcher != null) {
+                searchers.release(searcher);
+            }
         }
         searchers.maybeRefreshBlocking();
-    }
-
-    /** Releases {@code searcher} and returns one that sees every write so far. */
-    private IndexSearcher refreshed(IndexSearcher searcher) throws IOException {
-        searchers.release(searcher);
-        searchers.maybeRefreshBlocking();
-        return searchers.acquire();
     }
 
     /**
