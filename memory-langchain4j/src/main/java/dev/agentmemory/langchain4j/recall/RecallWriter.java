@@ -280,15 +280,26 @@ final class RecallWriter implements Closeable {
                     || !SupersessionDetector.states(other.text())) {
                 continue;
             }
-            if ((sd.cosine() >= detector.minCosine() && detector.sameSubject(sd.cosine(), itemTerms,
-                    analyzer.terms(F_TEXT, other.text()),
-                    SupersessionDetector.pairWeights(item.text(), other.text(), text -> analyzer.terms(F_TEXT, text))))
+            if ((sd.cosine() >= detector.minCosine() && nearParaphrase(sd.cosine(), item.text(), itemTerms, other.text()))
                     || detector.sameFrame(sd.cosine(), StatementFrame.of(item.text()), StatementFrame.of(other.text()),
                     text -> analyzer.terms(F_TEXT, text))) {
                 out.add(new Replacement(sd.doc(), other, newer(other, item)));
             }
         }
         return out;
+    }
+
+    /**
+     * The near-paraphrase rule at write time: cosine and weighted overlap (names weighing little),
+     * and at least {@link SupersessionDetector#MIN_SHARED_TERMS} shared terms that are not names
+     * (two chat turns that share one word, "great" or "thanks", are not two versions of a fact).
+     */
+    private boolean nearParaphrase(double cosine, String text, Set<String> terms, String otherText) {
+        Set<String> otherTerms = analyzer.terms(F_TEXT, otherText);
+        java.util.function.ToDoubleFunction<String> weights =
+                SupersessionDetector.pairWeights(text, otherText, t -> analyzer.terms(F_TEXT, t));
+        long shared = terms.stream().filter(t -> otherTerms.contains(t) && weights.applyAsDouble(t) >= 1).count();
+        return shared >= SupersessionDetector.MIN_SHARED_TERMS && detector.sameSubject(cosine, terms, otherTerms, weights);
     }
 
     /** Whether {@code a} is newer than {@code b}: later, or at the same time with the greater id. */

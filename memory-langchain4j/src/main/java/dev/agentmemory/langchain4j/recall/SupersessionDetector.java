@@ -75,6 +75,9 @@ final class SupersessionDetector {
         return Math.min(minCosine, FRAME_MIN_COSINE);
     }
 
+    /** Least number of shared terms, names aside, of two near-paraphrases at write time. */
+    static final int MIN_SHARED_TERMS = 2;
+
     /** Lowest cosine of two statements with the same subjects that {@link #sameFrame} pairs. */
     static final double FRAME_MIN_COSINE = 0.5;
     /** How many of a predicate's first relation terms are compared. */
