@@ -28,6 +28,12 @@ import java.util.Set;
  * update, whether the update / the superseded fact (presented as current) are in the block, and
  * for our system the share of the other facts it hid or marked superseded.
  * {@code --limit N} uses the first N items.
+ *
+ * <p>The items are split in two halves by {@link InjectionCase#half} of their id (held out when
+ * the first byte of the SHA-256 of the id is odd): detector rules are designed and tuned looking
+ * at the {@code tune} half only, and the {@code held_out} half is the result. Every figure is
+ * printed for both halves and for all items. {@code -Dbench.ku.misses=true} prints the tune
+ * half's misses (never the held-out half's).
  */
 final class KnowledgeUpdateSuite implements Suite {
 
@@ -108,16 +114,22 @@ final class KnowledgeUpdateSuite implements Suite {
     public ObjectNode run(SuiteOptions options, BenchContext context) throws Exception {
         List<Item> items = load(options.requireData(name()), options.limitOr(Integer.MAX_VALUE));
         int defaultResults = EmbeddingStoreContentRetriever.DEFAULT_MAX_RESULTS.apply(null);
-        Map<String, Counts> counts = new LinkedHashMap<>();
-        Counts ours = new Counts(OurRecall.DEFAULT_RESULTS);
-        Counts baseline = new Counts(defaultResults);
-        counts.put(OurRecall.NAME, ours);
-        counts.put(DefaultRag.NAME, baseline);
+        Map<String, Map<String, Counts>> byHalf = new LinkedHashMap<>();
+        for (String half : List.of(ALL, InjectionCase.TUNE, InjectionCase.HELD_OUT)) {
+            Map<String, Counts> counts = new LinkedHashMap<>();
+            counts.put(OurRecall.NAME, new Counts(OurRecall.DEFAULT_RESULTS));
+            counts.put(DefaultRag.NAME, new Counts(defaultResults));
+            byHalf.put(half, counts);
+        }
+        boolean printMisses = Boolean.getBoolean("bench.ku.misses");
         long started = System.nanoTime();
         try (OurRecall recall = new OurRecall(context.model().dimension())) {
             for (int n = 0; n < items.size(); n++) {
                 Item item = items.get(n);
                 String user = item.id();
+                String half = InjectionCase.half(item.id());
+                List<Counts> ours = List.of(counts(byHalf, ALL, OurRecall.NAME), counts(byHalf, half, OurRecall.NAME));
+                List<Counts> baseline = List.of(counts(byHalf, ALL, DefaultRag.NAME), counts(byHalf, half, DefaultRag.NAME));
                 Instant day = START.plus(Duration.ofDays(n));
                 List<String> texts = new ArrayList<>(item.facts());
                 texts.add(item.update());
@@ -133,23 +145,32 @@ final class KnowledgeUpdateSuite implements Suite {
                 Instant now = day.plus(Duration.ofDays(1)).plus(Duration.ofHours(1));
                 List<RecallHit> hits = recall.search(RecallQuery.of(user, item.question(),
                         context.embed(item.question()), OurRecall.DEFAULT_RESULTS, now));
-                score(ours, item, user, hits.stream().filter(h -> !h.superseded()).map(RecallHit::id).toList());
+                List<String> shown = hits.stream().filter(h -> !h.superseded()).map(RecallHit::id).toList();
+                ours.forEach(c -> score(c, item, user, shown));
                 // hidden: marked superseded in the index, or superseded for this question at read time
                 Set<String> flagged = new HashSet<>();
                 recall.search(RecallQuery.of(user, item.question(), context.embed(item.question()), texts.size(), now)
                                 .withIncludeSuperseded(true)).stream()
                         .filter(RecallHit::superseded).forEach(h -> flagged.add(h.id()));
+                List<String> wronglyHidden = new ArrayList<>();
                 for (int i = 0; i < item.facts().size(); i++) {
                     if (!item.superseded().contains(i)) {
-                        ours.others++;
+                        ours.forEach(c -> c.others++);
                         String id = user + "/fact-" + i;
                         if (flagged.contains(id) || recall.index.supersededBy(id).isPresent()) {
-                            ours.hidden++;
+                            ours.forEach(c -> c.hidden++);
+                            wronglyHidden.add(id);
                         }
                     }
                 }
-                score(baseline, item, user, rag.retrieve(item.question()));
-                baseline.others += item.facts().size() - item.superseded().size();
+                List<String> ragShown = rag.retrieve(item.question());
+                baseline.forEach(c -> {
+                    score(c, item, user, ragShown);
+                    c.others += item.facts().size() - item.superseded().size();
+                });
+                if (printMisses && half.equals(InjectionCase.TUNE)) {
+                    printMisses(context.out(), item, user, shown, wronglyHidden, recall);
+                }
             }
         }
         double seconds = (System.nanoTime() - started) / 1e9;
@@ -157,9 +178,17 @@ final class KnowledgeUpdateSuite implements Suite {
         json.put("suite", name());
         json.put("items", items.size());
         ObjectNode systems = json.putObject("systems");
-        counts.forEach((k, v) -> systems.set(k, v.toJson()));
+        java.util.Objects.requireNonNull(byHalf.get(ALL)).forEach((k, v) -> systems.set(k, v.toJson()));
+        ObjectNode halves = json.putObject("by_half");
+        halves.put("split", InjectionCase.SPLIT_RULE);
+        byHalf.forEach((half, counts) -> {
+            if (!half.equals(ALL)) {
+                ObjectNode h = halves.putObject(half);
+                counts.forEach((k, v) -> h.set(k, v.toJson().put("items", v.items)));
+            }
+        });
         json.put("seconds", Stats.round(seconds));
-        print(context.out(), items.size(), counts);
+        byHalf.forEach((half, counts) -> print(context.out(), half, counts));
         return json;
     }
 
@@ -178,8 +207,36 @@ final class KnowledgeUpdateSuite implements Suite {
         }
     }
 
-    private static void print(PrintStream out, int items, Map<String, Counts> counts) {
-        out.printf("Knowledge update, %d items%n", items);
+    private static final String ALL = "all";
+
+    private static Counts counts(Map<String, Map<String, Counts>> byHalf, String half, String system) {
+        return java.util.Objects.requireNonNull(java.util.Objects.requireNonNull(byHalf.get(half)).get(system));
+    }
+
+    /** One tune-half item the system got wrong: what it showed, and the facts it hid wrongly. */
+    private static void printMisses(PrintStream out, Item item, String user, List<String> shown,
+                                    List<String> wronglyHidden, OurRecall recall) {
+        String updateId = user + "/update";
+        boolean stale = item.superseded().stream().anyMatch(i -> shown.contains(user + "/fact-" + i));
+        boolean top1 = !shown.isEmpty() && shown.get(0).equals(updateId);
+        if (top1 && !stale && wronglyHidden.isEmpty()) {
+            return;
+        }
+        out.printf("MISS %s top1=%s stale=%s hidden=%s%n  Q: %s%n  NEW: %s%n", item.id(), top1, stale, wronglyHidden,
+                item.question(), item.update());
+        for (int i : item.superseded()) {
+            out.printf("  OLD[%d]: %s (supersededBy=%s)%n", i, item.facts().get(i),
+                    recall.index.supersededBy(user + "/fact-" + i).orElse("-"));
+        }
+        for (String id : wronglyHidden) {
+            out.printf("  HIDDEN %s: %s (by %s)%n", id, item.facts().get(Integer.parseInt(id.substring(id.lastIndexOf('-') + 1))),
+                    recall.index.supersededBy(id).orElse("read time"));
+        }
+        out.printf("  SHOWN: %s%n", shown);
+    }
+
+    private static void print(PrintStream out, String half, Map<String, Counts> counts) {
+        out.printf("Knowledge update, %s: %d items%n", half, java.util.Objects.requireNonNull(counts.get(OurRecall.NAME)).items);
         out.printf("%-22s %8s %12s %15s %17s %15s%n", "system", "results", "top1_is_new", "new_in_context",
                 "stale_in_context", "wrongly_hidden");
         counts.forEach((system, c) -> {

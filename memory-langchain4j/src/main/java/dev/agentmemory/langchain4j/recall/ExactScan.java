@@ -195,4 +195,19 @@ final class ExactScan {
         }
         return out;
     }
+
+    /**
+     * Every live document of {@code filter} whose cosine to {@code vector} is at least
+     * {@code minCosine}, in no particular order (a function of the documents alone).
+     */
+    static List<Neighbour> within(IndexSearcher searcher, Query filter, float[] vector, double minCosine)
+            throws IOException {
+        List<Neighbour> out = new ArrayList<>();
+        for (Candidate c : scan(searcher, filter, Map.of(), vector)) {
+            if (c.dense >= minCosine) {
+                out.add(new Neighbour(c.doc, c.dense));
+            }
+        }
+        return out;
+    }
 }

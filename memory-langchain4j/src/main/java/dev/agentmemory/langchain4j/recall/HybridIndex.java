@@ -31,12 +31,15 @@ import org.jspecify.annotations.Nullable;
  * queries themselves (both the vector and the lexical query), so no hit can come from another
  * partition, whatever the scores.
  *
- * <p><b>Knowledge updates.</b> When an item is written, its nearest neighbours in the partition
- * are checked; a current item that says nearly the same thing about the same subject (high
- * embedding similarity and high overlap of content terms) but is older is marked superseded by
- * the new one (if the new one is older, it is the one marked). Superseded items are left out of
+ * <p><b>Knowledge updates.</b> Two items of a partition that say nearly the same thing about the
+ * same subject (high embedding similarity and high overlap of content terms other than names)
+ * are two versions of one fact: the older one is superseded by the newest item that replaces it.
+ * The decision is a function of each pair of items (texts, vectors, times, speakers; equal times
+ * are ordered by id), not of the order in which they were written, so an index rebuilt from the
+ * log holds the same supersessions as the live one. Superseded items are left out of
  * searches unless {@link RecallQuery#includeSuperseded()} asks for them, in which case they are
- * demoted and flagged. Deleting the newer item restores the older one. Optionally, at read time,
+ * demoted and flagged. Deleting the newer item gives the older one the status it has without
+ * it: superseded by the newest remaining replacement, or current. Optionally, at read time,
  * among the best results of a query, an older result that is a looser near-duplicate of a newer one and
  * shares the query's distinctive terms with it is treated the same way for that read. Only
  * items of the same {@linkplain #SPEAKER_ATTRIBUTE speaker} can replace each other.
@@ -330,8 +333,8 @@ public final class HybridIndex implements AutoCloseable {
      * 100; at least 100 lexical candidates (10 per requested result) and 40 vector candidates (4 per
      * requested result); weights dense 1.0,
      * lexical 0.5, recency 0.05 with a 30-day half-life; write-time supersession on (cosine at
-     * least 0.60 and IDF-weighted term overlap at least 0.40, checking the 8 nearest current items
-     * of the same speaker); read-time resolution off (when turned on: cosine 0.45, overlap 0.25,
+     * least 0.60 and term overlap, names weighing 0.1, at least 0.50, checking every item of the
+     * partition and speaker below the exact-search size, else the 8 nearest); read-time resolution off (when turned on: cosine 0.45, overlap 0.25,
      * query coverage 0.5, over the requested results plus 5; it catches more knowledge updates but
      * hides related conversation turns that multi-hop questions need); superseded items, when included, have their score
      * multiplied by 0.5; a query's function words left out; neighbouring turns passed 0.3 of a
@@ -356,7 +359,7 @@ public final class HybridIndex implements AutoCloseable {
         private Duration recencyHalfLife = Duration.ofDays(30);
         private boolean detectSupersession = true;
         private double supersessionMinCosine = 0.60;
-        private double supersessionMinOverlap = 0.40;
+        private double supersessionMinOverlap = 0.50;
         private boolean readTimeSupersession = false;
         private double readMinCosine = 0.45;
         private double readMinOverlap = 0.25;
@@ -463,7 +466,8 @@ public final class HybridIndex implements AutoCloseable {
         /**
          * Thresholds of the knowledge-update detector: two items are about the same thing when
          * their embeddings' cosine is at least {@code minCosine} and at least {@code minOverlap}
-         * of the shorter one's content terms also occur in the other.
+         * of the lighter one's content terms (by weight; a name's terms weigh 0.1, others 1) also
+         * occur in the other.
          */
         public Builder supersessionThresholds(double minCosine, double minOverlap) {
             new SupersessionDetector(minCosine, minOverlap);

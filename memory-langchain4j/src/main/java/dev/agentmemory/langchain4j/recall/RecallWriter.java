@@ -13,7 +13,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.function.ToDoubleFunction;
 import org.apache.lucene.codecs.KnnVectorsFormat;
 import org.apache.lucene.codecs.lucene912.Lucene912Codec;
 import org.apache.lucene.codecs.lucene99.Lucene99HnswVectorsFormat;
@@ -77,8 +76,8 @@ final class RecallWriter implements Closeable {
     }
 
     /**
-     * Writes items in order (unit vectors at the same positions), each checked against what was
-     * written before it when supersession detection is on.
+     * Writes items in order (unit vectors at the same positions), each checked against the
+     * partition's other items when supersession detection is on.
      */
     void upsertAll(List<IndexedItem> items, List<float[]> unit) throws IOException {
         if (!settings.detectSupersession()) {
@@ -101,13 +100,19 @@ final class RecallWriter implements Closeable {
                     searcher = searchers.acquire();
                     unrefreshed.clear();
                 }
-                boolean replaced = removeExisting(searcher, item.id());
+                if (removeExisting(searcher, item.id())) {
+                    searchers.release(searcher);
+                    searcher = null;
+                    searchers.maybeRefreshBlocking();
+                    searcher = searchers.acquire();
+                    unrefreshed.clear();
+                }
                 Set<String> terms = analyzer.terms(F_TEXT, item.text());
-                Detection d = detect(searcher, item, unit.get(i), terms, unrefreshed);
+                Detection d = detect(searcher, item, unit.get(i), terms);
                 writer.addDocument(IndexSchema.toDocument(new Stored(item.id(), item.partition(), item.text(),
                         item.time(), item.attributes(), d.supersededBy()), unit.get(i)));
-                changedIndexed = replaced || d.markedOthers();
-                unrefreshed.add(new Unrefreshed(item, unit.get(i), terms));
+                changedIndexed = d.markedOthers();
+                unrefreshed.add(new Unrefreshed(item, unit.get(i)));
             }
         } finally {
             if (searcher != null) {
@@ -186,7 +191,10 @@ final class RecallWriter implements Closeable {
         writer.close();
     }
 
-    /** Removes the item with this id if present, restoring the items it superseded. */
+    /**
+     * Removes the item with this id if present. The items it superseded are decided again
+     * without it: each is superseded by the newest remaining item that replaces it, or current.
+     */
     private boolean removeExisting(IndexSearcher searcher, String id) throws IOException {
         writer.deleteDocuments(new Term(F_ID, id));
         int doc = IndexSchema.docOf(searcher, id);
@@ -197,68 +205,122 @@ final class RecallWriter implements Closeable {
         StoredFields stored = searcher.storedFields();
         for (ScoreDoc sd : replaced.scoreDocs) {
             Stored old = IndexSchema.load(stored, sd.doc);
-            writer.updateDocument(new Term(F_ID, old.id()), IndexSchema.toDocument(old.withSupersededBy(null),
-                    IndexSchema.vectorOf(searcher, sd.doc)));
+            float[] vector = IndexSchema.vectorOf(searcher, sd.doc);
+            Stored newest = null;
+            for (Replacement r : replacements(searcher, old, vector, analyzer.terms(F_TEXT, old.text()))) {
+                if (!r.other().id().equals(id) && r.newer() && (newest == null || newer(r.other(), newest))) {
+                    newest = r.other();
+                }
+            }
+            writer.updateDocument(new Term(F_ID, old.id()),
+                    IndexSchema.toDocument(old.withSupersededBy(newest == null ? null : newest.id()), vector));
         }
         return true;
     }
 
     /**
-     * Compares a new item with the current near neighbours of its partition. Older near-duplicates
-     * are re-indexed as superseded by the new item; returns the id of a newer near-duplicate that
-     * supersedes the new item itself, or null.
+     * Compares a new item with every item of its partition (current and superseded) that the
+     * detector pairs with it. Supersession is a function of the pair alone (the texts, vectors,
+     * times and speakers of the two items), and an item is superseded by the newest item that
+     * replaces it; so the partition's items decide it, not the order in which they were written
+     * (the index rebuilt from the log ends in the same state as the live one). Older items whose
+     * newest replacement is now this item are re-indexed as superseded by it; returns the newest
+     * newer item that replaces this one, or null.
      */
-    private Detection detect(IndexSearcher searcher, IndexedItem item, float[] unit, Set<String> itemTerms,
-                             List<Unrefreshed> unrefreshed) throws IOException {
-        Query filter = IndexSchema.scopeFilter(item.partition(), true);
-        List<ExactScan.Neighbour> near = nearest(searcher, filter, unit);
-        ToDoubleFunction<String> idf = null;
-        String supersededBy = null;
-        Instant newestReplacement = null;
+    private Detection detect(IndexSearcher searcher, IndexedItem item, float[] unit, Set<String> itemTerms)
+            throws IOException {
+        Stored self = new Stored(item.id(), item.partition(), item.text(), item.time(), item.attributes(), null);
+        Stored newest = null;
         boolean markedOthers = false;
-        StoredFields stored = searcher.storedFields();
-        for (ExactScan.Neighbour sd : near) {
-            double cosine = sd.cosine();
-            if (cosine < detector.minCosine()) {
-                continue;
-            }
-            Stored other = IndexSchema.load(stored, sd.doc());
-            if (other.id().equals(item.id()) || !IndexSchema.sameSpeaker(other.attributes(), item.attributes())) {
-                continue;
-            }
-            if (idf == null) {
-                List<Set<String>> pending = new ArrayList<>();
-                pending.add(itemTerms);
-                for (Unrefreshed u : unrefreshed) {
-                    if (u.item().partition().equals(item.partition())) {
-                        pending.add(u.terms());
-                    }
+        for (Replacement r : replacements(searcher, self, unit, itemTerms)) {
+            Stored other = r.other();
+            if (r.newer()) {
+                if (newest == null || newer(other, newest)) {
+                    newest = other;
                 }
-                idf = PartitionIdf.of(searcher, item.partition(), pending);
-            }
-            if (!detector.sameSubject(cosine, itemTerms, analyzer.terms(F_TEXT, other.text()), idf)) {
-                continue;
-            }
-            if (!other.time().isAfter(item.time())) {
+            } else if (other.supersededBy() == null || replacesCurrent(searcher, item, other.supersededBy())) {
                 writer.updateDocument(new Term(F_ID, other.id()), IndexSchema.toDocument(other.withSupersededBy(item.id()),
-                        IndexSchema.vectorOf(searcher, sd.doc())));
+                        IndexSchema.vectorOf(searcher, r.doc())));
                 markedOthers = true;
-            } else if (newestReplacement == null || other.time().isAfter(newestReplacement)) {
-                newestReplacement = other.time();
-                supersededBy = other.id();
             }
         }
-        return new Detection(supersededBy, markedOthers);
+        return new Detection(newest == null ? null : newest.id(), markedOthers);
+    }
+
+    /** Whether {@code item} is newer than the item {@code currentBy} (absent: yes). */
+    private static boolean replacesCurrent(IndexSearcher searcher, IndexedItem item, String currentBy) throws IOException {
+        int doc = IndexSchema.docOf(searcher, currentBy);
+        if (doc < 0) {
+            return true;
+        }
+        Stored by = IndexSchema.load(searcher.storedFields(), doc);
+        return newer(item.time(), item.id(), by.time(), by.id());
+    }
+
+    /** An item of the partition that the detector pairs with a given one, and whether it is the newer of the two. */
+    private record Replacement(int doc, Stored other, boolean newer) {
     }
 
     /**
-     * The current items nearest to {@code unit}: exact below the exact-search size (so that the
-     * check does not depend on the HNSW graph), else the graph's approximate neighbours.
+     * The other items of {@code item}'s partition and speaker that the detector pairs with it
+     * (questions and hypotheticals pair with nothing): a near-duplicate (cosine and term overlap,
+     * names weighing little) or the same frame (same named subjects, and the same relation or a
+     * negation of the other). The pair alone decides: no partition statistics.
+     */
+    private List<Replacement> replacements(IndexSearcher searcher, Stored item, float[] unit, Set<String> itemTerms)
+            throws IOException {
+        List<Replacement> out = new ArrayList<>();
+        if (!SupersessionDetector.states(item.text())) {
+            return out;
+        }
+        StoredFields stored = searcher.storedFields();
+        for (ExactScan.Neighbour sd : nearest(searcher, IndexSchema.scopeFilter(item.partition(), false), unit)) {
+            Stored other = IndexSchema.load(stored, sd.doc());
+            if (other.id().equals(item.id()) || !IndexSchema.sameSpeaker(other.attributes(), item.attributes())
+                    || !SupersessionDetector.states(other.text())) {
+                continue;
+            }
+            if ((sd.cosine() >= detector.minCosine() && nearParaphrase(sd.cosine(), item.text(), itemTerms, other.text()))
+                    || detector.sameFrame(sd.cosine(), StatementFrame.of(item.text()), StatementFrame.of(other.text()),
+                    text -> analyzer.terms(F_TEXT, text))) {
+                out.add(new Replacement(sd.doc(), other, newer(other, item)));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The near-paraphrase rule at write time: cosine and weighted overlap (names weighing little),
+     * and at least {@link SupersessionDetector#MIN_SHARED_TERMS} shared terms that are not names
+     * (two chat turns that share one word, "great" or "thanks", are not two versions of a fact).
+     */
+    private boolean nearParaphrase(double cosine, String text, Set<String> terms, String otherText) {
+        Set<String> otherTerms = analyzer.terms(F_TEXT, otherText);
+        java.util.function.ToDoubleFunction<String> weights =
+                SupersessionDetector.pairWeights(text, otherText, t -> analyzer.terms(F_TEXT, t));
+        long shared = terms.stream().filter(t -> otherTerms.contains(t) && weights.applyAsDouble(t) >= 1).count();
+        return shared >= SupersessionDetector.MIN_SHARED_TERMS && detector.sameSubject(cosine, terms, otherTerms, weights);
+    }
+
+    /** Whether {@code a} is newer than {@code b}: later, or at the same time with the greater id. */
+    private static boolean newer(Stored a, Stored b) {
+        return newer(a.time(), a.id(), b.time(), b.id());
+    }
+
+    private static boolean newer(Instant timeA, String idA, Instant timeB, String idB) {
+        int c = timeA.compareTo(timeB);
+        return c > 0 || (c == 0 && idA.compareTo(idB) > 0);
+    }
+
+    /**
+     * The items of {@code filter} near {@code unit}: below the exact-search size, every one whose
+     * cosine is at least the detector's minimum (so that the check depends on the items alone),
+     * else the HNSW graph's approximate nearest neighbours.
      */
     private List<ExactScan.Neighbour> nearest(IndexSearcher searcher, Query filter, float[] unit) throws IOException {
         int k = settings.detectionNeighbours();
         if (searcher.count(filter) <= settings.exactSearchBelow()) {
-            return ExactScan.nearest(searcher, filter, unit, k);
+            return ExactScan.within(searcher, filter, unit, detector.scanCosine());
         }
         TopDocs near = searcher.search(new KnnFloatVectorQuery(F_VECTOR, unit, k, filter), k);
         List<ExactScan.Neighbour> out = new ArrayList<>(near.scoreDocs.length);
@@ -273,14 +335,14 @@ final class RecallWriter implements Closeable {
     }
 
     /** An item of the current batch written since the searcher was last refreshed. */
-    private record Unrefreshed(IndexedItem item, float[] unit, Set<String> terms) {
+    private record Unrefreshed(IndexedItem item, float[] unit) {
     }
 
     /**
      * Whether the searcher must be refreshed before {@code item} is checked: the batch's items
      * written since the last refresh are invisible to it, which changes nothing only when none of
      * them has this id or could be one of its near-duplicates (same partition and speaker, cosine
-     * at least the detector's minimum). Their terms are counted in the idf separately.
+     * at least the detector's minimum).
      */
     private boolean mustSee(List<Unrefreshed> unrefreshed, IndexedItem item, float[] unit) {
         for (Unrefreshed u : unrefreshed) {
@@ -288,7 +350,7 @@ final class RecallWriter implements Closeable {
                 return true;
             }
             if (u.item().partition().equals(item.partition()) && IndexSchema.sameSpeaker(u.item().attributes(), item.attributes())
-                    && Vectors.cosine(u.unit(), unit) >= detector.minCosine()) {
+                    && Vectors.cosine(u.unit(), unit) >= detector.scanCosine()) {
                 return true;
             }
         }
