@@ -18,7 +18,7 @@ import java.util.TreeSet;
 
 /**
  * The event log and the audit of a user. Each event is shown in the log's own readable wording
- * ({@link dev.agentmemory.core.engine.Admin#readableLog}), which redacts sensitive values and values the
+ * ({@link dev.agentmemory.core.engine.MemoryEngine.Admin#readableLog}), which redacts sensitive values and values the
  * memory's agent may not read; the inspector adds only the kind, time, actor and conversation it
  * filters on, never a value.
  */

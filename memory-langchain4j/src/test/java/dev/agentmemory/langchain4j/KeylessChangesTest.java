@@ -44,7 +44,7 @@ class KeylessChangesTest {
     }
 
     private static AgentMemory open(Path db, TestClock clock) {
-        return AgentMemory.builder().h2File(db).clock(clock).embeddingModel(SharedEmbeddingModel.get())
+        return AgentMemory.builder().h2File(db).engineSettings(e -> e.clock(clock)).embeddingModel(SharedEmbeddingModel.get())
                 .resultsPerLayer(20, 10, 10).build();
     }
 
