@@ -59,7 +59,7 @@ class PluginForgettingTest {
     private static final SessionRef ALICE_2 = new SessionRef("fg", "alice", "s2");
     private static final SessionRef BOB_1 = new SessionRef("fg", "bob", "s1");
     private static final List<String> FORGOTTEN = List.of("PINVALUE4471", "STREETVALUE9902", "NOTEVALUE5513");
-    private static final List<String> KEPT = List.of("KEEPALICE3321", "KEEPBOB7781");
+    private static final List<String> KEPT = List.of("KEEPALICE3321", "JQZXBOBW7781");
 
     @TempDir
     Path dir;
@@ -103,7 +103,7 @@ class PluginForgettingTest {
             assistant.chat(ALICE_1, "filler turn number " + i);
         }
         assistant.chat(ALICE_2, "my name is KEEPALICE3321");
-        assistant.chat(BOB_1, "my pin is KEEPBOB7781");
+        assistant.chat(BOB_1, "my pin is JQZXBOBW7781");
     }
 
     private Assistant assistant(AgentMemory memory) {

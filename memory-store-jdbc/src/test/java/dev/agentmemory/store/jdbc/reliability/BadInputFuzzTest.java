@@ -1,5 +1,8 @@
 package dev.agentmemory.store.jdbc.reliability;
 
+import dev.agentmemory.core.internal.hooks.MessageRedactor;
+import dev.agentmemory.core.internal.hooks.EventListener;
+import dev.agentmemory.core.spi.DerivedData;
 import dev.agentmemory.core.MemoryRecord.Access;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.ForgetMode;
@@ -37,6 +40,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -360,49 +364,63 @@ class BadInputFuzzTest {
     }
 
     /**
-     * Every public method of the engine, called once with each argument replaced by null and
-     * once with each String argument replaced by every fourth hostile string (for speed).
+     * Every public method of the engine and of its views ({@code tasks()}, {@code messages()},
+     * {@code ledger()}, {@code aliases()}, {@code verification()}, {@code admin()}), called once
+     * with each argument replaced by null and once with each String argument replaced by every
+     * fourth hostile string (for speed).
      */
     private void everyPublicMethod(MemoryEngine engine, MemoryRecord sentinel) {
-        List<Method> methods = Arrays.stream(MemoryEngine.class.getMethods())
-                .filter(m -> m.getDeclaringClass() == MemoryEngine.class && !Modifier.isStatic(m.getModifiers()))
-                .filter(m -> !Set.of("close", "compact", "register", "addListener", "addRedactor", "unregister",
-                        "removeListener", "removeRedactor", "invalidateCache", "clock")
-                        .contains(m.getName()))
-                .sorted(Comparator.comparing(Method::toString))
-                .toList();
+        Map<Class<?>, Object> receivers = new LinkedHashMap<>();
+        receivers.put(MemoryEngine.class, engine);
+        receivers.put(MemoryEngine.Tasks.class, engine.tasks());
+        receivers.put(MemoryEngine.Messages.class, engine.messages());
+        receivers.put(MemoryEngine.Ledger.class, engine.ledger());
+        receivers.put(MemoryEngine.Aliases.class, engine.aliases());
+        receivers.put(MemoryEngine.Verifications.class, engine.verification());
+        receivers.put(MemoryEngine.Admin.class, engine.admin());
+        // lifecycle and hook registration are not inputs a user's data reaches
+        Set<String> skipped = Set.of("close", "compact", "invalidateCache", "clock", "consistently");
+        Set<Class<?>> hookTypes = Set.of(DerivedData.class, EventListener.class, MessageRedactor.class);
         int methodsCalled = 0;
-        for (Method m : methods) {
-            Parameter[] params = m.getParameters();
-            if (params.length == 0) {
-                continue;
-            }
-            methodsCalled++;
-            for (int i = 0; i < params.length; i++) {
-                if (params[i].getType().isPrimitive()) {
+        for (Map.Entry<Class<?>, Object> receiver : receivers.entrySet()) {
+            List<Method> methods = Arrays.stream(receiver.getKey().getMethods())
+                    .filter(m -> m.getDeclaringClass() == receiver.getKey() && !Modifier.isStatic(m.getModifiers()))
+                    .filter(m -> !skipped.contains(m.getName()))
+                    .filter(m -> Arrays.stream(m.getParameterTypes()).noneMatch(hookTypes::contains))
+                    .sorted(Comparator.comparing(Method::toString))
+                    .toList();
+            for (Method m : methods) {
+                Parameter[] params = m.getParameters();
+                if (params.length == 0) {
                     continue;
                 }
-                Object[] args = validArgs(m);
-                args[i] = null;
-                invoke(engine, m, args, "null for parameter " + i);
-                if (params[i].getType() == String.class) {
-                    for (int j = 0; j < HOSTILE.size(); j += 4) {
-                        String h = HOSTILE.get(j);
-                        Object[] hostile = validArgs(m);
-                        hostile[i] = h;
-                        invoke(engine, m, hostile, "parameter " + i + " = " + show(h));
+                methodsCalled++;
+                for (int i = 0; i < params.length; i++) {
+                    if (params[i].getType().isPrimitive()) {
+                        continue;
+                    }
+                    Object[] args = validArgs(m);
+                    args[i] = null;
+                    invoke(receiver.getValue(), m, args, "null for parameter " + i);
+                    if (params[i].getType() == String.class) {
+                        for (int j = 0; j < HOSTILE.size(); j += 4) {
+                            String h = HOSTILE.get(j);
+                            Object[] hostile = validArgs(m);
+                            hostile[i] = h;
+                            invoke(receiver.getValue(), m, hostile, "parameter " + i + " = " + show(h));
+                        }
                     }
                 }
+                batchCheck("calls of " + m.getName(), engine, sentinel);
             }
-            batchCheck("calls of " + m.getName(), engine, sentinel);
         }
         assertThat(methodsCalled).isGreaterThan(30);
     }
 
-    private void invoke(MemoryEngine engine, Method m, Object[] args, String what) {
+    private void invoke(Object receiver, Method m, Object[] args, String what) {
         outcomes.call(m.getName() + " with " + what, () -> {
             try {
-                return m.invoke(engine, args);
+                return m.invoke(receiver, args);
             } catch (InvocationTargetException e) {
                 throw (Exception) (e.getCause() instanceof Exception ex ? ex : new RuntimeException(e.getCause()));
             }
