@@ -69,7 +69,21 @@ import org.jspecify.annotations.Nullable;
  * "planning", "want to", "hope", 想, 打算, 计划, 可能, 也许, 准备, 考虑). Third persons ("my friend
  * moved to Lisbon", "Priya is the contact of the other team", "他在腾讯上班") never match: every
  * pattern names the user ("I", "we", "my", "our", 我, 我们) or the user's organisation. A negation
- * ("I don't work at Acme anymore") ends nothing: it is not read at all.
+ * states no value; it may end one instead ({@link #ends}).
+ *
+ * <h2>What ends a value</h2>
+ * {@link #ends} reads, with the same sentence gates, clauses that end an attribute without a new
+ * value: "I no longer / don't work at X (anymore)", "I quit / left / resigned from X", "I don't work
+ * anywhere", "I'm unemployed" (no value named), "I don't live in X anymore", "I moved out of X" (with
+ * no destination: "I moved out of Lisbon to Porto" is a change), "I'm not (a) vegetarian anymore",
+ * "I'm no longer a nurse", "X is not my girlfriend anymore", "we're not on the X plan anymore",
+ * "X is no longer our admin / billing contact", "X isn't my manager anymore", "don't send invoices to
+ * X", "stop answering in X"; 我不在X工作了, 我从X辞职了, 我离开了X, 我辞职了, 我不住在X了, 我搬离了X,
+ * 我不再吃素了, 我不是素食者了, 我和X分手了, X不再是我们的管理员/账单联系人. Not from the past ("I didn't
+ * work at Acme in 2019", "I wasn't vegan in college", 以前), plans and modals ("I might quit Acme",
+ * 我不想搬离北京), or another attribute the same text states ("send invoices to Tom from now on,
+ * not Priya" is a change to Tom). Whether the value said to end is the one held is the writer's
+ * check ({@link Ending#ends}).
  *
  * <p>Thread-safe (stateless).
  */
