@@ -38,6 +38,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * residence, ...) and to the attribute's own key ({@code user.language}, {@code user.residence})
  * when none is; nothing is written when the key already holds the same value. A user message
  * stored but never followed (the process stopped mid-turn) is not read.
+ *
+ * <p>A message that ends a value without giving a new one ({@link PlainWords#ends}: "I no longer
+ * work at Acme", 我搬离了上海) invalidates the key's standing version, an event in the log from the
+ * same message, when the value it names is the one the key holds or it names none ("I don't work
+ * anywhere now"); the ended record is then not current in any read path, while {@code history} and
+ * {@code asOf} keep it for the time it held. A value said to end that the key does not hold ends
+ * nothing.
  */
 final class PlainWordsWriter {
 
@@ -93,7 +100,8 @@ final class PlainWordsWriter {
             return;
         }
         List<PlainWords.Statement> statements = PlainWords.read(text);
-        if (statements.isEmpty()) {
+        List<PlainWords.Ending> endings = PlainWords.ends(text);
+        if (statements.isEmpty() && endings.isEmpty()) {
             return;
         }
         Caller caller = session.caller(agent);
@@ -109,6 +117,21 @@ final class PlainWordsWriter {
                     .source(Source.USER, "message:" + session.session() + "#" + m.index())
                     .tag(TAG)
                     .reason("stated in plain words: " + s.attribute().meaning())
+                    .build());
+        }
+        for (PlainWords.Ending e : endings) {
+            MemoryKey key = keyInUse(persistent, e.attribute()).orElse(e.attribute().key());
+            MemoryRecord standing = persistent.stream().filter(k -> k.key().equals(key)).map(PlainWordsWriter::standing)
+                    .filter(r -> r != null && r.value() != null).findFirst().orElse(null);
+            MemoryValue value = standing == null ? null : standing.value();
+            if (value == null || !e.ends(value.text())) {
+                continue; // nothing held, or another value than the one said to have ended
+            }
+            proposals.add(Proposal.invalidate(caller.persistent(), key)
+                    .kind(e.attribute().kind())
+                    .source(Source.USER, "message:" + session.session() + "#" + m.index())
+                    .tag(TAG)
+                    .reason("ended in plain words: " + e.attribute().meaning())
                     .build());
         }
         if (!proposals.isEmpty()) {

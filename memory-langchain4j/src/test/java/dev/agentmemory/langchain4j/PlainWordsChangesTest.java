@@ -181,7 +181,7 @@ class PlainWordsChangesTest {
             assistant.chat(session("s1"), "I work at Acme.");
             for (String said : List.of("I visited Lisbon.", "My friend moved to Lisbon.",
                     "Priya is the contact of the other team.", "Do you work at Globex?", "If I moved to Paris, what changes?",
-                    "I don't work at Acme anymore.", "Tom said he works at Globex.", "My sister works at Globex.",
+                    "My friend doesn't work at Acme anymore.", "I didn't work at Acme in 2019.", "I no longer work at Globex.", "Tom said he works at Globex.", "My sister works at Globex.",
                     "Please look up my profile.", "我朋友搬到了上海。", "如果我搬到上海呢？")) {
                 clock.advance(Duration.ofDays(1));
                 assistant.chat(session("s2"), said);

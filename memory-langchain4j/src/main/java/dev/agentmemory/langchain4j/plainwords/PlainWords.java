@@ -10,6 +10,8 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Reads the attribute statements a user makes in plain words, in English and Chinese, with fixed
  * patterns: no model, the same answer every time. Both "I work at Acme." and, weeks later, "I
@@ -67,7 +69,21 @@ import java.util.regex.Pattern;
  * "planning", "want to", "hope", 想, 打算, 计划, 可能, 也许, 准备, 考虑). Third persons ("my friend
  * moved to Lisbon", "Priya is the contact of the other team", "他在腾讯上班") never match: every
  * pattern names the user ("I", "we", "my", "our", 我, 我们) or the user's organisation. A negation
- * ("I don't work at Acme anymore") ends nothing: it is not read at all.
+ * states no value; it may end one instead ({@link #ends}).
+ *
+ * <h2>What ends a value</h2>
+ * {@link #ends} reads, with the same sentence gates, clauses that end an attribute without a new
+ * value: "I no longer / don't work at X (anymore)", "I quit / left / resigned from X", "I don't work
+ * anywhere", "I'm unemployed" (no value named), "I don't live in X anymore", "I moved out of X" (with
+ * no destination: "I moved out of Lisbon to Porto" is a change), "I'm not (a) vegetarian anymore",
+ * "I'm no longer a nurse", "X is not my girlfriend anymore", "we're not on the X plan anymore",
+ * "X is no longer our admin / billing contact", "X isn't my manager anymore", "don't send invoices to
+ * X", "stop answering in X"; 我不在X工作了, 我从X辞职了, 我离开了X, 我辞职了, 我不住在X了, 我搬离了X,
+ * 我不再吃素了, 我不是素食者了, 我和X分手了, X不再是我们的管理员/账单联系人. Not from the past ("I didn't
+ * work at Acme in 2019", "I wasn't vegan in college", 以前), plans and modals ("I might quit Acme",
+ * 我不想搬离北京), or another attribute the same text states ("send invoices to Tom from now on,
+ * not Priya" is a change to Tom). Whether the value said to end is the one held is the writer's
+ * check ({@link Ending#ends}).
  *
  * <p>Thread-safe (stateless).
  */
@@ -81,6 +97,29 @@ public final class PlainWords {
             if (value.isBlank()) {
                 throw new IllegalArgumentException("a statement of " + attribute.key() + " needs a value");
             }
+        }
+    }
+
+    /**
+     * A statement that ends an attribute's value without giving a new one ("I no longer work at
+     * Acme", 我不再吃素了); {@code value} is the value it names, or null when it names none ("I don't
+     * work anywhere now", 我辞职了).
+     */
+    public record Ending(Attribute attribute, @Nullable String value) {
+        public Ending {
+            Objects.requireNonNull(attribute, "attribute");
+            if (value != null && value.isBlank()) {
+                throw new IllegalArgumentException("an ending of " + attribute.key() + " names a blank value");
+            }
+        }
+
+        /** Whether this ending ends {@code current}: it names no value, or the same value (compared as {@link #comparable}). */
+        public boolean ends(String current) {
+            return value == null || withoutArticle(comparable(value)).equals(withoutArticle(comparable(current)));
+        }
+
+        private static String withoutArticle(String v) {
+            return v.startsWith("the ") ? v.substring(4) : v;
         }
     }
 
@@ -134,6 +173,8 @@ public final class PlainWords {
             en(Attribute.RESIDENCE, "^(?:i|we) " + NOW + "(?:live|reside) in " + NAME),
             en(Attribute.RESIDENCE, "^" + WE_ARE + " " + NOW + "(?:living|residing|based|settled) in " + NAME),
             en(Attribute.RESIDENCE, "^(?:i|we)" + HAVE + " " + NOW + "(?:moved|relocated) (?:back )?to " + NAME),
+            en(Attribute.RESIDENCE, "^(?:i|we)" + HAVE + " " + NOW + "(?:moved|relocated) (?:out of|away from|from) "
+                    + "(?-i:\\p{Lu}[\\p{L}'.\\-]*(?: \\p{Lu}[\\p{L}'.\\-]*){0,3}) (?:back )?to " + NAME),
             en(Attribute.RESIDENCE, "^my (?:new )?(?:home|house) is (?:now )?in " + NAME),
             en(Attribute.RESIDENCE, "^my (?:new |home )?address is (?:now )?" + FREE),
             zh(Attribute.RESIDENCE, "^我们?(?:家)?(?:现在|目前|已经|还)?(?:住在|住|定居在|定居于|定居|常住在|常住)" + ZH_FREE),
@@ -245,6 +286,65 @@ public final class PlainWords {
                     + "(?:回答|回复|交流|和我说话|跟我说话|跟我交流|和我交流|答复|写)"),
             zh(Attribute.LANGUAGE, "^我希望你(?:都)?用" + ZH_LANGUAGES + "(?:回答|回复|交流)"));
 
+    /** A value said as ended lasts to the end of the clause, save "anymore", "now", "either". */
+    private static final String OVER = "(?: (?:anymore|any more|now|either|for good))*$";
+    private static final String NOT_ANY_MORE = "(?:is no longer|is not|isn't|'s not|'s no longer|is not longer)";
+    private static final String ROLE_OF_ORG = "(?:workspace |account |team |company |org )?";
+
+    /** Statements that end a value ({@code null} group v: the statement names none). */
+    private static final List<Rule> ENDINGS = List.of(
+            // employer
+            en(Attribute.EMPLOYER, "^(?:i|we) (?:no longer|don't|do not|dont) work (?:at|for) " + FREE),
+            en(Attribute.EMPLOYER, "^" + I_AM + " (?:no longer|not) (?:working|employed) (?:at|for|by) " + FREE),
+            en(Attribute.EMPLOYER, "^i (?:don't|do not|dont) (?:work anywhere|have a job)" + OVER),
+            en(Attribute.EMPLOYER, "^" + I_AM + " (?:now )?(?:unemployed|out of work|between jobs|jobless)" + OVER),
+            en(Attribute.EMPLOYER, "^i (?:lost my job|got laid off|was laid off|got fired|was fired|quit my job)" + OVER),
+            en(Attribute.EMPLOYER, "^i" + HAVE + " (?:just |finally )?(?:quit|left|resigned from|stopped working (?:at|for)"
+                    + "|stopped working with) " + FREE),
+            zh(Attribute.EMPLOYER, "^我(?:已经|现在|目前)?(?:不在|不再在|不再于)(?<v>[^,.!?;:\\s]{1,20}?)(?:工作|上班|任职|就职)了?$"),
+            zh(Attribute.EMPLOYER, "^我(?:已经|刚|刚刚)?从(?<v>[^,.!?;:\\s]{1,20}?)(?:辞职|离职|退出)了?$"),
+            zh(Attribute.EMPLOYER, "^我(?:已经|刚|刚刚)?(?:离开|辞掉|辞去|退出)了?(?<v>[^,.!?;:\\s]{1,20}?)(?:的工作)?了?$"),
+            zh(Attribute.EMPLOYER, "^我(?:已经|刚|刚刚)?(?:辞职|离职|失业|被裁员|被解雇)了?$"),
+            // residence
+            en(Attribute.RESIDENCE, "^(?:i|we) (?:no longer|don't|do not|dont) live in " + NAME + OVER),
+            en(Attribute.RESIDENCE, "^" + WE_ARE + " (?:no longer|not) (?:living|based|residing) in " + NAME + OVER),
+            en(Attribute.RESIDENCE, "^(?:i|we)" + HAVE + " (?:just )?(?:moved|relocated) (?:out of|away from) " + NAME + OVER),
+            zh(Attribute.RESIDENCE, "^我们?(?:已经|现在)?(?:不再住在|不住在|不再住|不住)(?<v>[^,.!?;:\\s]{1,20}?)了?$"),
+            zh(Attribute.RESIDENCE, "^我们?(?:已经|刚|刚刚)?(?:搬离|搬出|搬离开)了?(?<v>[^,.!?;:\\s]{1,20}?)了?$"),
+            // role
+            en(Attribute.ROLE, "^" + I_AM + " (?:no longer|not) (?:a |an )?" + JOB + OVER),
+            zh(Attribute.ROLE, "^我(?:已经|现在)?(?:不再是|不是)(?:一名|一个|一位|个|名)?(?<v>[\\p{IsHan}A-Za-z]{0,6}?" + ZH_JOBS
+                    + ")了?$"),
+            // diet
+            en(Attribute.DIET, "^" + I_AM + " (?:no longer|not) (?:a |an )?" + DIETS + OVER),
+            en(Attribute.DIET, "^i" + HAVE + " (?:stopped|quit|given up|gave up) being (?:a |an )?" + DIETS + OVER),
+            en(Attribute.DIET, "^i (?:no longer|don't|do not|dont) eat (?<v>meat|fish)" + OVER),
+            zh(Attribute.DIET, "^我(?:已经|现在)?(?:不再|不)(?<v>吃素|吃纯素|吃全素|吃肉|吃荤)了?$"),
+            zh(Attribute.DIET, "^我(?:已经|现在)?(?:不再是|不是)(?<v>素食者|素食主义者|纯素食者|纯素主义者)了?$"),
+            // partner
+            en(Attribute.PARTNER, "^" + NAME + " " + NOT_ANY_MORE + " my (?:wife|husband|partner|girlfriend|boyfriend"
+                    + "|fianc[ée]e?|spouse)" + OVER),
+            en(Attribute.PARTNER, "^i" + HAVE + " (?:just )?(?:broke up with|broken up with|split up with|divorced) " + NAME + OVER),
+            zh(Attribute.PARTNER, "^我(?:已经)?(?:和|跟|与)(?<v>[\\p{IsHan}A-Za-z·]{1,4}?)(?:分手|离婚)了?$"),
+            // account plan
+            en(Attribute.PLAN, "^" + WE_ARE + " (?:no longer|not) on (?:the |a )?(?<v>[\\p{L}\\p{N}+\\-]+) plan" + OVER),
+            en(Attribute.PLAN, "^(?:we|i)" + HAVE + " (?:cancelled|canceled) (?:the |our |my )?(?<v>[\\p{L}\\p{N}+\\-]+) plan" + OVER),
+            zh(Attribute.PLAN, "^我们?(?:已经|现在)?(?:不再用|不用|退订了?|取消了?)" + ZH_PLAN + "了?$"),
+            // named roles
+            en(Attribute.ADMIN, "^" + NAME + " " + NOT_ANY_MORE + " our " + ROLE_OF_ORG + "(?:admin|administrator)" + OVER),
+            en(Attribute.OWNER, "^" + NAME + " " + NOT_ANY_MORE + " (?:the|our) account owner" + OVER),
+            en(Attribute.MANAGER, "^" + NAME + " " + NOT_ANY_MORE + " my (?:manager|boss|supervisor|team lead)" + OVER),
+            en(Attribute.MANAGER, "^i (?:no longer|don't|do not) report to " + NAME + OVER),
+            en(Attribute.BILLING_CONTACT, "^" + NAME + " " + NOT_ANY_MORE + " our billing contact" + OVER),
+            en(Attribute.BILLING_CONTACT, "^(?:please )?(?:don't|do not|stop) send(?:ing)? (?:the |our |any )?invoices to "
+                    + NAME + OVER),
+            zh(Attribute.ADMIN, "^(?<v>[\\p{IsHan}A-Za-z·]{1,4}?)(?:已经)?(?:不再是|不是)我们(?:公司|团队)?的?管理员了?$"),
+            zh(Attribute.MANAGER, "^(?<v>[\\p{IsHan}A-Za-z·]{1,4}?)(?:已经)?(?:不再是|不是)我的(?:经理|领导|上司|老板|主管)了?$"),
+            zh(Attribute.BILLING_CONTACT, "^(?<v>[\\p{IsHan}A-Za-z·]{1,4}?)(?:已经)?(?:不再是|不是)我们(?:公司)?的?账单联系人了?$"),
+            // the language of the answers
+            en(Attribute.LANGUAGE, "^(?:please )?(?:don't|do not|stop) (?:answer|reply|respond|writ|talk|speak)(?:ing|e)?"
+                    + "(?: to me| me)? in " + LANGUAGES + OVER));
+
     private static Rule en(Attribute a, String regex) {
         return new Rule(a, Pattern.compile(regex, FLAGS));
     }
@@ -268,6 +368,17 @@ public final class PlainWords {
             + "|maybe|perhaps|could|should|will|going to|gonna|about to|thinking|considering|planning|plan to"
             + "|plans to|want to|wants to|hope|hoping|wish|someday|one day|soon)\\b|n't\\b|'d\\b|'ll\\b"
             + "|不|没|别|以前|曾经|原来|过去|想|打算|计划|可能|也许|或许|准备|考虑|将要|将会", FLAGS);
+    /**
+     * What keeps a clause from ending a value: the past ("didn't", "wasn't", "in 2019", 以前), plans,
+     * wishes and modals; the negation itself is what an ending is made of, so it is not here.
+     */
+    private static final Pattern ENDING_GATE = Pattern.compile("\\b(?:nor|used to|would|might|maybe|perhaps|could"
+            + "|should|will|going to|gonna|about to|thinking|considering|planning|plan to|plans to|want to|wants to"
+            + "|hope|hoping|wish|someday|one day|soon|didn't|did not|wasn't|was not|weren't|were not|never|haven't"
+            + "|hasn't|hadn't|if|unless)\\b|'d\\b|'ll\\b|\\b(?:in|since|until|till) (?:19|20)\\d\\d\\b"
+            + "|以前|曾经|原来|过去|那时|当时|\\d{4}年|想|打算|计划|可能|也许|或许|准备|考虑|将要|将会|要不要|别", FLAGS);
+    /** A Chinese clause that goes on with the subject of the one before ("我搬离了上海，搬到了杭州"). */
+    private static final Pattern ZH_SAME_SUBJECT = Pattern.compile("^(?:又|然后|再|并)?(?:搬到|搬去|搬家到|跳槽到|入职|加入|就职于)");
     private static final Pattern LEAD = Pattern.compile("^(?:(?:actually|so|well|oh|ok|okay|btw|by the way|fyi"
             + "|also|and|anyway|update|news|hi|hey|hello|good news|just so you know|as of today|from now on"
             + "|from today|going forward|starting today|these days|nowadays|now|today|recently|last (?:week|month|year)"
@@ -277,7 +388,7 @@ public final class PlainWords {
             + "|以后|今后|往后))+", FLAGS);
     /** Where an English value stops: a time or manner phrase after it ("Globex in March", "Umbrella Corp last month"). */
     private static final Pattern VALUE_END = Pattern.compile("\\s+(?:in|on|since|last|this|next|from|now|these"
-            + "|again|today|yesterday|recently|as|for|with|starting|anymore|back|instead|too|as well|full-time"
+            + "|again|today|yesterday|recently|as|for|with|starting|anymore|any more|either|back|instead|too|as well|full-time"
             + "|part-time|remotely)\\b.*$", FLAGS);
     /** Chinese particles and verbs that close a value ("腾讯了", "深圳工作"). */
     private static final Pattern ZH_VALUE_END = Pattern.compile("(?:了|啦|呢|的|工作|上班|生活|套餐|现在|了吧)+$");
@@ -297,8 +408,13 @@ public final class PlainWords {
                     || SENTENCE_GATE.matcher(s).find()) {
                 continue;
             }
+            boolean firstPerson = false;
             for (String part : CLAUSES.split(s)) {
                 String clause = lead(part.strip().replaceAll("[.!;。]+$", "").replaceAll("\\s+", " "));
+                if (firstPerson && ZH_SAME_SUBJECT.matcher(clause).find()) {
+                    clause = "我" + clause;
+                }
+                firstPerson = clause.startsWith("我");
                 if (clause.isEmpty() || CLAUSE_GATE.matcher(clause).find()) {
                     continue;
                 }
@@ -313,6 +429,51 @@ public final class PlainWords {
                             seen.add(r.attribute());
                             out.add(new Statement(r.attribute(), v));
                         }
+                    }
+                }
+            }
+        }
+        return List.copyOf(out);
+    }
+
+    /**
+     * The values {@code text} says have ended without giving a new one, one per attribute (the
+     * first), in the order they occur; empty when it ends none. Read like {@link #read} (no
+     * questions, hypotheticals or reported speech; only the user's own attributes), but from
+     * clauses with a negation or a leaving verb ("no longer", "not ... anymore", "quit", "left",
+     * "moved out of", 不再, 不在...工作了, 辞职, 搬离), and never from the past ("didn't", "wasn't",
+     * "in 2019", 以前), plans, wishes or modals. An attribute the same text also states
+     * ({@link #read}: "I moved out of Lisbon to Porto", "send invoices to Tom, not Priya") is a
+     * change, not an ending, and is left out here.
+     */
+    public static List<Ending> ends(String text) {
+        Objects.requireNonNull(text, "text");
+        String normalized = Normalizer.normalize(text, Normalizer.Form.NFKC).replace('’', '\'').replace('‘', '\'');
+        Set<Attribute> seen = EnumSet.noneOf(Attribute.class);
+        for (Statement st : read(text)) {
+            seen.add(st.attribute());
+        }
+        List<Ending> out = new ArrayList<>();
+        for (String sentence : SENTENCES.split(normalized)) {
+            String s = sentence.strip();
+            if (s.isEmpty() || QUESTION_END.matcher(s).find() || QUESTION_START.matcher(s).find()
+                    || SENTENCE_GATE.matcher(s).find()) {
+                continue;
+            }
+            for (String part : CLAUSES.split(s)) {
+                String clause = lead(part.strip().replaceAll("[.!;。]+$", "").replaceAll("\\s+", " "));
+                if (clause.isEmpty() || ENDING_GATE.matcher(clause).find()) {
+                    continue;
+                }
+                for (Rule r : ENDINGS) {
+                    if (seen.contains(r.attribute())) {
+                        continue;
+                    }
+                    Matcher m = r.pattern().matcher(clause);
+                    if (m.find()) {
+                        String v = r.pattern().pattern().contains("(?<v>") && m.group("v") != null ? clean(m.group("v")) : "";
+                        seen.add(r.attribute());
+                        out.add(new Ending(r.attribute(), v.isEmpty() ? null : v));
                     }
                 }
             }

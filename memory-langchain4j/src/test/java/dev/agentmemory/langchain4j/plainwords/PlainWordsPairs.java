@@ -18,6 +18,16 @@ public final class PlainWordsPairs {
         public boolean positive() {
             return !expected.equals("-") && !expected.equals("~");
         }
+
+        /** Whether the newer statement ends the older's value ("end:" and the key) instead of replacing it. */
+        public boolean ending() {
+            return expected.startsWith("end:");
+        }
+
+        /** The key a positive pair is about ({@link #expected} without "end:"). */
+        public String key() {
+            return ending() ? expected.substring("end:".length()) : expected;
+        }
     }
 
     /** The pairs of a class-path resource, in file order. */
