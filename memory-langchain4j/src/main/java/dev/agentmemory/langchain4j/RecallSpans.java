@@ -2,10 +2,6 @@ package dev.agentmemory.langchain4j;
 
 import dev.agentmemory.langchain4j.internal.MemorySpans;
 import dev.langchain4j.rag.content.Content;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -33,18 +29,7 @@ final class RecallSpans {
         span.set(MemoryTracing.STORE_ID, agent);
         if (session != null) {
             span.set(MemoryTracing.CONVERSATION_ID, session.session());
-            span.set(USER_HASH, userHash(session.tenant(), session.user()));
-        }
-    }
-
-    /** The first 16 hex digits of SHA-256 over tenant and user. */
-    static String userHash(String tenant, String user) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256")
-                    .digest((tenant + "\u0000" + user).getBytes(StandardCharsets.UTF_8));
-            return HexFormat.of().formatHex(digest, 0, 8);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+            span.set(USER_HASH, MemorySpans.userHash(session.tenant(), session.user()));
         }
     }
 

@@ -1,5 +1,9 @@
 package dev.agentmemory.langchain4j.internal;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.util.Objects;
 import java.util.function.BiConsumer;
 import org.jspecify.annotations.Nullable;
@@ -35,6 +39,20 @@ public interface MemorySpans {
 
     /** Whether content attributes (query text, values) are recorded: only when the user opted in. */
     boolean capturesContent();
+
+    /**
+     * The span attribute {@code agentmemory.user.hash}: the first 16 hex digits of SHA-256 over
+     * tenant and user, so that spans group by user without naming them.
+     */
+    static String userHash(String tenant, String user) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256")
+                    .digest((tenant + "\u0000" + user).getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest, 0, 8);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+        }
+    }
 
     /** One operation's span; closing it ends it. Not thread-safe: one thread opens and closes it. */
     interface Span extends AutoCloseable {

@@ -510,7 +510,8 @@ public final class MemoryTools {
     }
 
     private void who(MemorySpans.Span span, SessionRef ref) {
-        span.set("gen_ai.memory.store.id", agent).set("gen_ai.conversation.id", ref.session());
+        span.set("gen_ai.memory.store.id", agent).set("gen_ai.conversation.id", ref.session())
+                .set("agentmemory.user.hash", MemorySpans.userHash(ref.tenant(), ref.user()));
     }
 
     /** {@code text} as a JSON string literal. */
