@@ -186,8 +186,15 @@ class MemoryTracingTest {
 
     @Test
     void should_record_the_query_and_the_written_value_only_when_content_capture_is_on() {
-        try (AgentMemory memory = AgentMemory.builder().h2File(dir.resolve("m"))
-                .tracing(MemoryTracing.openTelemetry(otel).captureContent(true)).build()) {
+        OpenTelemetry openTelemetry = otel;
+        // tag::tracing[]
+        AgentMemory memory = AgentMemory.builder()
+                .h2File(dir.resolve("memory"))
+                .tracing(MemoryTracing.openTelemetry(openTelemetry)   // the application's OpenTelemetry
+                        .captureContent(true))                        // query text and values: opt-in
+                .build();
+        // end::tracing[]
+        try (memory) {
             assistant(memory, rememberThenAnswer()).chat(ALICE, STATED);
 
             List<SpanData> spans = memorySpans();
