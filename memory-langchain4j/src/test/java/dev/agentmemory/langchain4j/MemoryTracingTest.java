@@ -6,6 +6,10 @@ import dev.agentmemory.core.ReadOptions;
 import dev.agentmemory.core.store.InMemoryEventStore;
 import dev.agentmemory.core.testing.FaultyEventStore;
 import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
+import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.invocation.InvocationContext;
+import dev.langchain4j.rag.query.Metadata;
+import dev.langchain4j.rag.query.Query;
 import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.MemoryId;
 import io.opentelemetry.api.OpenTelemetry;
@@ -241,6 +245,29 @@ class MemoryTracingTest {
                 assertThat(s.getName()).isEqualTo("delete_memory");
                 assertThat(attr(s, "agentmemory.forget.target")).isEqualTo("session");
             });
+        }
+    }
+
+    @Test
+    void should_trace_a_direct_retriever_call_and_fail_its_span_on_a_query_without_a_user() {
+        try (AgentMemory memory = AgentMemory.builder().h2File(dir.resolve("m"))
+                .tracing(MemoryTracing.openTelemetry(otel)).build()) {
+            assistant(memory, rememberThenAnswer()).chat(ALICE, STATED);
+            exporter.reset();
+            Metadata md = Metadata.builder().chatMessage(UserMessage.from("colour"))
+                    .invocationContext(InvocationContext.builder().chatMemoryId(ALICE).build()).build();
+
+            memory.contentRetriever().retrieve(Query.from("Which colour do I like?", md));
+            assertThatThrownBy(() -> memory.contentRetriever().retrieve(Query.from("no user")))
+                    .isInstanceOf(IllegalArgumentException.class);
+
+            List<SpanData> spans = memorySpans();
+            String tree = tree(spans);
+            assertThat(spans).extracting(SpanData::getName).as(tree).containsExactly("search_memory", "search_memory");
+            assertThat(attr(spans.get(0), "agentmemory.recall.items.persistent")).as(tree).isEqualTo("1");
+            assertThat(spans.get(0).getStatus().getStatusCode()).isNotEqualTo(StatusCode.ERROR);
+            assertThat(spans.get(1).getStatus().getStatusCode()).as(tree).isEqualTo(StatusCode.ERROR);
+            assertThat(attr(spans.get(1), "error.type")).isEqualTo(IllegalArgumentException.class.getName());
         }
     }
 
