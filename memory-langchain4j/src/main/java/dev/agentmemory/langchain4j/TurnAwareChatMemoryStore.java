@@ -133,7 +133,7 @@ final class TurnAwareChatMemoryStore implements ChatMemoryStore {
                 SessionRef ref = SessionResolver.resolve(sessions, memoryId);
                 RecallSpans.who(span, agent, ref);
                 update(ref, messages);
-                span.set(TOOL_OUTCOME, "applied");
+                span.set(WRITE_OUTCOME, "applied");
             } catch (RuntimeException | Error e) {
                 span.failed(e);
                 throw e;
@@ -142,7 +142,7 @@ final class TurnAwareChatMemoryStore implements ChatMemoryStore {
     }
 
     /** The outcome of a write: {@code applied}, {@code conflict} or {@code rejected}. */
-    static final String TOOL_OUTCOME = "agentmemory.write.outcome";
+    static final String WRITE_OUTCOME = "agentmemory.write.outcome";
 
     private void update(SessionRef ref, List<ChatMessage> messages) {
         List<ChatMessage> stored = new ArrayList<>(messages);
