@@ -20,6 +20,9 @@ module dev.agentmemory.langchain4j {
     requires org.apache.lucene.core;
     requires org.apache.lucene.analysis.common;
     requires static org.jspecify;
+    // tracing (MemoryTracing): optional; only OtelMemorySpans touches it, and only when configured
+    requires static io.opentelemetry.api;
+    requires static io.opentelemetry.context;
 
     exports dev.agentmemory.langchain4j;
     exports dev.agentmemory.langchain4j.tools;

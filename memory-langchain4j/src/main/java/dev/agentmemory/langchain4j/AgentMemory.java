@@ -5,6 +5,7 @@ import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.policy.InstructionDetector;
 import dev.agentmemory.core.spi.DerivedData;
+import dev.agentmemory.langchain4j.internal.MemorySpans;
 import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.core.spi.DerivedData.ForgetRequest;
 import dev.agentmemory.store.jdbc.H2FileOption;
@@ -119,6 +120,7 @@ public final class AgentMemory implements AutoCloseable {
     /** What this object registered with the engine, removed again by {@link #close}. */
     private final List<DerivedData> registered = new ArrayList<>();
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final MemorySpans spans;
 
     private AgentMemory(Builder b, Settings settings, MemoryEngine engine, boolean ownsEngine) {
         this.engine = engine;
@@ -138,7 +140,9 @@ public final class AgentMemory implements AutoCloseable {
         this.summarizer = b.summaryModel == null ? null
                 : Summarizer.builder(engine, b.summaryModel).agent(agent).minMessages(b.summaryMinMessages)
                 .sessionResolver(sessions).build();
-        this.turnStore = new TurnAwareChatMemoryStore(store, framer, summarizer, sessions);
+        // tracing: OtelMemorySpans (the one class touching OpenTelemetry) is reached only when configured
+        this.spans = b.tracing == null ? MemorySpans.NONE : b.tracing.spans();
+        this.turnStore = new TurnAwareChatMemoryStore(store, framer, summarizer, sessions, agent, spans);
         if (b.embeddingModel != null) {
             int dims = b.embeddingModel.dimension();
             Path dir = b.indexDirectory != null ? b.indexDirectory
@@ -170,11 +174,14 @@ public final class AgentMemory implements AutoCloseable {
         } else {
             this.episodic = null;
         }
-        this.retriever = new MemoryContentRetriever(engine, agent, sessions, settings, episodic);
+        this.retriever = new MemoryContentRetriever(engine, agent, sessions, settings, episodic, spans);
         this.injector = new MemoryContentInjector(framer);
         this.augmentor = new MemoryRetrievalAugmentor(retriever, new AppDocuments(List.of()), injector, engine.clock(),
-                turnStore, lastRecalls);
+                turnStore, lastRecalls, spans);
         this.tools = new MemoryTools(engine, agent, settings.deleteMode, sessions);
+        if (b.tracing != null) {
+            MemorySpans.ToolsHook.attach(tools, spans);
+        }
         register(new DerivedData() {
             @Override
             public String name() {
@@ -316,7 +323,7 @@ public final class AgentMemory implements AutoCloseable {
 
     private MemoryRetrievalAugmentor augmentor(List<ContentRetriever> documents) {
         return new MemoryRetrievalAugmentor(retriever, new AppDocuments(documents), injector, engine.clock(), turnStore,
-                lastRecalls);
+                lastRecalls, spans);
     }
 
     /**
@@ -428,6 +435,7 @@ public final class AgentMemory implements AutoCloseable {
         private SessionResolver sessions = SessionResolver.standard();
         private InstructionDetector instructionDetector = InstructionDetector.standard();
         private final Settings settings = new Settings();
+        private @Nullable MemoryTracing tracing;
 
         private Builder() {
         }
@@ -555,6 +563,15 @@ public final class AgentMemory implements AutoCloseable {
         /** The agent name every call acts as. Default: {@code assistant}. */
         public Builder agent(String agent) {
             settings.agent = Objects.requireNonNull(agent, "agent");
+            return this;
+        }
+
+        /**
+         * Spans of the OpenTelemetry GenAI memory conventions around recalls, writes and forgets
+         * (see {@link MemoryTracing}). Without it no span is made and no OpenTelemetry class is loaded.
+         */
+        public Builder tracing(MemoryTracing tracing) {
+            this.tracing = Objects.requireNonNull(tracing, "tracing");
             return this;
         }
 

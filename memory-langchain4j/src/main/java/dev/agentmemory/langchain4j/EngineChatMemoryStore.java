@@ -72,6 +72,11 @@ final class EngineChatMemoryStore {
      */
     private final Map<SessionRef, Long> callsStoredHere = new ConcurrentHashMap<>();
 
+    /** How {@link #deleteMessages} forgets. */
+    ForgetMode deleteMode() {
+        return deleteMode;
+    }
+
     EngineChatMemoryStore(MemoryEngine engine, String agent, ForgetMode deleteMode, EchoedBlocks echoes) {
         this.plainWords = new PlainWordsWriter(engine, agent);
         this.engine = engine;

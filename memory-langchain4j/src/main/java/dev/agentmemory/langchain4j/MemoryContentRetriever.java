@@ -1,5 +1,6 @@
 package dev.agentmemory.langchain4j;
 
+import dev.agentmemory.langchain4j.internal.MemorySpans;
 import dev.agentmemory.langchain4j.internal.EnumText;
 import dev.agentmemory.core.MemoryException;
 import dev.agentmemory.core.Caller;
@@ -54,6 +55,7 @@ final class MemoryContentRetriever implements ContentRetriever {
     private final @Nullable EpisodicRecall episodic;
     private final PersistentIndex persistentIndex;
     private final Lineage lineage;
+    private final MemorySpans spans;
 
     static final String SESSION_STATE = "session-state";
     static final String TASK_STATE = "task-state";
@@ -61,8 +63,9 @@ final class MemoryContentRetriever implements ContentRetriever {
     static final String SUMMARY = "summary";
 
     MemoryContentRetriever(MemoryEngine engine, String agent, SessionResolver ids, Settings settings,
-                           @Nullable EpisodicRecall episodic) {
+                           @Nullable EpisodicRecall episodic, MemorySpans spans) {
         this.engine = engine;
+        this.spans = spans;
         this.agent = agent;
         this.ids = ids;
         this.settings = settings;
@@ -89,7 +92,19 @@ final class MemoryContentRetriever implements ContentRetriever {
     @Override
     public List<Content> retrieve(Query query) {
         Objects.requireNonNull(query, "query");
-        return retrieve(query, target(query));
+        try (MemorySpans.Span span = spans.start("search_memory")) {
+            try {
+                Target target = target(query);
+                RecallSpans.who(span, agent, target.session());
+                RecallSpans.query(spans, span, query.text());
+                List<Content> found = retrieve(query, target);
+                RecallSpans.found(span, found);
+                return found;
+            } catch (RuntimeException | Error e) {
+                span.failed(e);
+                throw e;
+            }
+        }
     }
 
     /** The contents for {@code query} and the caller and session already resolved from it. */

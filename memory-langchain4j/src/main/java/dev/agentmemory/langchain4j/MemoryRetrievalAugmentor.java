@@ -1,5 +1,6 @@
 package dev.agentmemory.langchain4j;
 
+import dev.agentmemory.langchain4j.internal.MemorySpans;
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.rag.AugmentationRequest;
@@ -28,9 +29,12 @@ final class MemoryRetrievalAugmentor implements RetrievalAugmentor {
     private final Clock clock;
     private final TurnAwareChatMemoryStore turns;
     private final LastRecalls last;
+    private final MemorySpans spans;
 
     MemoryRetrievalAugmentor(MemoryContentRetriever retriever, AppDocuments documents, MemoryContentInjector injector,
-                             Clock clock, TurnAwareChatMemoryStore turns, LastRecalls last) {
+                             Clock clock, TurnAwareChatMemoryStore turns, LastRecalls last,
+                             MemorySpans spans) {
+        this.spans = spans;
         this.retriever = retriever;
         this.documents = documents;
         this.injector = injector;
@@ -42,16 +46,31 @@ final class MemoryRetrievalAugmentor implements RetrievalAugmentor {
     @Override
     public AugmentationResult augment(AugmentationRequest request) {
         Objects.requireNonNull(request, "request");
+        try (MemorySpans.Span span = spans.start("search_memory")) {
+            try {
+                return augment(request, span);
+            } catch (RuntimeException | Error e) {
+                span.failed(e);
+                throw e;
+            }
+        }
+    }
+
+    private AugmentationResult augment(AugmentationRequest request, MemorySpans.Span span) {
         ChatMessage message = request.chatMessage();
         String text = message instanceof UserMessage u ? MessageText.of(u) : "";
         Query query = Query.from(text == null ? "" : text, request.metadata());
         Instant now = clock.instant();
         MemoryContentRetriever.Target target = retriever.target(query);
+        RecallSpans.who(span, target.caller().agent(), target.session());
+        RecallSpans.query(spans, span, query.text());
         List<Content> contents = retriever.retrieve(query, target);
         if (!documents.isEmpty()) {
             contents = AppDocuments.merge(contents, documents.retrieve(query, now));
         }
         MemoryContentInjector.Injection injection = injector.injectAndReport(contents, message);
+        RecallSpans.found(span, contents);
+        span.set(RecallSpans.FRAMED, injection.used().size()).set(RecallSpans.CUT, injection.cut().size());
         if (target.session() != null) {
             turns.begin(target.session(), message, injection.message());
             String sent = injection.message() instanceof UserMessage sentMessage ? MessageText.of(sentMessage) : query.text();

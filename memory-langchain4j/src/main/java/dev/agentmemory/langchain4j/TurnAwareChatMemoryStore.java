@@ -1,5 +1,7 @@
 package dev.agentmemory.langchain4j;
 
+import dev.agentmemory.langchain4j.internal.EnumText;
+import dev.agentmemory.langchain4j.internal.MemorySpans;
 import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.langchain4j.framing.MemoryFramer;
 import dev.agentmemory.langchain4j.tools.Summarizer;
@@ -73,10 +75,14 @@ final class TurnAwareChatMemoryStore implements ChatMemoryStore {
     /** The memory's one resolver: each call maps its memory id once, here, and passes the session down. */
     private final SessionResolver sessions;
     private final Map<SessionRef, Turn> turns = new ConcurrentHashMap<>();
+    private final String agent;
+    private final MemorySpans spans;
 
     TurnAwareChatMemoryStore(EngineChatMemoryStore delegate, MemoryFramer framer, @Nullable Summarizer summarizer,
-                             SessionResolver sessions) {
+                             SessionResolver sessions, String agent, MemorySpans spans) {
         this.sessions = sessions;
+        this.agent = agent;
+        this.spans = spans;
         this.delegate = delegate;
         this.framer = framer;
         this.summarizer = summarizer;
@@ -121,7 +127,24 @@ final class TurnAwareChatMemoryStore implements ChatMemoryStore {
     @Override
     public void updateMessages(Object memoryId, List<ChatMessage> messages) {
         Objects.requireNonNull(messages, "messages");
-        SessionRef ref = SessionResolver.resolve(sessions, memoryId);
+        try (MemorySpans.Span span = spans.start("update_memory")) {
+            try {
+                span.set(RecallSpans.LAYER, "messages").set(MemoryTracing.RECORD_COUNT, messages.size());
+                SessionRef ref = SessionResolver.resolve(sessions, memoryId);
+                RecallSpans.who(span, agent, ref);
+                update(ref, messages);
+                span.set(WRITE_OUTCOME, "applied");
+            } catch (RuntimeException | Error e) {
+                span.failed(e);
+                throw e;
+            }
+        }
+    }
+
+    /** The outcome of a write: {@code applied}, {@code conflict} or {@code rejected}. */
+    static final String WRITE_OUTCOME = "agentmemory.write.outcome";
+
+    private void update(SessionRef ref, List<ChatMessage> messages) {
         List<ChatMessage> stored = new ArrayList<>(messages);
         int user = lastUser(stored);
         if (user >= 0) {
@@ -198,10 +221,24 @@ final class TurnAwareChatMemoryStore implements ChatMemoryStore {
 
     @Override
     public void deleteMessages(Object memoryId) {
-        SessionRef ref = SessionResolver.resolve(sessions, memoryId);
-        turns.remove(ref);
-        delegate.deleteMessages(ref);
+        try (MemorySpans.Span span = spans.start("delete_memory")) {
+            try {
+                span.set(FORGET_TARGET, "session").set(FORGET_MODE, EnumText.label(delegate.deleteMode()));
+                SessionRef ref = SessionResolver.resolve(sessions, memoryId);
+                RecallSpans.who(span, agent, ref);
+                turns.remove(ref);
+                delegate.deleteMessages(ref);
+            } catch (RuntimeException | Error e) {
+                span.failed(e);
+                throw e;
+            }
+        }
     }
+
+    /** What a forget targets: {@code session} (all of it) or {@code key}. */
+    static final String FORGET_TARGET = "agentmemory.forget.target";
+    /** How a forget forgets: {@code soft} or {@code hard}. */
+    static final String FORGET_MODE = "agentmemory.forget.mode";
 
     /** Drops the framed copies of a user's turns (their memory may hold what was just forgotten). */
     int invalidate(Partition partition) {

@@ -1,6 +1,7 @@
 package dev.agentmemory.langchain4j.tools;
 
 import dev.agentmemory.langchain4j.internal.EnumText;
+import dev.agentmemory.langchain4j.internal.MemorySpans;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.ForgetReceipt;
@@ -87,6 +88,12 @@ public final class MemoryTools {
     private final String agent;
     private final ForgetMode forgetMode;
     private final SessionResolver sessions;
+    /** Set by {@code AgentMemory} when tracing is configured, before the tools are handed out. */
+    private volatile MemorySpans spans = MemorySpans.NONE;
+
+    static {
+        MemorySpans.ToolsHook.register((tools, spans) -> ((MemoryTools) tools).spans = spans);
+    }
 
     /** Tools acting as {@code agent}; forgetting is soft (tombstones stay for audit); ids mapped by {@link SessionResolver#standard()}. */
     public MemoryTools(MemoryEngine engine, String agent) {
@@ -125,6 +132,11 @@ public final class MemoryTools {
                            @P("preference or fact") String kind,
                            @P(value = "the user's exact words stating it, copied from their message", required = false)
                            @Nullable String userQuote) {
+        return traced("remember", memoryId, key, value, span -> remember(span, memoryId, key, value, kind, userQuote));
+    }
+
+    private String remember(MemorySpans.Span span, Object memoryId, String key, String value, String kind,
+                            @Nullable String userQuote) {
         SessionRef ref = session(memoryId);
         Caller caller = ref.caller(agent);
         boolean preference;
@@ -135,7 +147,7 @@ public final class MemoryTools {
         } else {
             return "Not saved: kind must be preference or fact: " + OperationParser.quote(String.valueOf(kind)) + ".";
         }
-        return write(caller, ref, caller.persistent(), "persistent memory", key, value,
+        return write(span, caller, ref, caller.persistent(), "persistent memory", key, value,
                 preference ? Kind.PREFERENCE : Kind.OBSERVATION, preference ? "preference" : "fact", userQuote);
     }
 
@@ -150,6 +162,12 @@ public final class MemoryTools {
                               @P(value = "fact (default) or decision", required = false) @Nullable String kind,
                               @P(value = "the user's exact words stating it, copied from their message", required = false)
                               @Nullable String userQuote) {
+        return traced("updateState", memoryId, key, value,
+                span -> updateState(span, memoryId, key, value, scope, kind, userQuote));
+    }
+
+    private String updateState(MemorySpans.Span span, Object memoryId, String key, String value, @Nullable String scope,
+                               @Nullable String kind, @Nullable String userQuote) {
         SessionRef ref = session(memoryId);
         Caller caller = ref.caller(agent);
         Kind k;
@@ -177,7 +195,7 @@ public final class MemoryTools {
             target = caller.session(ref.session());
             place = "session " + ref.session();
         }
-        return write(caller, ref, target, place, key, value, k, k == Kind.DECISION ? "decision" : "fact", userQuote);
+        return write(span, caller, ref, target, place, key, value, k, k == Kind.DECISION ? "decision" : "fact", userQuote);
     }
 
     @Tool(name = "forget", value = {
@@ -188,7 +206,23 @@ public final class MemoryTools {
                          @P("persistent, session or task (the active task)") String scope,
                          @P(value = "the user's exact words asking to forget it", required = false)
                          @Nullable String userQuote) {
+        try (MemorySpans.Span span = spans.start("delete_memory")) {
+            try {
+                span.set(TOOL, "forget").set(FORGET_TARGET, "key").set(KEY, key)
+                        .set(FORGET_MODE, EnumText.label(forgetMode));
+                String answer = forget(span, memoryId, key, scope, userQuote);
+                span.set(OUTCOME, answer.startsWith("Forgot ") ? "forgotten" : "rejected");
+                return answer;
+            } catch (RuntimeException | Error e) {
+                span.failed(e);
+                throw e;
+            }
+        }
+    }
+
+    private String forget(MemorySpans.Span span, Object memoryId, String key, String scope, @Nullable String userQuote) {
         SessionRef ref = session(memoryId);
+        who(span, ref);
         Caller caller = ref.caller(agent);
         MemoryKey k;
         try {
@@ -233,6 +267,8 @@ public final class MemoryTools {
             return "Nothing forgotten: there is no value at " + k + " in " + describe(target) + ".";
         }
         ForgetReceipt receipt = engine.forget(caller, ForgetTarget.key(target, k), forgetMode);
+        span.set(LAYER, EnumText.label(target.layer())).set("gen_ai.memory.record.count", receipt.recordIds().size());
+        receipt.derived().forEach((name, n) -> span.set("agentmemory.forget.derived." + name, n));
         StringBuilder text = new StringBuilder("Forgot ").append(k).append(" in ").append(describe(target))
                 .append(": ").append(receipt.recordIds().size()).append(" version(s)");
         receipt.derived().forEach((name, n) -> {
@@ -349,7 +385,7 @@ public final class MemoryTools {
         }
     }
 
-    private String write(Caller caller, SessionRef ref, Scope scope, String place, String key, String value, Kind kind,
+    private String write(MemorySpans.Span span, Caller caller, SessionRef ref, Scope scope, String place, String key, String value, Kind kind,
                          String kindName, @Nullable String userQuote) {
         MemoryKey k;
         MemoryValue v;
@@ -360,6 +396,7 @@ public final class MemoryTools {
             return "Not saved: " + e.getMessage() + ".";
         }
         k = keyInUse(caller, scope, k);
+        span.set(KEY, k.toString()).set(LAYER, EnumText.label(scope.layer()));
         boolean cited = userQuote != null && !userQuote.isBlank();
         Proposal.Builder b;
         if (cited && userQuote != null) { // cited says userQuote != null; the checker wants it here
@@ -400,6 +437,10 @@ public final class MemoryTools {
         } catch (IllegalArgumentException e) {
             return "Not saved: " + e.getMessage() + ".";
         }
+        MemoryRecord written = o.record();
+        if (written != null) {
+            span.set("gen_ai.memory.record.id", written.id());
+        }
         boolean downgraded = !cited && o.proposal().kind() != kind;
         return describe(o, place, kindName, cited, downgraded ? "; quote the user's words to record a " + kindName : "");
     }
@@ -437,6 +478,62 @@ public final class MemoryTools {
             b.tag("unconfirmed-" + EnumText.label(asked));
         }
         return b;
+    }
+
+    private static final String TOOL = "agentmemory.tool";
+    private static final String KEY = "agentmemory.key";
+    private static final String LAYER = "agentmemory.layer";
+    private static final String OUTCOME = "agentmemory.write.outcome";
+    private static final String FORGET_TARGET = "agentmemory.forget.target";
+    private static final String FORGET_MODE = "agentmemory.forget.mode";
+
+    /** One tool write in an {@code update_memory} span, its outcome read from the answer's documented opening. */
+    private String traced(String tool, Object memoryId, String key, String value,
+                          java.util.function.Function<MemorySpans.Span, String> write) {
+        MemorySpans current = spans;
+        try (MemorySpans.Span span = current.start("update_memory")) {
+            try {
+                span.set(TOOL, tool).set(KEY, key);
+                who(span, SessionResolver.resolve(sessions, memoryId));
+                if (current.capturesContent()) {
+                    span.set("gen_ai.memory.records", "[{\"id\":" + json(key) + ",\"content\":" + json(value) + "}]");
+                }
+                String answer = write.apply(span);
+                span.set(OUTCOME, answer.startsWith("Saved ") ? "applied"
+                        : answer.startsWith("Recorded ") ? "conflict" : "rejected");
+                return answer;
+            } catch (RuntimeException | Error e) {
+                span.failed(e);
+                throw e;
+            }
+        }
+    }
+
+    private void who(MemorySpans.Span span, SessionRef ref) {
+        span.set("gen_ai.memory.store.id", agent).set("gen_ai.conversation.id", ref.session())
+                .set("agentmemory.user.hash", MemorySpans.userHash(ref.tenant(), ref.user()));
+    }
+
+    /** {@code text} as a JSON string literal. */
+    private static String json(@Nullable String text) {
+        if (text == null) {
+            return "null";
+        }
+        StringBuilder b = new StringBuilder("\"");
+        for (char c : text.toCharArray()) {
+            switch (c) {
+                case '"' -> b.append("\\\"");
+                case '\\' -> b.append("\\\\");
+                default -> {
+                    if (c < 0x20) {
+                        b.append(String.format(java.util.Locale.ROOT, "\\u%04x", (int) c));
+                    } else {
+                        b.append(c);
+                    }
+                }
+            }
+        }
+        return b.append('"').toString();
     }
 
     private static String describe(Outcome o, String place, String kindName, boolean cited, String note) {
