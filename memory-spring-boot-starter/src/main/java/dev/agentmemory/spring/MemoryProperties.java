@@ -3,9 +3,16 @@ package dev.agentmemory.spring;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.bind.PropertySourcesPlaceholdersResolver;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.Environment;
+import org.springframework.core.env.PropertySource;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 
@@ -51,12 +58,25 @@ final class MemoryProperties {
 
     /**
      * Reads every {@code agentmemory.*} property of {@code environment} (properties, YAML, command
-     * line, ...); nested keys such as {@code agentmemory.ttl.observation} keep their dotted names.
+     * line, system properties, ...); nested keys such as {@code agentmemory.ttl.observation} keep
+     * their dotted names and placeholders are resolved. Environment variables are not read as keys:
+     * other tools set {@code AGENTMEMORY_*} variables of their own (which Spring would read as
+     * unknown keys and fail the start), and a variable cannot spell a dashed key; a property refers
+     * to one instead ({@code agentmemory.jdbc.password=${DB_PASSWORD}}).
      */
     static MemoryProperties of(Environment environment) {
-        Map<String, String> keys = Binder.get(environment)
-                .bind(PREFIX, Bindable.mapOf(String.class, String.class))
-                .orElse(Map.of());
+        Binder binder = Binder.get(environment);
+        if (environment instanceof ConfigurableEnvironment configurable) {
+            List<PropertySource<?>> sources = new ArrayList<>();
+            for (PropertySource<?> source : configurable.getPropertySources()) {
+                if (!(source instanceof SystemEnvironmentPropertySource)) {
+                    sources.add(source);
+                }
+            }
+            binder = new Binder(ConfigurationPropertySources.from(sources),
+                    new PropertySourcesPlaceholdersResolver(environment));
+        }
+        Map<String, String> keys = binder.bind(PREFIX, Bindable.mapOf(String.class, String.class)).orElse(Map.of());
         return new MemoryProperties(keys);
     }
 }

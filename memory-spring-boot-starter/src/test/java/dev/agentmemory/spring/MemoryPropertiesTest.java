@@ -8,6 +8,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -16,6 +17,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -81,6 +83,24 @@ class MemoryPropertiesTest {
                     assertThat(analysis).as("Spring Boot's report of %s", failure).isNotNull();
                     assertThat(analysis.getDescription()).contains("agentmemory." + key).doesNotContain("\n\tat ");
                     assertThat(analysis.getAction()).contains("agentmemory.");
+                });
+    }
+
+    /**
+     * Environment variables of other tools (CI's {@code AGENTMEMORY_TEST_PG_URL}, ...) are not
+     * read as {@code agentmemory.*} keys; the application's properties reach them through
+     * placeholders.
+     */
+    @Test
+    void should_ignore_environment_variables_unless_a_property_refers_to_one() {
+        runner.withInitializer(context -> context.getEnvironment().getPropertySources().addFirst(
+                        new SystemEnvironmentPropertySource("test-systemEnvironment", Map.of(
+                                "AGENTMEMORY_PG_PORT", "25631", "AGENTMEMORY_TEST_PG_URL", "jdbc:postgresql://x/y",
+                                "MEMORY_AGENT", "from-env"))))
+                .withPropertyValues("agentmemory.h2-file=" + dir.resolve("memory"), "agentmemory.agent=${MEMORY_AGENT}")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(AgentMemory.class).agent()).isEqualTo("from-env");
                 });
     }
 
