@@ -20,8 +20,11 @@ import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
 
 import static dev.agentmemory.testing.langchain4j.ScriptedChatModel.call;
 import static dev.agentmemory.testing.langchain4j.ScriptedChatModel.text;
@@ -124,6 +127,23 @@ class AgentMemoryAutoConfigurationTest {
         });
         try (AgentMemory reopened = AgentMemory.builder().h2File(file).build()) {
             assertThat(reopened.agent()).isEqualTo("assistant");
+        }
+    }
+
+    /** Without a store property or a DataSource: the H2 file agentmemory/memory under the working directory. */
+    @Test
+    void should_keep_memory_in_an_h2_file_under_the_working_directory_by_default() throws IOException {
+        Path defaultDir = Path.of("agentmemory").toAbsolutePath();
+        assertThat(defaultDir).as("left over from an earlier run").doesNotExist();
+        try {
+            runner.run(context -> {
+                assertThat(context).hasNotFailed();
+                assertThat(defaultDir.resolve("memory.mv.db")).isRegularFile();
+            });
+        } finally {
+            try (Stream<Path> files = Files.walk(defaultDir)) {
+                files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            }
         }
     }
 
