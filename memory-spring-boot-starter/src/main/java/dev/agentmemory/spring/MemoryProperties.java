@@ -10,6 +10,7 @@ import org.springframework.core.env.Environment;
 import org.springframework.core.env.PropertySource;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,7 +44,11 @@ final class MemoryProperties {
                 if (e.getValue().isBlank()) {
                     throw new InvalidMemoryPropertyException(H2_FILE + " must be a file path, not blank");
                 }
-                file = Path.of(e.getValue().trim());
+                try {
+                    file = Path.of(e.getValue().trim());
+                } catch (InvalidPathException ex) {
+                    throw new InvalidMemoryPropertyException(H2_FILE + " must be a file path: " + ex.getMessage());
+                }
             } else {
                 settings.setProperty(key, e.getValue());
             }

@@ -7,10 +7,14 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.env.YamlPropertySourceLoader;
+import org.springframework.core.io.ByteArrayResource;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.io.InputStream;
 import java.net.URL;
 import java.nio.file.Path;
@@ -73,9 +77,12 @@ class MemoryPropertiesTest {
             "jdbc.pool-size | 0",
             "h2.accept-missing-high-water-mark | yes",
             "windowsize | 3",
+            "h2-file | ''",
+            "h2-file | bad\u0000name",
     })
     void should_fail_startup_naming_the_key_with_a_bad_value(String key, String value) {
-        runner.withPropertyValues("agentmemory.h2-file=" + dir.resolve("memory"), "agentmemory." + key + "=" + value)
+        String h2File = key.equals("h2-file") ? value : dir.resolve("memory").toString();
+        runner.withPropertyValues("agentmemory.h2-file=" + h2File, "agentmemory." + key + "=" + value)
                 .run(context -> {
                     assertThat(context).hasFailed();
                     Throwable failure = context.getStartupFailure();
@@ -102,6 +109,25 @@ class MemoryPropertiesTest {
                     assertThat(context).hasNotFailed();
                     assertThat(context.getBean(AgentMemory.class).agent()).isEqualTo("from-env");
                 });
+    }
+
+    /** application.yaml's nested maps spell the same keys, and a bad one is named in full. */
+    @Test
+    void should_read_nested_yaml_keys() {
+        String yaml = "agentmemory:\n  h2-file: " + dir.resolve("memory") + "\n  window-size: 7\n  agent: yaml-agent\n"
+                + "  ttl:\n    observation: P7D\n    decision: 30 days\n";
+        runner.withInitializer(context -> {
+            try {
+                new YamlPropertySourceLoader().load("application.yaml", new ByteArrayResource(yaml.getBytes(StandardCharsets.UTF_8)))
+                        .forEach(source -> context.getEnvironment().getPropertySources().addLast(source));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }).run(context -> {
+            FailureAnalysis analysis = new InvalidMemoryPropertyFailureAnalyzer().analyze(context.getStartupFailure());
+            assertThat(analysis).isNotNull();
+            assertThat(analysis.getDescription()).contains("agentmemory.ttl.decision").contains("30 days");
+        });
     }
 
     @Test
