@@ -12,7 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * README.md's code is the tested code: every java and properties block of the README names the
  * regions of test code it shows (an HTML comment {@code <!-- snippet: name -->} before the block),
- * here and in memory-core's and memory-inspector's tests, and equals them apart from indentation and spacing. On a
+ * here and in the tests of memory-core, memory-store-jdbc, memory-inspector and memory-spring-boot-starter, and equals them apart from indentation and spacing. On a
  * difference the failure prints the tested code to paste into the README.
  */
 class ReadmeSnippetsTest {
@@ -20,7 +20,9 @@ class ReadmeSnippetsTest {
     private static final Path README = Path.of("..", "README.md");
     private static final List<Path> TESTED_CODE = List.of(Path.of("src", "test", "java"), Path.of("src", "test", "resources"),
             Path.of("..", "memory-core", "src", "test", "java"), Path.of("..", "memory-store-jdbc", "src", "test", "java"),
-            Path.of("..", "memory-inspector", "src", "test", "java"));
+            Path.of("..", "memory-inspector", "src", "test", "java"),
+            Path.of("..", "memory-spring-boot-starter", "src", "test", "java"),
+            Path.of("..", "memory-spring-boot-starter", "src", "test", "resources"));
 
     @Test
     void should_show_exactly_the_tested_code_in_every_readme_block() {
@@ -33,7 +35,7 @@ class ReadmeSnippetsTest {
     void should_find_the_marked_blocks_and_their_regions() {
         long marked = Snippets.blocks(README).stream().filter(b -> !b.regions().isEmpty()).count();
         assertThat(marked).as("marked README blocks").isGreaterThanOrEqualTo(8);
-        assertThat(Snippets.regions(TESTED_CODE)).containsKeys("register", "engine", "config-file");
+        assertThat(Snippets.regions(TESTED_CODE)).containsKeys("register", "engine", "config-file", "spring-properties", "spring-assistant");
         assertThat(Files.exists(Path.of("..", "README-snippets.md"))).as("the old hand-kept copy is gone").isFalse();
     }
 }
