@@ -7,7 +7,6 @@ import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.ForgetReceipt;
 import dev.agentmemory.core.ForgetTarget;
 import dev.agentmemory.core.ScopeView.KeyState;
-import dev.agentmemory.core.Scope.Layer;
 import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;

@@ -28,7 +28,6 @@ import dev.langchain4j.service.tool.ToolErrorHandlerResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.ArrayList;

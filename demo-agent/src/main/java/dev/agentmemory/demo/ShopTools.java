@@ -29,7 +29,6 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.function.Consumer;
 
 /**
  * The shop's tools as the assistant sees them. Each tool talks to the {@link Shop} and records

@@ -7,7 +7,6 @@ import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.Scope;
-import dev.agentmemory.core.TaskInfo;
 import dev.agentmemory.store.jdbc.JdbcStores;
 import java.io.IOException;
 import java.nio.file.Files;

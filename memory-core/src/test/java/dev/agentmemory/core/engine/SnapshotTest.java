@@ -6,11 +6,8 @@ import dev.agentmemory.core.ForgetTarget;
 import dev.agentmemory.core.MemoryRecord.Kind;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
-import dev.agentmemory.core.MemoryValue;
 import dev.agentmemory.core.Proposal;
-import dev.agentmemory.core.Scope;
 import dev.agentmemory.core.audit.AuditReport;
-import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.core.spi.StoredSnapshot;
@@ -28,7 +25,6 @@ import java.util.function.Function;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import dev.agentmemory.core.engine.MemoryEngine.Messages;
 
 /**
  * Snapshots: a cold load reads the latest snapshot plus the events after it; a damaged one is

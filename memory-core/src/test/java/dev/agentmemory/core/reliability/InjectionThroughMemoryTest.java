@@ -17,8 +17,6 @@ import dev.agentmemory.testing.InjectionDataset;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 

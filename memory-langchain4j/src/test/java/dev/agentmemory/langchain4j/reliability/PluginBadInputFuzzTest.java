@@ -4,7 +4,6 @@ import dev.agentmemory.core.MemoryRecord.Trust;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.internal.state.MemoryState;
 import dev.agentmemory.store.jdbc.testing.HostileCalls;
-import dev.agentmemory.core.internal.state.MemoryState;
 import dev.agentmemory.langchain4j.AgentMemory;
 import dev.agentmemory.langchain4j.SessionRef;
 import dev.agentmemory.langchain4j.SessionResolver;

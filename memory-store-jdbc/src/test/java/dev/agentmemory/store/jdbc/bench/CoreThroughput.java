@@ -4,7 +4,6 @@ import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.MemoryRecord.Kind;
 import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.MemoryKey;
-import dev.agentmemory.core.MemoryValue;
 import dev.agentmemory.core.Proposal;
 import dev.agentmemory.core.Scope;
 import dev.agentmemory.core.store.InMemoryEventStore;

@@ -13,7 +13,6 @@ import java.util.Arrays;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import dev.agentmemory.core.spi.EventStore.ForwardingEventStore;
 
 /** A forwarding store is a store (the contract), and passes on every call, the default ones included. */
 class ForwardingEventStoreTest extends EventStoreContract {

@@ -24,7 +24,6 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import dev.agentmemory.core.MemoryRecord.Kind;
 
 class H2FileEngineStorageTest extends MemoryEngineStorageContract {
 

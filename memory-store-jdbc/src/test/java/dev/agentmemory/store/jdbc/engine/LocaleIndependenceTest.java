@@ -16,8 +16,6 @@ import org.junit.jupiter.api.Test;
 import java.util.Locale;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import dev.agentmemory.core.MemoryRecord.Kind;
-import dev.agentmemory.core.Scope.Layer;
 
 /**
  * Under a Turkish default locale, {@code "I".toLowerCase()} is a dotless {@code "ı"}: every text

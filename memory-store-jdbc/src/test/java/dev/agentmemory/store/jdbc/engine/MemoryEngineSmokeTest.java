@@ -16,7 +16,6 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import dev.agentmemory.core.MemoryRecord.Status;
 
 class MemoryEngineSmokeTest {
 

@@ -27,7 +27,6 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import dev.agentmemory.core.MemoryRecord.Kind;
 
 /**
  * The engine's storage contract on a real PostgreSQL server (a fresh schema per test, a

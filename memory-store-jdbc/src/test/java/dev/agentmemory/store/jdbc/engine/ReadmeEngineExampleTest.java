@@ -15,7 +15,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import dev.agentmemory.core.MemoryRecord.Kind;
 
 /** README.md's "Using the engine directly", compiled and run (the README block is checked against this region). */
 class ReadmeEngineExampleTest {

@@ -10,7 +10,6 @@ import dev.agentmemory.core.TaskInfo;
 import dev.agentmemory.core.engine.MemoryEngine.Tasks;
 import dev.agentmemory.core.TaskInfo.Status;
 import dev.agentmemory.store.jdbc.JdbcStores;
-import dev.agentmemory.core.engine.MemoryEngine.Tasks;
 import dev.agentmemory.testing.TestClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -21,7 +20,6 @@ import java.time.Duration;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.groups.Tuple.tuple;
-import dev.agentmemory.core.Scope.Layer;
 
 /** A task is a frame of the user's work: it can be resumed from any of the user's sessions, and moves there. */
 class TasksAcrossSessionsTest {

@@ -17,7 +17,6 @@ import dev.agentmemory.core.MemoryRecord.Status;
 import dev.agentmemory.testing.TestClock;
 import dev.agentmemory.core.internal.state.MemoryState;
 import dev.agentmemory.store.jdbc.JdbcStores;
-import dev.agentmemory.core.internal.state.MemoryState;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,10 +27,6 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.groups.Tuple.tuple;
-import dev.agentmemory.core.MemoryRecord.Status;
-import dev.agentmemory.core.MemoryRecord.Source;
-import dev.agentmemory.core.MemoryRecord.Kind;
-import dev.agentmemory.core.ScopeView.KeyState;
 
 /** Current values, history, "as of" a time or a sequence, expiry and validity windows. */
 class VersionedReadTest {
