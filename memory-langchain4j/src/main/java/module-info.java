@@ -23,6 +23,8 @@ module dev.agentmemory.langchain4j {
     // tracing (MemoryTracing): optional; only OtelMemorySpans touches it, and only when configured
     requires static io.opentelemetry.api;
     requires static io.opentelemetry.context;
+    // metrics (MemoryMetrics): optional; only the Micrometer* classes touch it, and only when configured
+    requires static micrometer.core;
 
     exports dev.agentmemory.langchain4j;
     exports dev.agentmemory.langchain4j.tools;

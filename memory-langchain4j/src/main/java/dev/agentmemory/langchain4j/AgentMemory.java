@@ -118,8 +118,11 @@ public final class AgentMemory implements AutoCloseable {
     private final List<DerivedData> registered = new ArrayList<>();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final MemorySpans spans;
+    /** The metrics, when {@link Builder#metrics} was given (its store wrapper is already under the engine). */
+    private final @Nullable MemoryMeters meters;
 
-    private AgentMemory(Builder b, Settings settings, MemoryEngine engine, boolean ownsEngine) {
+    private AgentMemory(Builder b, Settings settings, MemoryEngine engine, boolean ownsEngine,
+                        @Nullable MemoryMeters meters) {
         this.engine = engine;
         this.ownsEngine = ownsEngine;
         this.settings = settings;
@@ -138,7 +141,13 @@ public final class AgentMemory implements AutoCloseable {
                 : Summarizer.builder(engine, b.summaryModel).agent(agent).minMessages(b.summaryMinMessages)
                 .sessionResolver(sessions).build();
         // tracing: OtelMemorySpans (the one class touching OpenTelemetry) is reached only when configured
-        this.spans = b.tracing == null ? MemorySpans.NONE : b.tracing.spans();
+        MemorySpans traced = b.tracing == null ? MemorySpans.NONE : b.tracing.spans();
+        // metrics: the Micrometer classes are reached only when configured
+        this.meters = meters;
+        this.spans = meters == null ? traced : meters.spans(traced);
+        if (meters != null) {
+            engine.admin().addListener(meters.events());
+        }
         this.turnStore = new TurnAwareChatMemoryStore(store, framer, summarizer, sessions, agent, spans);
         if (b.embeddingModel != null) {
             int dims = b.embeddingModel.dimension();
@@ -150,6 +159,9 @@ public final class AgentMemory implements AutoCloseable {
             this.episodic = new EpisodicMemory(index, b.embeddingModel, engine, agent);
             engine.admin().addListener(episodic);
             register(episodic);
+            if (meters != null) {
+                meters.index(episodic);
+            }
             // engine.admin().compact() also rewrites the index files, so hard-forgotten items leave the disk
             register(new DerivedData() {
                 @Override
@@ -176,7 +188,7 @@ public final class AgentMemory implements AutoCloseable {
         this.augmentor = new MemoryRetrievalAugmentor(retriever, new AppDocuments(List.of()), injector, engine.clock(),
                 turnStore, lastRecalls, spans);
         this.tools = new MemoryTools(engine, agent, settings.deleteMode, sessions);
-        if (b.tracing != null) {
+        if (spans != MemorySpans.NONE) {
             MemorySpans.ToolsHook.attach(tools, spans);
         }
         register(new DerivedData() {
@@ -267,6 +279,31 @@ public final class AgentMemory implements AutoCloseable {
     public void awaitIndexed() {
         if (episodic != null) {
             episodic.awaitIndexed();
+        }
+    }
+
+    /**
+     * What the episodic index has not indexed yet, for health checks: empty without an embedding
+     * model. A recall waits for the backlog at most 30 s and then fails, so a backlog whose oldest
+     * commit has waited that long means recalls are failing.
+     */
+    public Optional<IndexBacklog> indexBacklog() {
+        EpisodicMemory index = episodic;
+        return index == null ? Optional.empty() : Optional.of(new IndexBacklog(index.pendingItems(), index.oldestWait()));
+    }
+
+    /**
+     * What the episodic index has not indexed yet.
+     *
+     * @param pendingItems messages and records committed and not yet in the index
+     * @param oldestWait   how long the oldest commit still queued has waited, by the engine's clock; zero when none
+     */
+    public record IndexBacklog(int pendingItems, java.time.Duration oldestWait) {
+        public IndexBacklog {
+            Objects.requireNonNull(oldestWait, "oldestWait");
+            if (pendingItems < 0) {
+                throw new IllegalArgumentException("pendingItems must be >= 0: " + pendingItems);
+            }
         }
     }
 
@@ -391,6 +428,11 @@ public final class AgentMemory implements AutoCloseable {
             steps.add(() -> engine.admin().removeListener(index));
             steps.add(index::close);
         }
+        MemoryMeters metered = meters;
+        if (metered != null) {
+            steps.add(() -> engine.admin().removeListener(metered.events()));
+            steps.add(metered::close);
+        }
         if (ownsEngine) {
             steps.add(engine::close);
         }
@@ -433,6 +475,7 @@ public final class AgentMemory implements AutoCloseable {
         private InstructionDetector instructionDetector = InstructionDetector.standard();
         private final Settings settings = new Settings();
         private @Nullable MemoryTracing tracing;
+        private @Nullable MemoryMetrics metrics;
 
         private Builder() {
         }
@@ -573,6 +616,16 @@ public final class AgentMemory implements AutoCloseable {
         }
 
         /**
+         * Meters of the memory's recalls, writes, forgets, index backlog, store errors and catch-up
+         * in a Micrometer registry (see {@link MemoryMetrics}). Without it nothing is counted and no
+         * Micrometer class is loaded.
+         */
+        public Builder metrics(MemoryMetrics metrics) {
+            this.metrics = Objects.requireNonNull(metrics, "metrics");
+            return this;
+        }
+
+        /**
          * How memory ids map to sessions, for every part of the memory (chat store, retriever,
          * tools, summarizer, {@link AgentMemory#lastRecall}). A {@link SessionRef} id always stands
          * for itself. Default: {@link SessionResolver#standard()}.
@@ -704,13 +757,15 @@ public final class AgentMemory implements AutoCloseable {
                     throw new IllegalStateException("settings " + settings.engineSettingsSet
                             + " belong to the engine: set them on MemoryEngine.builder() when passing a ready engine");
                 }
-                return new AgentMemory(this, settings.copy(), engine, false);
+                return new AgentMemory(this, settings.copy(), engine, false,
+                        metrics == null ? null : metrics.meters(settings.agent));
             }
+            MemoryMeters meters = metrics == null ? null : metrics.meters(settings.agent);
             MemoryEngine.Builder eb = MemoryEngine.builder().instructionDetector(instructionDetector);
             settings.engineSteps.forEach(step -> step.accept(eb));
             EventStore opened = null;
             if (store != null) {
-                eb.store(store);
+                eb.store(meters == null ? store : meters.store(store));
             } else if (h2File != null) {
                 opened = settings.acceptMissingHighWaterMark
                         ? JdbcStores.h2File(h2File, H2FileOption.ACCEPT_MISSING_HIGH_WATER_MARK)
@@ -725,14 +780,14 @@ public final class AgentMemory implements AutoCloseable {
                 built = eb.build();
             } else {
                 try {
-                    built = eb.store(opened).build();
+                    built = eb.store(meters == null ? opened : meters.store(opened)).build();
                 } catch (RuntimeException e) {
                     opened.close();
                     throw e;
                 }
             }
             try {
-                return new AgentMemory(this, settings.copy(), built, true);
+                return new AgentMemory(this, settings.copy(), built, true, meters);
             } catch (RuntimeException e) {
                 built.close();
                 throw e;

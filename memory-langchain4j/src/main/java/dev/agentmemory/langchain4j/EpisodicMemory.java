@@ -39,8 +39,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -66,7 +64,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * naming the user when the queue is not done by then; waits on the engine's commit path are
  * bounded the same way (what could not wait is queued in order, and the next recall waits for it).
  */
-final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData {
+final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData, MemoryMeters.Backlog {
 
     private static final String MESSAGE = "message";
     private static final String RECORD = "record";
@@ -97,11 +95,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     private final Map<String, Set<String>> pendingByPartition = new ConcurrentHashMap<>();
     private static final System.Logger LOG = System.getLogger(EpisodicMemory.class.getName());
     /** One thread, so commits are indexed in the order they were made. */
-    private final ExecutorService indexer = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, INDEXER_THREAD);
-        t.setDaemon(true);
-        return t;
-    });
+    private final IndexQueue indexer = new IndexQueue(INDEXER_THREAD, this::engineClock);
 
     EpisodicMemory(HybridIndex index, EmbeddingModel model, MemoryEngine engine, String agent) {
         this(index, model, engine, agent, CATCH_UP_WAIT);
@@ -635,6 +629,20 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
             upsert(missing);
             caughtUp.add(part);
         }
+    }
+
+    private java.time.Clock engineClock() {
+        return engine.clock();
+    }
+
+    @Override
+    public int pendingItems() {
+        return pendingByPartition.values().stream().mapToInt(Set::size).sum();
+    }
+
+    @Override
+    public Duration oldestWait() {
+        return indexer.oldestWait();
     }
 
     void close() {

@@ -97,7 +97,7 @@ final class MemoryContentRetriever implements ContentRetriever {
                 Target target = target(query);
                 RecallSpans.who(span, agent, target.session());
                 RecallSpans.query(spans, span, query.text());
-                List<Content> found = retrieve(query, target);
+                List<Content> found = retrieve(query, target, span);
                 RecallSpans.found(span, found);
                 return found;
             } catch (RuntimeException | Error e) {
@@ -107,12 +107,15 @@ final class MemoryContentRetriever implements ContentRetriever {
         }
     }
 
-    /** The contents for {@code query} and the caller and session already resolved from it. */
-    List<Content> retrieve(Query query, Target target) {
-        return engine.admin().consistently(target.caller(), () -> read(query, target));
+    /**
+     * The contents for {@code query} and the caller and session already resolved from it; the time
+     * each layer took goes on {@code span}.
+     */
+    List<Content> retrieve(Query query, Target target, MemorySpans.Span span) {
+        return engine.admin().consistently(target.caller(), () -> read(query, target, span));
     }
 
-    private List<Content> read(Query query, Target target) {
+    private List<Content> read(Query query, Target target, MemorySpans.Span span) {
         Caller caller = target.caller();
         Lineage.Tasks tasks = lineage.tasks(caller);
         Set<String> queryTerms = PersistentIndex.terms(query.text());
@@ -120,24 +123,30 @@ final class MemoryContentRetriever implements ContentRetriever {
         List<Content> summaries = new ArrayList<>();
         List<Content> openTasks = new ArrayList<>();
         Set<String> shown = new HashSet<>();
-        if (target.session() != null) {
-            String session = target.session().session();
-            // Only the active task's state: a suspended task's state is not served while another
-            // task is active, nor as current when none is (the engine's view is per task scope).
-            Optional<TaskInfo> task = engine.tasks().active(caller, session);
-            if (task.isPresent()) {
-                ScopeView view = engine.view(caller, caller.task(task.get()));
-                addAll(state, view.keys(), TASK_STATE, "state of the active task " + task.get().task(), shown,
-                        caller, session);
-            }
-            addAll(state, engine.view(caller, caller.session(session)).keys(), SESSION_STATE,
-                    "state of this session", shown, caller, session);
-            openTasks.addAll(OpenTasks.contents(engine, caller, session, tasks.all()));
+        SessionRef ref = target.session();
+        if (ref != null) {
+            String session = ref.session();
+            RecallSpans.timed(span, "state", () -> {
+                // Only the active task's state: a suspended task's state is not served while another
+                // task is active, nor as current when none is (the engine's view is per task scope).
+                Optional<TaskInfo> task = engine.tasks().active(caller, session);
+                if (task.isPresent()) {
+                    ScopeView view = engine.view(caller, caller.task(task.get()));
+                    addAll(state, view.keys(), TASK_STATE, "state of the active task " + task.get().task(), shown,
+                            caller, session);
+                }
+                addAll(state, engine.view(caller, caller.session(session)).keys(), SESSION_STATE,
+                        "state of this session", shown, caller, session);
+                openTasks.addAll(OpenTasks.contents(engine, caller, session, tasks.all()));
+            });
         }
-        List<Content> persistent = persistent(caller, query.text(), shown);
-        List<Content> episodicHits = episodic != null && settings.episodicResults > 0 && !query.text().isBlank()
-                ? episodic.recall(caller, target.session(), query.text(), settings.episodicResults, settings.minScore, shown)
-                : List.of();
+        List<Content> persistent = RecallSpans.timed(span, "persistent", () -> persistent(caller, query.text(), shown));
+        List<Content> episodicHits = List.of();
+        EpisodicRecall recall = episodic;
+        if (recall != null && settings.episodicResults > 0 && !query.text().isBlank()) {
+            episodicHits = RecallSpans.timed(span, "episodic", () -> recall.recall(caller, ref, query.text(),
+                    settings.episodicResults, settings.minScore, shown));
+        }
         // The block is filled in this order, so that a full budget cuts the least important
         // first: current state (most relevant first), the user's open tasks, persistent facts
         // (ranked by relevance), episodic hits (by score), and summaries last, newest first.

@@ -64,7 +64,7 @@ final class MemoryRetrievalAugmentor implements RetrievalAugmentor {
         MemoryContentRetriever.Target target = retriever.target(query);
         RecallSpans.who(span, target.caller().agent(), target.session());
         RecallSpans.query(spans, span, query.text());
-        List<Content> contents = retriever.retrieve(query, target);
+        List<Content> contents = retriever.retrieve(query, target, span);
         if (!documents.isEmpty()) {
             contents = AppDocuments.merge(contents, documents.retrieve(query, now));
         }

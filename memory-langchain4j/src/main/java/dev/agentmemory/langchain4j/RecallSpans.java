@@ -21,6 +21,8 @@ final class RecallSpans {
     static final String FRAMED = "agentmemory.recall.framed";
     static final String CUT = "agentmemory.recall.cut";
     static final String LAYER = "agentmemory.layer";
+    /** Prefix of the time a recall spent in each layer, in seconds: {@code agentmemory.recall.duration.<layer>}. */
+    static final String DURATION_PREFIX = "agentmemory.recall.duration.";
 
     private RecallSpans() {
     }
@@ -30,6 +32,26 @@ final class RecallSpans {
         if (session != null) {
             span.set(MemoryTracing.CONVERSATION_ID, session.session());
             span.set(USER_HASH, MemorySpans.userHash(session.tenant(), session.user()));
+        }
+    }
+
+    /** Runs {@code read}, one layer of a recall, and sets the time it took on {@code span}. */
+    static <T> T timed(MemorySpans.Span span, String layer, java.util.function.Supplier<T> read) {
+        long start = System.nanoTime();
+        try {
+            return read.get();
+        } finally {
+            span.set(DURATION_PREFIX + layer, (System.nanoTime() - start) / 1e9);
+        }
+    }
+
+    /** Runs {@code read}, one layer of a recall that returns nothing, and sets the time it took on {@code span}. */
+    static void timed(MemorySpans.Span span, String layer, Runnable read) {
+        long start = System.nanoTime();
+        try {
+            read.run();
+        } finally {
+            span.set(DURATION_PREFIX + layer, (System.nanoTime() - start) / 1e9);
         }
     }
 

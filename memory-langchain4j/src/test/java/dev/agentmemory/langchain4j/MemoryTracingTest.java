@@ -306,17 +306,19 @@ class MemoryTracingTest {
     }
 
     @Test
-    void should_run_a_turn_without_the_opentelemetry_jar_on_the_class_path() throws Exception {
+    void should_run_a_turn_without_the_opentelemetry_and_micrometer_jars_on_the_class_path() throws Exception {
         String path = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         List<URL> urls = new ArrayList<>();
         for (String entry : path.split(File.pathSeparator)) {
-            if (!entry.contains("opentelemetry")) {
+            if (!entry.contains("opentelemetry") && !entry.contains("micrometer")) {
                 urls.add(Path.of(entry).toUri().toURL());
             }
         }
         assertThat(urls.size()).as("class path entries kept").isGreaterThan(5);
         try (URLClassLoader loader = new URLClassLoader(urls.toArray(URL[]::new), ClassLoader.getPlatformClassLoader())) {
             assertThatThrownBy(() -> loader.loadClass(OpenTelemetry.class.getName()))
+                    .isInstanceOf(ClassNotFoundException.class);
+            assertThatThrownBy(() -> loader.loadClass("io.micrometer.core.instrument.MeterRegistry"))
                     .isInstanceOf(ClassNotFoundException.class);
             Class<?> turn = loader.loadClass(TurnWithoutOpenTelemetry.class.getName());
             var run = turn.getDeclaredMethod("run");

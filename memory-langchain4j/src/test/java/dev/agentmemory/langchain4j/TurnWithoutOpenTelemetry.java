@@ -7,7 +7,7 @@ import dev.langchain4j.service.MemoryId;
 
 /**
  * A turn with memory, augmentor, tools and no tracing, for {@link MemoryTracingTest} to run in a
- * class loader that has no OpenTelemetry class: nothing here may name OpenTelemetry.
+ * class loader that has no OpenTelemetry or Micrometer class: nothing here may name either.
  */
 final class TurnWithoutOpenTelemetry {
 

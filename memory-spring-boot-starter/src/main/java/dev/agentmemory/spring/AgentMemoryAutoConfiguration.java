@@ -12,6 +12,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
 
 import javax.sql.DataSource;
@@ -33,11 +34,18 @@ import java.nio.file.Path;
  * {@code .pool-size}); the application's one {@link DataSource} bean (e.g. PostgreSQL, borrowed, not
  * closed); otherwise the H2 file {@code agentmemory/memory} under the working directory.
  * The application's one {@link EmbeddingModel} bean, when there is one, turns on episodic recall.
- * The summarizer stays off (no {@code agentmemory.*} key enables it); define an {@code AgentMemory}
- * bean to set it and any other builder setting in code.
+ * The summarizer stays off (no {@code agentmemory.*} key enables it); an
+ * {@link AgentMemoryBuilderCustomizer} bean sets it and any other builder setting in code.
+ *
+ * <p>Observability: the application's {@code MeterRegistry} bean gets the memory's meters, its
+ * {@code OpenTelemetry} bean the memory's spans (each off with {@code agentmemory.metrics.enabled}
+ * or {@code agentmemory.tracing.enabled} set to false), and with Actuator a health indicator
+ * {@code agentMemory} reports the store, the episodic index and an audit of a few users.
  */
 @AutoConfiguration(afterName = "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration")
 @ConditionalOnClass(AgentMemory.class)
+@Import({AgentMemoryObservabilityConfiguration.Metrics.class, AgentMemoryObservabilityConfiguration.Tracing.class,
+        AgentMemoryHealthConfiguration.class})
 public class AgentMemoryAutoConfiguration {
 
     /** Created by Spring Boot from the auto-configuration imports. */
@@ -51,7 +59,8 @@ public class AgentMemoryAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     public AgentMemory agentMemory(Environment environment, ObjectProvider<DataSource> dataSource,
-                                   ObjectProvider<EmbeddingModel> embeddingModel) {
+                                   ObjectProvider<EmbeddingModel> embeddingModel,
+                                   ObjectProvider<AgentMemoryBuilderCustomizer> customizers) {
         MemoryProperties props = MemoryProperties.of(environment);
         AgentMemory.Builder builder = AgentMemory.builder();
         try {
@@ -70,6 +79,7 @@ public class AgentMemoryAutoConfiguration {
         if (embeddings != null) {
             builder.embeddingModel(embeddings);
         }
+        customizers.orderedStream().forEach(c -> c.customize(builder));
         return builder.build();
     }
 

@@ -10,7 +10,10 @@ import org.springframework.core.env.Environment;
 import org.springframework.core.env.PropertySource;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 
+import org.springframework.boot.convert.DurationStyle;
+
 import java.nio.file.InvalidPathException;
+import java.time.Duration;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,6 +31,15 @@ final class MemoryProperties {
     /** The starter's own key: the H2 file (path without {@code .mv.db}). */
     static final String H2_FILE = PREFIX + ".h2-file";
     static final String JDBC_URL = PREFIX + ".jdbc.url";
+    static final String METRICS_ENABLED = PREFIX + ".metrics.enabled";
+    static final String TRACING_ENABLED = PREFIX + ".tracing.enabled";
+    static final String CAPTURE_CONTENT = PREFIX + ".tracing.capture-content";
+    static final String HEALTH_TENANTS = PREFIX + ".health.tenants";
+    static final String HEALTH_AUDIT_USERS = PREFIX + ".health.audit-users";
+    static final String HEALTH_INDEX_LAG_LIMIT = PREFIX + ".health.index-lag-limit";
+    /** The keys only the starter reads (observability and health), with their defaults. */
+    static final Map<String, String> STARTER_KEYS = Map.of(METRICS_ENABLED, "true", TRACING_ENABLED, "true",
+            CAPTURE_CONTENT, "false", HEALTH_TENANTS, "default", HEALTH_AUDIT_USERS, "5", HEALTH_INDEX_LAG_LIMIT, "30s");
     /** Where the H2 file is when no store is configured: {@code agentmemory/memory.mv.db} under the working directory. */
     static final Path DEFAULT_H2_FILE = Path.of("agentmemory", "memory");
 
@@ -35,12 +47,24 @@ final class MemoryProperties {
     final Properties settings = new Properties();
     final @Nullable Path h2File;
     final boolean jdbcUrl;
+    final boolean metrics;
+    final boolean tracing;
+    final boolean captureContent;
+    /** The tenants whose users the health check lists and audits. */
+    final List<String> healthTenants;
+    /** How many users one health check audits (0: none). */
+    final int healthAuditUsers;
+    /** The episodic index's lag at which the health check reports down. */
+    final Duration healthIndexLagLimit;
 
     private MemoryProperties(Map<String, String> keys) {
         Path file = null;
+        Map<String, String> starter = new java.util.HashMap<>(STARTER_KEYS);
         for (Map.Entry<String, String> e : keys.entrySet()) {
             String key = PREFIX + "." + e.getKey();
-            if (key.equals(H2_FILE)) {
+            if (STARTER_KEYS.containsKey(key)) {
+                starter.put(key, e.getValue().trim());
+            } else if (key.equals(H2_FILE)) {
                 if (e.getValue().isBlank()) {
                     throw new InvalidMemoryPropertyException(H2_FILE + " must be a file path, not blank");
                 }
@@ -54,11 +78,70 @@ final class MemoryProperties {
             }
         }
         this.h2File = file;
+        this.metrics = bool(starter, METRICS_ENABLED);
+        this.tracing = bool(starter, TRACING_ENABLED);
+        this.captureContent = bool(starter, CAPTURE_CONTENT);
+        this.healthTenants = tenants(value(starter, HEALTH_TENANTS));
+        this.healthAuditUsers = auditUsers(value(starter, HEALTH_AUDIT_USERS));
+        this.healthIndexLagLimit = lagLimit(value(starter, HEALTH_INDEX_LAG_LIMIT));
         this.jdbcUrl = settings.containsKey(JDBC_URL);
         if (file != null && jdbcUrl) {
             throw new InvalidMemoryPropertyException(H2_FILE + " and " + JDBC_URL
                     + " both choose where memory is kept: set one of them");
         }
+    }
+
+    /** A starter key's value: the property's, else its default. */
+    private static String value(Map<String, String> starter, String key) {
+        return java.util.Objects.requireNonNull(starter.get(key), key);
+    }
+
+    private static boolean bool(Map<String, String> starter, String key) {
+        String v = value(starter, key);
+        if (!"true".equalsIgnoreCase(v) && !"false".equalsIgnoreCase(v)) {
+            throw new InvalidMemoryPropertyException(key + " must be true or false: " + v);
+        }
+        return Boolean.parseBoolean(v);
+    }
+
+    private static List<String> tenants(String value) {
+        List<String> out = new ArrayList<>();
+        for (String t : value.split(",")) {
+            if (!t.isBlank()) {
+                out.add(t.trim());
+            }
+        }
+        if (out.isEmpty()) {
+            throw new InvalidMemoryPropertyException(HEALTH_TENANTS + " must name at least one tenant: " + value);
+        }
+        return List.copyOf(out);
+    }
+
+    private static int auditUsers(String value) {
+        int n;
+        try {
+            n = Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+            n = -1;
+        }
+        if (n < 0 || n > 1000) {
+            throw new InvalidMemoryPropertyException(HEALTH_AUDIT_USERS + " must be a number from 0 to 1000: " + value);
+        }
+        return n;
+    }
+
+    private static Duration lagLimit(String value) {
+        Duration d;
+        try {
+            d = DurationStyle.detectAndParse(value);
+        } catch (IllegalArgumentException e) {
+            d = null;
+        }
+        if (d == null || d.isNegative() || d.isZero()) {
+            throw new InvalidMemoryPropertyException(HEALTH_INDEX_LAG_LIMIT
+                    + " must be a positive duration such as 30s or PT30S: " + value);
+        }
+        return d;
     }
 
     /**

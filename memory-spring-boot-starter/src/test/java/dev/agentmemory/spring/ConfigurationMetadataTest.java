@@ -28,7 +28,13 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 class ConfigurationMetadataTest {
 
     /** The starter's own keys, read by the auto-configuration and not passed to the builder. */
-    private static final Set<String> STARTER_KEYS = Set.of("agentmemory.h2-file");
+    private static final Set<String> STARTER_KEYS = starterKeys();
+
+    private static Set<String> starterKeys() {
+        Set<String> keys = new TreeSet<>(MemoryProperties.STARTER_KEYS.keySet());
+        keys.add(MemoryProperties.H2_FILE);
+        return keys;
+    }
 
     @Test
     void should_list_every_key_the_builder_knows_and_no_other() throws IOException {
@@ -39,6 +45,16 @@ class ConfigurationMetadataTest {
         Set<String> forTheBuilder = new TreeSet<>(metadata.keySet());
         forTheBuilder.removeAll(STARTER_KEYS);
         assertThat(forTheBuilder).containsExactlyInAnyOrderElementsOf(known);
+    }
+
+    @Test
+    void should_show_the_starters_own_keys_with_the_defaults_it_applies() throws IOException {
+        Map<String, JsonNode> metadata = metadata();
+        MemoryProperties.STARTER_KEYS.forEach((key, applied) -> {
+            assertThat(metadata).as(key).containsKey(key);
+            assertThat(metadata.get(key).get("defaultValue").asText()).as(key).isEqualTo(applied);
+            assertThat(metadata.get(key).get("description").asText()).as(key).isNotBlank();
+        });
     }
 
     @Test

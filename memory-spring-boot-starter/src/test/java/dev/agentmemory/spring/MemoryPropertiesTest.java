@@ -49,7 +49,10 @@ class MemoryPropertiesTest {
                 "agentmemory.results.episodic=0", "agentmemory.min-score=0.25", "agentmemory.block.max-chars=4000",
                 "agentmemory.block.max-tokens=1000", "agentmemory.strict-conflicts=true", "agentmemory.delete-mode=hard",
                 "agentmemory.encryption-key=AAECAwQFBgcICQoLDA0ODw==", "agentmemory.agent=concierge",
-                "agentmemory.max-message-chars=4096").run(context -> {
+                "agentmemory.max-message-chars=4096", "agentmemory.metrics.enabled=false",
+                "agentmemory.tracing.enabled=false", "agentmemory.tracing.capture-content=true",
+                "agentmemory.health.tenants=acme,globex", "agentmemory.health.audit-users=3",
+                "agentmemory.health.index-lag-limit=PT10S").run(context -> {
                     assertThat(context).hasNotFailed();
                     assertThat(context.getBean(AgentMemory.class).agent()).isEqualTo("concierge");
                 });
@@ -79,6 +82,14 @@ class MemoryPropertiesTest {
             "windowsize | 3",
             "h2-file | ''",
             "h2-file | bad\u0000name",
+            "metrics.enabled | sometimes",
+            "tracing.enabled | on",
+            "tracing.capture-content | yes",
+            "health.tenants | ' , '",
+            "health.audit-users | many",
+            "health.audit-users | 1001",
+            "health.index-lag-limit | soon",
+            "health.index-lag-limit | -5s",
     })
     void should_fail_startup_naming_the_key_with_a_bad_value(String key, String value) {
         String h2File = key.equals("h2-file") ? value : dir.resolve("memory").toString();

@@ -6,6 +6,8 @@ import dev.agentmemory.store.jdbc.testing.RequiresPostgres;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.postgresql.ds.PGSimpleDataSource;
+import org.springframework.boot.actuate.health.Health;
+import org.springframework.boot.actuate.health.Status;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -37,6 +39,40 @@ class PostgresStarterTest {
             AgentMemoryAutoConfigurationTest.remembersAcrossTurnsSessionsAndRestarts(
                     runner.withBean(DataSource.class, () -> dataSource));
             assertThat(Files.exists(Path.of("agentmemory"))).as("no H2 file beside the DataSource").isFalse();
+        } finally {
+            pg.dropSchema(schema);
+        }
+    }
+
+    /**
+     * Meters and health on PostgreSQL through Actuator's endpoints: a turn is counted, the memory is
+     * up, and down with the reason while the server cannot be reached (the application's
+     * DataSource points at a port where nothing listens), up again once it can.
+     */
+    @Test
+    void should_show_meters_and_health_and_report_down_while_the_server_cannot_be_reached() {
+        PostgresTestDatabase pg = PostgresTestDatabase.require(getClass());
+        String schema = pg.createSchema("starterhealth");
+        try {
+            PGSimpleDataSource dataSource = new PGSimpleDataSource();
+            dataSource.setURL(pg.urlOf(schema));
+            dataSource.setUser(pg.user());
+            dataSource.setPassword(pg.password());
+            ObservabilityStarterTest.RUNNER.withBean(DataSource.class, () -> dataSource).run(context -> {
+                assertThat(context).hasNotFailed();
+                ObservabilityStarterTest.assertTurnObserved(context);
+
+                dataSource.setURL("jdbc:postgresql://127.0.0.1:1/nothing-listens-here");
+                Health down = ObservabilityStarterTest.memoryHealth(context);
+                assertThat(down.getStatus()).isEqualTo(Status.DOWN);
+                assertThat(down.getDetails()).containsEntry("store", "unreachable");
+                assertThat((String) down.getDetails().get("reason")).startsWith("store unreachable: ");
+                assertThat(ObservabilityStarterTest.metric(context, "agentmemory.store.errors", "operation:partitions"))
+                        .containsEntry("COUNT", 1.0);
+
+                dataSource.setURL(pg.urlOf(schema));
+                assertThat(ObservabilityStarterTest.memoryHealth(context).getStatus()).isEqualTo(Status.UP);
+            });
         } finally {
             pg.dropSchema(schema);
         }

@@ -59,6 +59,33 @@ class ReadmeSpringBootTest {
                 });
     }
 
+    /** The observability properties of the README: meters and the health of both tenants' users. */
+    @Test
+    void should_run_the_readme_observability_properties() throws IOException {
+        List<String> properties = new ArrayList<>();
+        Properties readme = new Properties();
+        try (InputStream in = getClass().getResourceAsStream("/readme/observability.properties")) {
+            readme.load(in);
+        }
+        readme.stringPropertyNames().forEach(k -> properties.add(k + "=" + readme.getProperty(k)));
+        properties.add("agentmemory.h2-file=" + dir.resolve("memory"));
+        assertThat(properties).hasSize(8);
+
+        ObservabilityStarterTest.RUNNER.withUserConfiguration(ReadmeApplication.class)
+                .withPropertyValues(properties.toArray(String[]::new))
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    Assistant assistant = context.getBean(Assistant.class);
+                    assistant.chat(new dev.agentmemory.langchain4j.SessionRef("acme", "bob", "s1"), "Hello");
+                    assistant.chat("alice", "Hello");
+                    org.springframework.boot.actuate.health.Health health = ObservabilityStarterTest.memoryHealth(context);
+                    assertThat(health.getStatus()).isEqualTo(org.springframework.boot.actuate.health.Status.UP);
+                    assertThat(health.getDetails()).containsEntry("users", 2).containsEntry("audited", 2);
+                    assertThat(ObservabilityStarterTest.metric(context, "agentmemory.recall.duration", "layer:all"))
+                            .containsEntry("COUNT", 2.0);
+                });
+    }
+
     @Configuration(proxyBeanMethods = false)
     static class ReadmeApplication {
 
