@@ -42,7 +42,9 @@ import java.nio.file.Path;
  * or {@code agentmemory.tracing.enabled} set to false), and with Actuator a health indicator
  * {@code agentMemory} reports the store, the episodic index and an audit of a few users.
  */
-@AutoConfiguration(afterName = "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration")
+// the DataSource auto-configuration of Spring Boot 3, and of Spring Boot 4 (moved to spring-boot-jdbc)
+@AutoConfiguration(afterName = {"org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
+        "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration"})
 @ConditionalOnClass(AgentMemory.class)
 @Import({AgentMemoryObservabilityConfiguration.Metrics.class, AgentMemoryObservabilityConfiguration.Tracing.class,
         AgentMemoryHealthConfiguration.class})

@@ -12,18 +12,6 @@ import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.health.HealthContributorAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.health.HealthEndpointAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.metrics.MetricsEndpointAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration;
-import org.springframework.boot.actuate.health.Health;
-import org.springframework.boot.actuate.health.HealthEndpoint;
-import org.springframework.boot.actuate.health.Status;
-import org.springframework.boot.actuate.metrics.MetricsEndpoint;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 
@@ -49,15 +37,8 @@ class ObservabilityStarterTest {
     static final SessionRef ALICE = new SessionRef("default", "alice", "s1");
     static final String GREEN = "My favourite colour is green";
 
-    /** The context an application with Actuator and Micrometer has, endpoints reachable over JMX (no web server). */
-    static final ApplicationContextRunner RUNNER = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(AgentMemoryAutoConfiguration.class,
-                    MetricsAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
-                    SimpleMetricsExportAutoConfiguration.class, MetricsEndpointAutoConfiguration.class,
-                    HealthContributorAutoConfiguration.class, HealthEndpointAutoConfiguration.class,
-                    EndpointAutoConfiguration.class))
-            .withPropertyValues("spring.jmx.enabled=true", "management.endpoints.jmx.exposure.include=health,metrics",
-                    "management.endpoint.health.show-details=always");
+    /** The context an application with Actuator and Micrometer has (Boot 3 or 4). */
+    static final ApplicationContextRunner RUNNER = Actuator.runner();
 
     @TempDir
     Path dir;
@@ -84,15 +65,14 @@ class ObservabilityStarterTest {
         assertThat(AgentMemoryAutoConfigurationTest.assistant(context, model).chat(ALICE, GREEN)).isEqualTo("Noted.");
     }
 
-    /** A meter's measurements as Actuator's metrics endpoint reports them, by statistic. */
     static Map<String, Double> metric(ApplicationContext context, String name, String... tags) {
-        MetricsEndpoint.MetricDescriptor d = context.getBean(MetricsEndpoint.class).metric(name, List.of(tags));
-        assertThat(d).as("%s %s through the metrics endpoint", name, List.of(tags)).isNotNull();
-        return d.getMeasurements().stream().collect(Collectors.toMap(s -> s.getStatistic().name(), s -> s.getValue()));
+        Map<String, Double> m = Actuator.metric(context, name, tags);
+        assertThat(m).as("%s %s through the metrics endpoint", name, List.of(tags)).isNotEmpty();
+        return m;
     }
 
-    static Health memoryHealth(ApplicationContext context) {
-        return (Health) context.getBean(HealthEndpoint.class).healthForPath("agentMemory");
+    static Actuator.Health memoryHealth(ApplicationContext context) {
+        return Actuator.memoryHealth(context);
     }
 
     /** Checks what one remembered turn leaves in the meters and the health, on any store. */
@@ -103,12 +83,11 @@ class ObservabilityStarterTest {
         assertThat(metric(context, "agentmemory.recall.duration", "layer:all")).containsEntry("COUNT", 1.0);
         assertThat(metric(context, "agentmemory.recall.duration", "layer:persistent")).containsEntry("COUNT", 1.0);
         assertThat(metric(context, "agentmemory.recall.items", "outcome:framed")).containsEntry("COUNT", 0.0);
-        assertThat(context.getBean(MetricsEndpoint.class).metric("agentmemory.store.errors", null))
-                .as("no store error").isNull();
+        assertThat(Actuator.metric(context, "agentmemory.store.errors")).as("no store error").isEmpty();
 
-        Health health = memoryHealth(context);
-        assertThat(health.getStatus()).as("%s", health.getDetails()).isEqualTo(Status.UP);
-        assertThat(health.getDetails()).containsEntry("store", "reachable").containsEntry("users", 1)
+        Actuator.Health health = memoryHealth(context);
+        assertThat(health.status()).as("%s", health.details()).isEqualTo("UP");
+        assertThat(health.details()).containsEntry("store", "reachable").containsEntry("users", 1)
                 .containsEntry("audited", 1).containsEntry("agent", "assistant");
     }
 
@@ -130,7 +109,8 @@ class ObservabilityStarterTest {
                     });
             List<SpanData> spans = captured;
             String tree = tree(spans);
-            System.out.println("spans of the first two turns:\n" + tree);
+            System.out.println("spans of the first two turns (Spring Boot " + org.springframework.boot.SpringBootVersion.getVersion()
+                    + "):\n" + tree);
             assertThat(tree).as(tree).startsWith("turn {}\n  search_memory {").contains("\nnext turn {}\n  search_memory {");
             assertThat(spans.stream().filter(s -> s.getName().equals("update_memory")).count()).as(tree).isEqualTo(7);
             SpanData toolWrite = spans.stream().filter(s -> "remember".equals(attr(s, "agentmemory.tool")))
@@ -151,7 +131,7 @@ class ObservabilityStarterTest {
                     .withBean(OpenTelemetry.class, () -> otel)
                     .run(context -> {
                         rememberTurn(context);
-                        assertThat(context.getBean(MetricsEndpoint.class).listNames().getNames())
+                        assertThat(Actuator.metricNames(context))
                                 .noneMatch(n -> n.startsWith("agentmemory."));
                         assertThat(exporter.getFinishedSpanItems()).isEmpty();
                     });
@@ -180,18 +160,18 @@ class ObservabilityStarterTest {
         dataSource.setURL(url);
         RUNNER.withBean(DataSource.class, () -> dataSource).run(context -> {
             rememberTurn(context);
-            assertThat(memoryHealth(context).getStatus()).isEqualTo(Status.UP);
+            assertThat(memoryHealth(context).status()).isEqualTo("UP");
 
             dataSource.setURL("jdbc:h2:file:" + dir.resolve("moved-away") + ";IFEXISTS=TRUE");
-            Health down = memoryHealth(context);
-            assertThat(down.getStatus()).isEqualTo(Status.DOWN);
-            assertThat(down.getDetails()).containsEntry("store", "unreachable");
-            assertThat((String) down.getDetails().get("reason")).startsWith("store unreachable: ")
+            Actuator.Health down = memoryHealth(context);
+            assertThat(down.status()).isEqualTo("DOWN");
+            assertThat(down.details()).containsEntry("store", "unreachable");
+            assertThat((String) down.details().get("reason")).startsWith("store unreachable: ")
                     .contains("not found");
             assertThat(metric(context, "agentmemory.store.errors", "operation:partitions")).containsEntry("COUNT", 1.0);
 
             dataSource.setURL(url);
-            assertThat(memoryHealth(context).getStatus()).isEqualTo(Status.UP);
+            assertThat(memoryHealth(context).status()).isEqualTo("UP");
         });
     }
 

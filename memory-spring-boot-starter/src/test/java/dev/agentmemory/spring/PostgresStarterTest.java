@@ -6,8 +6,6 @@ import dev.agentmemory.store.jdbc.testing.RequiresPostgres;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.postgresql.ds.PGSimpleDataSource;
-import org.springframework.boot.actuate.health.Health;
-import org.springframework.boot.actuate.health.Status;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -63,15 +61,15 @@ class PostgresStarterTest {
                 ObservabilityStarterTest.assertTurnObserved(context);
 
                 dataSource.setURL("jdbc:postgresql://127.0.0.1:1/nothing-listens-here");
-                Health down = ObservabilityStarterTest.memoryHealth(context);
-                assertThat(down.getStatus()).isEqualTo(Status.DOWN);
-                assertThat(down.getDetails()).containsEntry("store", "unreachable");
-                assertThat((String) down.getDetails().get("reason")).startsWith("store unreachable: ");
+                Actuator.Health down = Actuator.memoryHealth(context);
+                assertThat(down.status()).isEqualTo("DOWN");
+                assertThat(down.details()).containsEntry("store", "unreachable");
+                assertThat((String) down.details().get("reason")).startsWith("store unreachable: ");
                 assertThat(ObservabilityStarterTest.metric(context, "agentmemory.store.errors", "operation:partitions"))
                         .containsEntry("COUNT", 1.0);
 
                 dataSource.setURL(pg.urlOf(schema));
-                assertThat(ObservabilityStarterTest.memoryHealth(context).getStatus()).isEqualTo(Status.UP);
+                assertThat(Actuator.memoryHealth(context).status()).isEqualTo("UP");
             });
         } finally {
             pg.dropSchema(schema);

@@ -78,9 +78,9 @@ class ReadmeSpringBootTest {
                     Assistant assistant = context.getBean(Assistant.class);
                     assistant.chat(new dev.agentmemory.langchain4j.SessionRef("acme", "bob", "s1"), "Hello");
                     assistant.chat("alice", "Hello");
-                    org.springframework.boot.actuate.health.Health health = ObservabilityStarterTest.memoryHealth(context);
-                    assertThat(health.getStatus()).isEqualTo(org.springframework.boot.actuate.health.Status.UP);
-                    assertThat(health.getDetails()).containsEntry("users", 2).containsEntry("audited", 2);
+                    Actuator.Health health = Actuator.memoryHealth(context);
+                    assertThat(health.status()).isEqualTo("UP");
+                    assertThat(health.details()).containsEntry("users", 2).containsEntry("audited", 2);
                     assertThat(ObservabilityStarterTest.metric(context, "agentmemory.recall.duration", "layer:all"))
                             .containsEntry("COUNT", 2.0);
                 });
