@@ -15,11 +15,12 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The memory's health, without naming Actuator: the store answers (one listing of each configured
- * tenant's users), the episodic index is caught up (its oldest waiting commit has waited less than
- * the limit, past which recalls fail), and the audit of a few users (state equals the replay of
- * their stored log) finds nothing. The audited users rotate from one check to the next, so that a
- * bounded check reaches every user over time.
+ * The memory's health, without naming Actuator: the store answers (one read of an empty probe
+ * user per configured tenant, a primary-key lookup), the episodic index is caught up (its oldest
+ * waiting commit has waited less than the limit, past which recalls fail), and the audit of a few
+ * users this instance holds in memory (their state equals the replay of their stored log) finds
+ * nothing. The audited users rotate from one check to the next, so that a bounded check reaches
+ * every held user over time; users the instance does not hold are never loaded by the check.
  */
 final class MemoryHealth {
 
@@ -32,6 +33,9 @@ final class MemoryHealth {
 
     /** Stale keys are not a health matter: the audit is asked with a window no key reaches. */
     private static final Duration NEVER_STALE = Duration.ofDays(365L * 100);
+
+    /** The user whose (empty) log the check reads to see that the store answers. */
+    static final String PROBE_USER = "agentmemory-health-probe";
 
     private final AgentMemory memory;
     private final List<String> tenants;
@@ -49,16 +53,22 @@ final class MemoryHealth {
     Result check() {
         Map<String, Object> details = new LinkedHashMap<>();
         details.put("agent", memory.agent());
-        List<Partition> users = new ArrayList<>();
         try {
             for (String tenant : tenants) {
-                users.addAll(memory.engine().admin().users(tenant));
+                memory.engine().admin().log(new SessionRef(tenant, PROBE_USER, "health").caller(memory.agent()));
             }
         } catch (RuntimeException e) {
             details.put("store", "unreachable");
             return new Result(false, "store unreachable: " + text(e), details);
         }
         details.put("store", "reachable");
+        List<Partition> users = new ArrayList<>();
+        for (Partition p : memory.engine().admin().heldUsers()) {
+            if (tenants.contains(p.tenant())) {
+                users.add(p);
+            }
+        }
+        users.sort(java.util.Comparator.comparing(Partition::tenant).thenComparing(Partition::user));
         details.put("users", users.size());
         List<String> problems = new ArrayList<>();
 

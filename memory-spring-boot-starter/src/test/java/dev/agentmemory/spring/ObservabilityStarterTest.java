@@ -168,7 +168,7 @@ class ObservabilityStarterTest {
             assertThat(down.details()).containsEntry("store", "unreachable");
             assertThat((String) down.details().get("reason")).startsWith("store unreachable: ")
                     .contains("not found");
-            assertThat(metric(context, "agentmemory.store.errors", "operation:partitions")).containsEntry("COUNT", 1.0);
+            assertThat(metric(context, "agentmemory.store.errors", "operation:read")).containsEntry("COUNT", 1.0);
 
             dataSource.setURL(url);
             assertThat(memoryHealth(context).status()).isEqualTo("UP");
@@ -183,6 +183,27 @@ class ObservabilityStarterTest {
         } finally {
             app.end();
         }
+    }
+
+    /** One check audits at most agentmemory.health.audit-users of the users held, and loads no other user. */
+    @Test
+    void should_audit_at_most_the_configured_number_of_held_users() {
+        RUNNER.withPropertyValues("agentmemory.h2-file=" + dir.resolve("bounded"), "agentmemory.health.audit-users=1")
+                .run(context -> {
+                    ScriptedChatModel model = new ScriptedChatModel(r -> dev.langchain4j.data.message.AiMessage.from("Hi."));
+                    Assistant assistant = AgentMemoryAutoConfigurationTest.assistant(context, model);
+                    assistant.chat(new SessionRef("default", "alice", "s1"), "Hello");
+                    assistant.chat(new SessionRef("default", "bob", "s1"), "Hello");
+                    assistant.chat(new SessionRef("other", "carol", "s1"), "Hello");
+                    for (int check = 0; check < 2; check++) {
+                        Actuator.Health health = memoryHealth(context);
+                        assertThat(health.status()).isEqualTo("UP");
+                        assertThat(health.details()).as("carol's tenant is not checked").containsEntry("users", 2)
+                                .containsEntry("audited", 1);
+                    }
+                    assertThat(memory(context).engine().admin().heldUsers()).as("the probe user is not loaded")
+                            .extracting(p -> p.user()).containsExactlyInAnyOrder("alice", "bob", "carol");
+                });
     }
 
     static String attr(SpanData span, String key) {

@@ -65,7 +65,7 @@ class PostgresStarterTest {
                 assertThat(down.status()).isEqualTo("DOWN");
                 assertThat(down.details()).containsEntry("store", "unreachable");
                 assertThat((String) down.details().get("reason")).startsWith("store unreachable: ");
-                assertThat(ObservabilityStarterTest.metric(context, "agentmemory.store.errors", "operation:partitions"))
+                assertThat(ObservabilityStarterTest.metric(context, "agentmemory.store.errors", "operation:read"))
                         .containsEntry("COUNT", 1.0);
 
                 dataSource.setURL(pg.urlOf(schema));

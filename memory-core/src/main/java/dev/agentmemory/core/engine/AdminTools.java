@@ -101,6 +101,11 @@ final class AdminTools implements Admin {
     }
 
     @Override
+    public List<Partition> heldUsers() {
+        return runtime.held();
+    }
+
+    @Override
     public void compact() {
         runtime.compact();
     }

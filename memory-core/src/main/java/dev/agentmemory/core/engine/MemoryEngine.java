@@ -813,6 +813,13 @@ public final class MemoryEngine implements AutoCloseable {
         List<Partition> users(String tenant);
 
         /**
+         * The users whose state this engine holds in memory (loaded by a call since it started or
+         * since {@link #invalidateCache}), for checks that compare that state with the log, such
+         * as a health check's audit: auditing a user not held only loads it.
+         */
+        List<Partition> heldUsers();
+
+        /**
          * Compacts the store, then every registered derived data ({@link DerivedData#compact}), so
          * that scrubbed bytes leave the storage medium.
          */

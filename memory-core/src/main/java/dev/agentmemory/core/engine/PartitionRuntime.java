@@ -643,6 +643,11 @@ final class PartitionRuntime {
         }
     }
 
+    /** The partitions whose state is cached now. */
+    List<Partition> held() {
+        return List.copyOf(partitions.keySet());
+    }
+
     /** Drops every cached state; the next call for a user reloads it from the store. */
     void invalidate() {
         partitions.clear();
