@@ -1,0 +1,98 @@
+package dev.agentmemory.spring;
+
+import dev.agentmemory.langchain4j.SessionRef;
+import dev.agentmemory.testing.TestClock;
+import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
+import dev.agentmemory.testing.langchain4j.SharedEmbeddingModel;
+import dev.langchain4j.data.embedding.Embedding;
+import dev.langchain4j.data.message.AiMessage;
+import dev.langchain4j.data.segment.TextSegment;
+import dev.langchain4j.model.embedding.EmbeddingModel;
+import dev.langchain4j.model.output.Response;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The episodic index falling behind, as an operator sees it: with the application's clock given
+ * through an {@link AgentMemoryBuilderCustomizer} bean and an embedding model that stalls on the
+ * indexing thread, the index gauges show the backlog and the health endpoint reports the memory
+ * down once the oldest waiting commit has waited the limit, up again when the index catches up.
+ */
+class IndexLagHealthTest {
+
+    /** The real embedding model, held up on the indexing thread until the gate opens. */
+    static final class StalledModel implements EmbeddingModel {
+        final CountDownLatch gate = new CountDownLatch(1);
+
+        @Override
+        public Response<List<Embedding>> embedAll(List<TextSegment> segments) {
+            if (Thread.currentThread().getName().equals("agent-memory-indexer")) {
+                try {
+                    if (!gate.await(60, TimeUnit.SECONDS)) {
+                        throw new IllegalStateException("the test never opened the gate");
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(e);
+                }
+            }
+            return SharedEmbeddingModel.get().embedAll(segments);
+        }
+
+        @Override
+        public int dimension() {
+            return SharedEmbeddingModel.get().dimension();
+        }
+    }
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void should_report_down_while_the_index_is_behind_past_the_limit_and_up_once_caught_up() {
+        TestClock clock = TestClock.start();
+        StalledModel model = new StalledModel();
+        ObservabilityStarterTest.RUNNER.withPropertyValues("agentmemory.h2-file=" + dir.resolve("memory"),
+                        "agentmemory.health.index-lag-limit=30s")
+                .withBean(EmbeddingModel.class, () -> model)
+                .withBean(AgentMemoryBuilderCustomizer.class, () -> builder -> builder.engineSettings(e -> e.clock(clock)))
+                .run(context -> {
+                    try {
+                        AgentMemoryAutoConfigurationTest.assistant(context,
+                                        new ScriptedChatModel(r -> AiMessage.from("Hello Alice.")))
+                                .chat(new SessionRef("default", "alice", "s1"), "Hi, I am Alice");
+                        MeterRegistry registry = context.getBean(MeterRegistry.class);
+                        assertThat(registry.get("agentmemory.index.pending").gauge().value()).isEqualTo(2);
+                        clock.advance(Duration.ofSeconds(29));
+                        assertThat(ObservabilityStarterTest.memoryHealth(context).status()).as("29 s: within the limit")
+                                .isEqualTo("UP");
+
+                        clock.advance(Duration.ofSeconds(1));
+                        Actuator.Health behind = ObservabilityStarterTest.memoryHealth(context);
+                        assertThat(behind.status()).isEqualTo("DOWN");
+                        assertThat((String) behind.details().get("reason")).isEqualTo("episodic index behind: 2 items"
+                                + " waiting, the oldest for PT30S (limit PT30S; recalls fail while it is this far behind)");
+                        assertThat(behind.details()).containsEntry("store", "reachable").containsEntry("indexPending", 2)
+                                .containsEntry("indexOldestWait", "PT30S");
+                        assertThat(registry.get("agentmemory.index.lag").timeGauge().value(TimeUnit.SECONDS)).isEqualTo(30);
+
+                        model.gate.countDown();
+                        context.getBean(dev.agentmemory.langchain4j.AgentMemory.class).awaitIndexed();
+                        Actuator.Health caughtUp = ObservabilityStarterTest.memoryHealth(context);
+                        assertThat(caughtUp.status()).isEqualTo("UP");
+                        assertThat(caughtUp.details()).containsEntry("indexPending", 0).containsEntry("indexOldestWait", "PT0S");
+                    } finally {
+                        model.gate.countDown();
+                    }
+                });
+    }
+}
