@@ -109,7 +109,17 @@ final class MemoryContentRetriever implements ContentRetriever {
 
     /** The contents for {@code query} and the caller and session already resolved from it. */
     List<Content> retrieve(Query query, Target target) {
-        return engine.admin().consistently(target.caller(), () -> read(query, target));
+        return retrieve(query, target, false);
+    }
+
+    /**
+     * As {@link #retrieve(Query, Target)}; {@code checked} when this thread's call just before
+     * checked the store for the user (a turn's read of its chat memory), so the retrieval
+     * continues from that check instead of making one.
+     */
+    List<Content> retrieve(Query query, Target target, boolean checked) {
+        return checked ? engine.admin().continuing(target.caller(), () -> read(query, target))
+                : engine.admin().consistently(target.caller(), () -> read(query, target));
     }
 
     private List<Content> read(Query query, Target target) {
