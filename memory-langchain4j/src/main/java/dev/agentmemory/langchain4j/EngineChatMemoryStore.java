@@ -120,7 +120,39 @@ final class EngineChatMemoryStore {
      * append. {@code base} is the stored window it was asked on, {@code owner} the turn's thread.
      */
     private record Deferred(List<ChatMessage> messages, List<ChatMessage> shown, ChatMessage user,
-                            List<StoredMessage> base, Thread owner) {
+                            List<StoredMessage> base, List<ChatMessage> seen, Thread owner) {
+    }
+
+    /**
+     * The list to store for a turn's reply update {@code incoming}, whose deferred change {@code d}
+     * was asked on a window that has since changed (another instance stored a turn of the session
+     * meanwhile, read when the append was refused): the stored window without what the turn
+     * evicted, then the turn's new messages, so that a concurrent turn is not evicted by a list
+     * read before it. {@code incoming} itself when the window is the one the turn saw.
+     */
+    private static List<ChatMessage> rebased(@Nullable Deferred d, List<StoredMessage> window, List<ChatMessage> current,
+                                             List<ChatMessage> incoming) {
+        if (d == null || sameWindow(window, d.base())) {
+            return incoming;
+        }
+        Map<ChatMessage, Boolean> seen = new java.util.IdentityHashMap<>();
+        d.seen().forEach(m -> seen.put(m, true));
+        Map<ChatMessage, Boolean> kept = new java.util.IdentityHashMap<>();
+        incoming.forEach(m -> kept.put(m, true));
+        List<ChatMessage> out = new ArrayList<>();
+        Map<ChatMessage, Boolean> added = new java.util.IdentityHashMap<>();
+        for (ChatMessage m : current) {
+            if (!seen.containsKey(m) || kept.containsKey(m)) {
+                out.add(m);
+                added.put(m, true);
+            }
+        }
+        for (ChatMessage m : incoming) {
+            if (!seen.containsKey(m) && !added.containsKey(m)) {
+                out.add(m);
+            }
+        }
+        return out;
     }
 
     /**
@@ -159,13 +191,13 @@ final class EngineChatMemoryStore {
         }
         List<ChatMessage> copy = List.copyOf(messages);
         List<ChatMessage> filtered = ToolCallPairing.without(copy, ToolCallPairing.leftOut(copy, p -> false));
-        return deferred.putIfAbsent(ref, new Deferred(copy, filtered, user, window, Thread.currentThread())) == null;
+        return deferred.putIfAbsent(ref, new Deferred(copy, filtered, user, window, shown, Thread.currentThread())) == null;
     }
 
     /** Writes the session's deferred window change, if it is still {@code d}. */
     private void flush(SessionRef ref, Deferred d) {
         if (deferred.remove(ref, d)) {
-            write(ref, d.messages());
+            write(ref, d.messages(), null);
         }
     }
 
@@ -260,7 +292,7 @@ final class EngineChatMemoryStore {
             }
         }
         try {
-            write(ref, incoming);
+            write(ref, incoming, carried);
         } catch (RuntimeException e) {
             if (carried != null) {
                 deferred.putIfAbsent(ref, carried); // not stored: still the turn's, for its next update
@@ -269,7 +301,8 @@ final class EngineChatMemoryStore {
         }
     }
 
-    private void write(SessionRef ref, List<ChatMessage> incoming) {
+    /** Stores the change to {@code incoming}, rebased when it carries the deferred change {@code carried}. */
+    private void write(SessionRef ref, List<ChatMessage> incoming, @Nullable Deferred carried) {
         Caller caller = ref.caller(agent);
         SessionCache cache = cache(ref);
         WindowDiff diff = new WindowDiff(echoes::without, (index, order, m, json) -> stored(ref, index, order, m, json));
@@ -278,7 +311,12 @@ final class EngineChatMemoryStore {
         try {
             // the diff is computed on the window read under the user's lock and written with it
             change = engine.messages().changeIndexed(caller, ref.session(), (window, next) -> {
-                WindowDiff.Result result = diff.diff(window, cache.messagesOf(window), incoming, next, cache::indexOf,
+                WindowDiff.Result refused = written.getAndSet(null);
+                if (refused != null) {
+                    cache.undo(refused); // an attempt whose append lost the race: made again on the fresh window
+                }
+                List<ChatMessage> current = cache.messagesOf(window);
+                WindowDiff.Result result = diff.diff(window, current, rebased(carried, window, current, incoming), next, cache::indexOf,
                         waiting(ref, window));
                 cache.apply(result);
                 written.set(result);

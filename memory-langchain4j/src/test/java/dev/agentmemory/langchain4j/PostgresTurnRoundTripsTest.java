@@ -107,6 +107,56 @@ class PostgresTurnRoundTripsTest {
     }
 
     @Test
+    void should_store_every_question_and_reply_once_when_two_instances_serve_one_session_at_once() throws Exception {
+        CountedAssistant[] instances = {instance(6), instance(6)};
+        int turns = 12;
+        java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(instances.length);
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(instances.length);
+        try {
+            List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+            for (int k = 0; k < instances.length; k++) {
+                CountedAssistant a = instances[k];
+                int which = k;
+                a.answer.set(r -> AiMessage.from("Answer to " + TurnRoundTripsTest.lastUser(a, r)));
+                done.add(pool.submit(() -> {
+                    start.await();
+                    for (int i = 0; i < turns; i++) {
+                        a.assistant.chat(ERIN, "Question " + i + " to instance " + which + "?");
+                    }
+                    return null;
+                }));
+            }
+            for (java.util.concurrent.Future<?> f : done) {
+                f.get(2, TimeUnit.MINUTES);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+
+        List<String> history = instances[0].memory.engine().messages()
+                .history(instances[0].memory.caller(ERIN), ERIN.session()).values().stream()
+                .map(m -> m.text()).toList();
+        List<String> expected = new ArrayList<>();
+        for (int k = 0; k < instances.length; k++) {
+            for (int i = 0; i < turns; i++) {
+                String question = "Question " + i + " to instance " + k + "?";
+                expected.add(question);
+                expected.add("Answer to " + question);
+            }
+        }
+        assertThat(history).as("the stored history").containsExactlyInAnyOrderElementsOf(expected);
+        for (int k = 0; k < instances.length; k++) {
+            for (int i = 0; i < turns; i++) {
+                String question = "Question " + i + " to instance " + k + "?";
+                assertThat(history.indexOf(question)).as(question).isLessThan(history.indexOf("Answer to " + question));
+            }
+        }
+        // both instances show the same window, read from the store
+        assertThat(texts(instances[0].memory.chatMemoryStore().getMessages(ERIN)))
+                .isEqualTo(texts(instances[1].memory.chatMemoryStore().getMessages(ERIN)));
+    }
+
+    @Test
     void should_show_another_instance_the_question_of_a_turn_with_its_reply() {
         CountedAssistant a = instance(20);
         CountedAssistant b = instance(20);

@@ -101,6 +101,55 @@ class TurnRoundTripsTest {
         }
     }
 
+    /**
+     * Two instances over one shared store (in memory here, so that it runs without a server): while
+     * A waits for its model, B serves a turn of the same session. A's reply, with its question,
+     * continues the sequence A saw, so the store refuses it; A reads B's turn and stores its own
+     * after it, once, and B's turn stays in the window (it is not evicted by a list read before it).
+     */
+    @Test
+    void should_store_a_turn_once_after_another_instance_stored_a_turn_during_its_model_call() {
+        dev.agentmemory.core.store.InMemoryEventStore shared = new dev.agentmemory.core.store.InMemoryEventStore();
+        try (CountedAssistant a = new CountedAssistant(new Unclosed(shared), 20);
+             CountedAssistant b = new CountedAssistant(new Unclosed(shared), 20)) {
+            a.assistant.chat(ALICE, "Hello, I am Alice.");
+            b.assistant.chat(ALICE, "Hello again.");
+            a.assistant.chat(ALICE, "Anyone there?");
+            a.answer.set(r -> {
+                b.assistant.chat(ALICE, "Meanwhile, on B.");
+                return AiMessage.from("Answer on A.");
+            });
+
+            Map<Kind, Long> counts = a.countTurn(ALICE, "Question on A?");
+
+            // the turn's check, B's turn read once, the refused append and the one made again
+            assertThat(counts).isEqualTo(only(Kind.HEAD_CHECK, 1, Kind.READ, 1, Kind.APPEND, 2));
+            List<String> expected = List.of("Hello, I am Alice.", "Noted.", "Hello again.", "Noted.", "Anyone there?",
+                    "Noted.", "Meanwhile, on B.", "Noted.", "Question on A?", "Answer on A.");
+            for (CountedAssistant instance : List.of(a, b)) {
+                assertThat(instance.memory.engine().messages().history(instance.memory.caller(ALICE), ALICE.session())
+                        .values().stream().map(m -> m.text()).toList()).isEqualTo(expected);
+                assertThat(texts(instance.memory.chatMemoryStore().getMessages(ALICE))).isEqualTo(expected);
+            }
+        }
+    }
+
+    /** A shared store that the memories over it do not close. */
+    private static final class Unclosed extends dev.agentmemory.core.spi.EventStore.ForwardingEventStore {
+        Unclosed(dev.agentmemory.core.spi.EventStore delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    /** The last user message of a request, without the memory block. */
+    static String lastUser(CountedAssistant a, ChatRequest request) {
+        return a.memory.framer().stripFrames(dev.agentmemory.testing.langchain4j.ScriptedChatModel.lastUserText(request));
+    }
+
     static List<String> texts(List<ChatMessage> messages) {
         return messages.stream().map(m -> m.type() == ChatMessageType.USER ? ((UserMessage) m).singleText()
                 : m instanceof AiMessage ai ? ai.text() : m.type().name()).toList();
