@@ -36,6 +36,11 @@ import java.util.concurrent.atomic.AtomicReference;
  *       the next augmentation of the session, the turn's final answer, or a forget of anything of
  *       the user drops it, and a read after a round was shown (which is where a failed turn
  *       leaves off) gets the plain message, so a failed turn leaves nothing behind.</li>
+ *   <li>A turn (from the augmentation that {@link #begin}s it to its final answer) is one unit
+ *       against the store: its calls on the turn's thread continue from the store check of the
+ *       chat memory read AiServices made before the augmentation, and its user message waits in
+ *       the process ({@link EngineChatMemoryStore#defer}) to be stored with the reply in one
+ *       append. Issue 27: one head check and one append per turn on a shared store.</li>
  *   <li>When a summarizer is configured, a finished turn (an AI answer without tool calls)
  *       summarizes the messages that left the window.</li>
  * </ul>
