@@ -61,7 +61,7 @@ final class PerfSuite implements Suite {
     @Override
     public String description() {
         return "recall latency at 1k/10k/100k memories vs exact InMemoryEmbeddingStore, ChatMemoryStore cost per turn,"
-                + " durable writes, plugin overhead per turn (--limit N: sizes <= N)";
+                + " durable writes, store round trips and plugin overhead per AiService turn (--limit N: sizes <= N)";
     }
 
     @Override
@@ -104,6 +104,9 @@ final class PerfSuite implements Suite {
                 json.set("store_cost", new StoreCostBench(full ? 60 : 10, 8, dir).run(limit, out));
                 json.set("durable_writes", new DurableWriteBench(dir).run(Math.min(limit, 5_000), out));
             }
+            java.nio.file.Path trips = java.nio.file.Files.createDirectories(dir.resolve("round-trips"));
+            json.set("round_trips", new RoundTripsBench("bench", full ? 20 : 5, full ? 200 : 20).run(Map.of(
+                    "H2 file", () -> dev.agentmemory.store.jdbc.JdbcStores.h2File(trips.resolve("memory"))), out));
             json.set("turn_overhead", new TurnOverheadBench(dir, full ? 300 : 30, full ? 100 : 10, 200).run(Math.min(limit, 10_000), out));
         } finally {
             try (var files = java.nio.file.Files.walk(dir)) {

@@ -15,7 +15,8 @@ import java.util.function.Function;
 /**
  * {@code perf-postgres}: PostgreSQL against the embedded H2 file and PostgreSQL scale-out, in one
  * run: (a) per-turn cost and recall latency on an H2 file and on PostgreSQL, alternated
- * ({@link StoreSideBySideBench}); (b) throughput and p99 turn latency of 1, 2 and 4 instances on
+ * ({@link StoreSideBySideBench}), and the store round trips of an AiService turn on each
+ * ({@link RoundTripsBench}); (b) throughput and p99 turn latency of 1, 2 and 4 instances on
  * one database ({@link ScaleOutBench}); (c) the cost per call of the cross-instance visibility
  * check ({@link VisibilityCheckBench}). The server comes from {@code --pg-url}, {@code --pg-user},
  * {@code --pg-password}, each falling back to {@code AGENTMEMORY_TEST_PG_URL}, {@code _USER},
@@ -69,7 +70,7 @@ final class PostgresPerfSuite implements Suite {
 
     @Override
     public String description() {
-        return "H2 file vs PostgreSQL per turn and recall, 1/2/4 instances on one PostgreSQL database, cost of the"
+        return "H2 file vs PostgreSQL per turn and recall, store round trips per AiService turn, 1/2/4 instances on one PostgreSQL database, cost of the"
                 + " cross-instance check (--pg-url/--pg-user/--pg-password or " + URL_ENV + "..., --turns N)";
     }
 
@@ -114,6 +115,13 @@ final class PostgresPerfSuite implements Suite {
         try {
             long t = System.nanoTime();
             json.set("side_by_side", new StoreSideBySideBench(server, tenant, dir, turns).run(out)
+                    .put("seconds", Stats.round((System.nanoTime() - t) / 1e9)));
+            t = System.nanoTime();
+            Path trips = Files.createDirectories(dir.resolve("round-trips"));
+            java.util.Map<String, java.util.function.Supplier<dev.agentmemory.core.spi.EventStore>> stores = new java.util.LinkedHashMap<>();
+            stores.put("H2 file", () -> dev.agentmemory.store.jdbc.JdbcStores.h2File(trips.resolve("memory")));
+            stores.put("PostgreSQL", () -> dev.agentmemory.store.jdbc.JdbcStores.connect(server.url(), server.user(), server.password()));
+            json.set("round_trips", new RoundTripsBench(tenant, Math.max(5, turns / 10), turns).run(stores, out)
                     .put("seconds", Stats.round((System.nanoTime() - t) / 1e9)));
             t = System.nanoTime();
             json.set("scale_out", new ScaleOutBench(server, tenant, turns).run(out)

@@ -60,6 +60,18 @@ class PostgresPerfSuiteTest {
                 assertThat(a.get(part).get("ratio_p99").asDouble()).as(part).isPositive();
             }
 
+            JsonNode trips = result.get("round_trips");
+            for (String[] expected : new String[][] {{"H2 file", "0"}, {"PostgreSQL", "1"}}) {
+                JsonNode row = trips.get(expected[0]);
+                long heads = Long.parseLong(expected[1]);
+                assertThat(row.get("head_checks").get("min").asLong()).as(expected[0]).isEqualTo(heads);
+                assertThat(row.get("head_checks").get("max").asLong()).as(expected[0]).isEqualTo(heads);
+                assertThat(row.get("appends").get("min").asLong()).as(expected[0]).isEqualTo(1);
+                assertThat(row.get("appends").get("max").asLong()).as(expected[0]).isEqualTo(1);
+                assertThat(row.get("reads").get("max").asLong()).as(expected[0]).isZero();
+                assertLatency(row.get("turn_ms"), "AiService turn on " + expected[0]);
+            }
+
             JsonNode rows = result.get("scale_out").get("rows");
             assertThat(rows).hasSize(3);
             for (int i = 0; i < 3; i++) {

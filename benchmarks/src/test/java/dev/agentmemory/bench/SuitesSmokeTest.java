@@ -97,6 +97,12 @@ class SuitesSmokeTest {
         }
         assertThat(json.get("durable_writes").get("records_per_second_batch_100").asLong()).isPositive();
         assertThat(json.get("durable_writes").get("bytes_per_memory").asLong()).isPositive();
+        JsonNode trips = json.get("round_trips").get("H2 file");
+        assertThat(trips.get("appends").get("min").asLong()).as("appends per turn").isEqualTo(1);
+        assertThat(trips.get("appends").get("max").asLong()).as("appends per turn").isEqualTo(1);
+        for (String none : new String[] {"head_checks", "reads", "snapshot_reads", "rewrites"}) {
+            assertThat(trips.get(none).get("max").asLong()).as(none + " per turn").isZero();
+        }
         assertThat(json.get("turn_overhead").get("memories").asInt()).isEqualTo(1000);
         assertThat(json.get("turn_overhead").get("overhead_p99").asDouble())
                 .isGreaterThanOrEqualTo(json.get("turn_overhead").get("overhead_median").asDouble());

@@ -416,6 +416,7 @@ public final class AgentMemory implements AutoCloseable {
             return;
         }
         List<Runnable> steps = new ArrayList<>();
+        steps.add(store::flushDeferred); // a turn whose model call failed left its user message here
         registered.forEach(data -> steps.add(() -> engine.admin().unregister(data)));
         steps.add(retriever::close);
         steps.add(() -> engine.admin().removeRedactor(redactor));

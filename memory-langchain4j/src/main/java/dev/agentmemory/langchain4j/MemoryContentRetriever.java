@@ -97,7 +97,7 @@ final class MemoryContentRetriever implements ContentRetriever {
                 Target target = target(query);
                 RecallSpans.who(span, agent, target.session());
                 RecallSpans.query(spans, span, query.text());
-                List<Content> found = retrieve(query, target, span);
+                List<Content> found = retrieve(query, target, span, false);
                 RecallSpans.found(span, found);
                 return found;
             } catch (RuntimeException | Error e) {
@@ -109,10 +109,13 @@ final class MemoryContentRetriever implements ContentRetriever {
 
     /**
      * The contents for {@code query} and the caller and session already resolved from it; the time
-     * each layer took goes on {@code span}.
+     * each layer took goes on {@code span}. {@code checked} when this thread's call just before
+     * checked the store for the user (a turn's read of its chat memory), so the retrieval
+     * continues from that check instead of making one.
      */
-    List<Content> retrieve(Query query, Target target, MemorySpans.Span span) {
-        return engine.admin().consistently(target.caller(), () -> read(query, target, span));
+    List<Content> retrieve(Query query, Target target, MemorySpans.Span span, boolean checked) {
+        return checked ? engine.admin().continuing(target.caller(), () -> read(query, target, span))
+                : engine.admin().consistently(target.caller(), () -> read(query, target, span));
     }
 
     private List<Content> read(Query query, Target target, MemorySpans.Span span) {

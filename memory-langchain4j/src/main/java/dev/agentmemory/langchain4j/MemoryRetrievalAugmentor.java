@@ -64,7 +64,11 @@ final class MemoryRetrievalAugmentor implements RetrievalAugmentor {
         MemoryContentRetriever.Target target = retriever.target(query);
         RecallSpans.who(span, target.caller().agent(), target.session());
         RecallSpans.query(spans, span, query.text());
-        List<Content> contents = retriever.retrieve(query, target, span);
+        // AiServices read the session's chat memory on this thread just before: that read's check
+        // of the store is the turn's
+        boolean checked = target.session() != null
+                && turns.continuesCheckedRead(target.session(), request.metadata().chatMemory());
+        List<Content> contents = retriever.retrieve(query, target, span, checked);
         if (!documents.isEmpty()) {
             contents = AppDocuments.merge(contents, documents.retrieve(query, now));
         }

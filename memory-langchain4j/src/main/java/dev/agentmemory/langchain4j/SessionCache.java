@@ -117,6 +117,25 @@ final class SessionCache {
         snapshot = after == null ? null : new Snapshot(after.stored(), after.messages());
     }
 
+    /**
+     * Takes back what {@link #apply} recorded of a change whose append was refused (another
+     * instance appended first; the change is then computed again on the fresh window): its new
+     * messages were never stored at the indices it gave them, so they must not be recognised as
+     * stored there.
+     */
+    void undo(WindowDiff.Result result) {
+        for (Map.Entry<Long, WindowDiff.Appended> e : result.appended().entrySet()) {
+            decoded.remove(e.getKey());
+            forget(e.getValue().stored(), e.getKey());
+            forget(e.getValue().given(), e.getKey());
+        }
+        snapshot = null;
+    }
+
+    private synchronized void forget(ChatMessage message, long index) {
+        indexOf.remove(message, index);
+    }
+
     private synchronized void remember(ChatMessage message, long index) {
         if (indexOf.put(message, index) == null) {
             remembered.addLast(message);

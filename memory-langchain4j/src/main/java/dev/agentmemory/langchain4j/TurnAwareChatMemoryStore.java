@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -35,6 +36,11 @@ import java.util.concurrent.atomic.AtomicReference;
  *       the next augmentation of the session, the turn's final answer, or a forget of anything of
  *       the user drops it, and a read after a round was shown (which is where a failed turn
  *       leaves off) gets the plain message, so a failed turn leaves nothing behind.</li>
+ *   <li>A turn (from the augmentation that {@link #begin}s it to its final answer) is one unit
+ *       against the store: its calls on the turn's thread continue from the store check of the
+ *       chat memory read AiServices made before the augmentation, and its user message waits in
+ *       the process ({@link EngineChatMemoryStore#defer}) to be stored with the reply in one
+ *       append. Issue 27: one head check and one append per turn on a shared store.</li>
  *   <li>When a summarizer is configured, a finished turn (an AI answer without tool calls)
  *       summarizes the messages that left the window.</li>
  * </ul>
@@ -46,9 +52,27 @@ final class TurnAwareChatMemoryStore implements ChatMemoryStore {
      * message of the list the framed copy was last shown with (each tool round shows it once).
      */
     private record Turn(UserMessage original, UserMessage framed, @Nullable ChatMessage before,
-                        AtomicReference<ChatMessage> shownWith) {
-        Turn(UserMessage original, UserMessage framed, @Nullable ChatMessage before) {
-            this(original, framed, before, new AtomicReference<>());
+                        AtomicReference<ChatMessage> shownWith, @Nullable Thread owner, AtomicInteger reads) {
+        Turn(UserMessage original, UserMessage framed, @Nullable ChatMessage before, @Nullable Thread owner) {
+            this(original, framed, before, new AtomicReference<>(), owner, new AtomicInteger());
+        }
+
+        /**
+         * Whether a call on this thread is part of the turn, whose store check was made when it
+         * began: its thread's calls, except a read that follows {@value #READS_IN_A_ROW} reads
+         * without a write between (a turn reads twice in a row at most: before its user message
+         * is added, and before and after the model call; a read after that is a new call on a
+         * thread whose turn failed, and checks the store again).
+         */
+        boolean owns(boolean read) {
+            if (owner != Thread.currentThread()) {
+                return false;
+            }
+            if (!read) {
+                reads.set(0);
+                return true;
+            }
+            return reads.incrementAndGet() <= READS_IN_A_ROW;
         }
 
         /**
@@ -75,6 +99,17 @@ final class TurnAwareChatMemoryStore implements ChatMemoryStore {
     /** The memory's one resolver: each call maps its memory id once, here, and passes the session down. */
     private final SessionResolver sessions;
     private final Map<SessionRef, Turn> turns = new ConcurrentHashMap<>();
+    /** How many reads in a row a turn makes at most (see {@link Turn#owns}). */
+    static final int READS_IN_A_ROW = 2;
+    /**
+     * The last read of each session that checked the store, with the thread that made it and what
+     * it returned: AiServices reads the chat memory just before it asks the retrieval augmentor,
+     * which then continues from that check (see {@link #continuesCheckedRead}).
+     */
+    private final Map<SessionRef, CheckedRead> checkedReads = new ConcurrentHashMap<>();
+
+    private record CheckedRead(Thread thread, List<ChatMessage> returned) {
+    }
     private final String agent;
     private final MemorySpans spans;
 
@@ -97,19 +132,48 @@ final class TurnAwareChatMemoryStore implements ChatMemoryStore {
      */
     void begin(SessionRef session, ChatMessage original, ChatMessage framed) {
         turns.remove(session);
+        checkedReads.remove(session);
         delegate.stopWaiting(session);
-        if (original instanceof UserMessage o && framed instanceof UserMessage f && o != f) {
-            List<ChatMessage> stored = delegate.getMessages(session);
-            turns.put(session, new Turn(o, f, stored.isEmpty() ? null : stored.get(stored.size() - 1)));
+        if (original instanceof UserMessage o && framed instanceof UserMessage f) {
+            // the augmentation that begins the turn has just checked the store on this thread
+            List<ChatMessage> stored = delegate.continuing(session, () -> delegate.getMessages(session));
+            turns.put(session, new Turn(o, f, stored.isEmpty() ? null : stored.get(stored.size() - 1),
+                    Thread.currentThread()));
         }
+    }
+
+    /**
+     * Whether the retrieval for a new turn of {@code session} on this thread continues from the
+     * store check of the chat memory read AiServices made just before it: the last call on the
+     * session was a read that checked, on this thread, and it returned exactly the messages
+     * ({@code chatMemory}, by identity) that AiServices passes to the augmentation. Consumes that read.
+     */
+    boolean continuesCheckedRead(SessionRef session, @Nullable List<ChatMessage> chatMemory) {
+        CheckedRead read = checkedReads.remove(session);
+        if (read == null || chatMemory == null || read.thread() != Thread.currentThread()
+                || read.returned().size() != chatMemory.size()) {
+            return false;
+        }
+        for (int i = 0; i < chatMemory.size(); i++) {
+            if (read.returned().get(i) != chatMemory.get(i)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     @Override
     public List<ChatMessage> getMessages(Object memoryId) {
         SessionRef ref = SessionResolver.resolve(sessions, memoryId);
-        List<ChatMessage> messages = delegate.getMessages(ref);
         Turn turn = turns.get(ref);
-        if (turn == null) {
+        List<ChatMessage> messages;
+        if (turn != null && turn.owns(true)) {
+            messages = delegate.continuing(ref, () -> delegate.getMessages(ref));
+        } else {
+            messages = delegate.getMessages(ref);
+            checkedReads.put(ref, new CheckedRead(Thread.currentThread(), messages));
+        }
+        if (turn == null || turn.original() == turn.framed()) {
             return messages;
         }
         int user = lastUser(messages);
@@ -145,12 +209,26 @@ final class TurnAwareChatMemoryStore implements ChatMemoryStore {
     static final String WRITE_OUTCOME = "agentmemory.write.outcome";
 
     private void update(SessionRef ref, List<ChatMessage> messages) {
+        checkedReads.remove(ref);
         List<ChatMessage> stored = new ArrayList<>(messages);
         int user = lastUser(stored);
         if (user >= 0) {
             stored.set(user, unframed(ref, (UserMessage) stored.get(user)));
         }
-        delegate.updateMessages(ref, stored);
+        Turn turn = turns.get(ref);
+        if (turn != null && turn.owns(false)) {
+            // the turn's user message waits for the reply, to be stored with it in one append
+            boolean deferred = user == stored.size() - 1 && stored.get(user) == turn.original()
+                    && delegate.continuing(ref, () -> delegate.defer(ref, stored, turn.original()));
+            if (!deferred) {
+                delegate.continuing(ref, () -> {
+                    delegate.updateMessages(ref, stored);
+                    return null;
+                });
+            }
+        } else {
+            delegate.updateMessages(ref, stored);
+        }
         ChatMessage end = messages.isEmpty() ? null : messages.get(messages.size() - 1);
         if (end instanceof AiMessage ai && !ai.hasToolExecutionRequests()) {
             turns.remove(ref);
@@ -189,7 +267,7 @@ final class TurnAwareChatMemoryStore implements ChatMemoryStore {
             stripped.set(0, new TextContent(rest));
         }
         UserMessage original = m.toBuilder().contents(stripped).build();
-        turns.put(ref, new Turn(original, m, null));
+        turns.put(ref, new Turn(original, m, null, null));
         return original;
     }
 
@@ -227,6 +305,7 @@ final class TurnAwareChatMemoryStore implements ChatMemoryStore {
                 SessionRef ref = SessionResolver.resolve(sessions, memoryId);
                 RecallSpans.who(span, agent, ref);
                 turns.remove(ref);
+                checkedReads.remove(ref);
                 delegate.deleteMessages(ref);
             } catch (RuntimeException | Error e) {
                 span.failed(e);
@@ -244,8 +323,12 @@ final class TurnAwareChatMemoryStore implements ChatMemoryStore {
     int invalidate(Partition partition) {
         int n = 0;
         for (SessionRef ref : List.copyOf(turns.keySet())) {
-            if (ref.tenant().equals(partition.tenant()) && ref.user().equals(partition.user()) && turns.remove(ref) != null) {
-                n++;
+            if (ref.tenant().equals(partition.tenant()) && ref.user().equals(partition.user())) {
+                checkedReads.remove(ref);
+                Turn dropped = turns.remove(ref);
+                if (dropped != null && dropped.framed() != dropped.original()) {
+                    n++; // a framed copy, which may state what was forgotten
+                }
             }
         }
         return n;

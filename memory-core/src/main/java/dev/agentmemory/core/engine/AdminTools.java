@@ -126,6 +126,11 @@ final class AdminTools implements Admin {
     }
 
     @Override
+    public <T> T continuing(Caller caller, java.util.function.Supplier<T> work) {
+        return runtime.continuing(Objects.requireNonNull(caller, "caller"), Objects.requireNonNull(work, "work"));
+    }
+
+    @Override
     public void register(DerivedData data) {
         runtime.register(Objects.requireNonNull(data, "data"));
     }

@@ -856,6 +856,21 @@ public final class MemoryEngine implements AutoCloseable {
          */
         <T> T consistently(Caller caller, java.util.function.Supplier<T> work);
 
+        /**
+         * Runs {@code work} as the continuation of a unit of calls for the caller whose check of a
+         * shared store was already made on this thread (by {@link #sync} or by any call outside such a
+         * unit): as inside {@link #consistently}, the engine calls {@code work} makes for that user on
+         * this thread skip the per-call check, but no check is made at the start either. They see
+         * this engine's state of the user as of that check plus the writes made here since; a write
+         * appends only after the sequence it decided on, so one that races another instance is
+         * still refused by the store and made again on that instance's events. For an adapter whose
+         * unit is made of calls it cannot nest in one block (a chat turn: the read of the chat
+         * memory before the retrieval, the retrieval, the window changes, the reply); the unit's
+         * reads do not see what another instance wrote after its check. Nothing changes on a store
+         * that is not shared.
+         */
+        <T> T continuing(Caller caller, java.util.function.Supplier<T> work);
+
         /** Registers derived data that must forget what the engine forgets. */
         void register(DerivedData data);
 

@@ -343,6 +343,25 @@ final class PartitionRuntime {
     }
 
     /**
+     * Runs {@code work} as part of a unit whose check this thread already made (see
+     * {@link MemoryEngine.Admin#continuing}): its calls for that user skip the head check, and so
+     * does its start. A write that races another writer is still refused by the store's append
+     * and made again on the tail it then reads.
+     */
+    <T> T continuing(Caller caller, java.util.function.Supplier<T> work) {
+        Partition partition = partition(caller);
+        Set<Partition> mine = checkedOnce.get();
+        if (!shared || !mine.add(partition)) {
+            return work.get();
+        }
+        try {
+            return work.get();
+        } finally {
+            mine.remove(partition);
+        }
+    }
+
+    /**
      * Runs {@code work} under the partition's lock and appends what it added as one atomic
      * append. When the work fails after adding changes, or the append fails, or anything else
      * throws before the append returned, the live state is rolled back to exactly what it was
