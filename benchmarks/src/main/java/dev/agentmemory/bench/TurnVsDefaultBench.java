@@ -222,25 +222,35 @@ final class TurnVsDefaultBench {
     private static final String[] COLORS = {"white", "black", "navy", "green", "red", "grey"};
     private static final String[] CITIES = {"Lyon", "Porto", "Ghent", "Leeds", "Graz", "Turin"};
 
-    /** A support conversation of {@code n} user turns: orders, returns, addresses, preferences, look-backs. */
+    /**
+     * A support conversation of {@code n} user turns: orders, returns, addresses, preferences,
+     * look-backs. No text repeats (a repeated question would let a cache of query vectors skip an
+     * embedding that LangChain4j's retriever makes).
+     */
     static List<String> conversation(int n, Random random) {
         List<String> out = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (int i = 0; out.size() < n; i++) {
             String product = PRODUCTS[random.nextInt(PRODUCTS.length)];
             String color = COLORS[random.nextInt(COLORS.length)];
             String city = CITIES[random.nextInt(CITIES.length)];
             int order = 20_240_000 + random.nextInt(9_000);
-            out.add(switch (i % 8) {
+            String text = switch (i % 8) {
                 case 0 -> "Hi, what is the status of order #" + order + "? It was the " + color + " " + product + ".";
                 case 1 -> "I would like to exchange the " + product + " for the " + color + " one, is that possible?";
                 case 2 -> "Please ship everything to my new address in " + city + ", " + (10 + random.nextInt(90))
                         + " Harbour Street, from now on.";
-                case 3 -> "How long does a refund take if I return the " + product + " by post?";
+                case 3 -> "How long does a refund take if I return the " + product + " at the " + city + " shop?";
                 case 4 -> "Can you check order #" + order + " again, the tracking page has not moved for days.";
-                case 5 -> "By the way I prefer email over phone calls, and answers in short sentences.";
-                case 6 -> "What colour did I say I wanted for the " + product + " earlier?";
+                case 5 -> "By the way I prefer " + (random.nextBoolean() ? "email over phone calls" : "chat over email")
+                        + ", and answers in " + (random.nextBoolean() ? "short sentences" : "bullet points")
+                        + " when you write to me in " + city + ".";
+                case 6 -> "What colour did I say I wanted for the " + product + " I pick up in " + city + "?";
                 default -> "Do you have the " + product + " in " + color + " in stock in the " + city + " shop?";
-            });
+            };
+            if (seen.add(text)) {
+                out.add(text);
+            }
         }
         return out;
     }
