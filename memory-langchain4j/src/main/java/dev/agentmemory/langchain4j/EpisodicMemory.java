@@ -87,8 +87,13 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     private final Set<String> caughtUp = ConcurrentHashMap.newKeySet();
     /** Vectors of recent queries, so that a user message is embedded once (see {@link #vectorsFor}). */
     private final RecentVectors recentQueries = new RecentVectors(RecentVectors.DEFAULT_SIZE);
-    /** Guards {@link #tail} and every index write of a tail item or removal, so removals and moves never interleave. */
+    /** Guards {@link #tail}; held only for map operations, never across an index write, so a commit never waits for one. */
     private final Object tailLock = new Object();
+    /**
+     * Serializes moving tail items into the index with removals (taken before {@link #tailLock}),
+     * so that an item removed from the tail is never written into the index afterwards.
+     */
+    private final Object moveLock = new Object();
     /** Per user: items committed and not in the index yet, in commit order. Guarded by {@link #tailLock}. */
     private final Map<String, LinkedHashMap<String, Pending>> tail = new HashMap<>();
     /** Which records past messages state, for labelling message hits (see {@link Lineage}). */
@@ -238,12 +243,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
                         messageId(partition.tenant(), partition.user(), r.session(), m.index())));
             } else if (c instanceof Change.UserForgotten) {
                 stated.userForgotten(part);
-                int n;
-                synchronized (tailLock) {
-                    Map<String, Pending> queued = tail.remove(part);
-                    n = (queued == null ? 0 : queued.size()) + index.deletePartition(part);
-                }
-                partitionsRemoved.merge(part, n, Integer::sum);
+                partitionsRemoved.merge(part, removePartitionNow(part), Integer::sum);
             }
         }
         return enqueue(part, add) | added;
@@ -267,10 +267,24 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
 
     /** Removes an item from the tail and the index; true when it was in either. */
     private boolean removeNow(String part, String id) {
-        synchronized (tailLock) {
-            Map<String, Pending> queued = tail.get(part);
-            boolean wasQueued = queued != null && queued.remove(id) != null;
+        synchronized (moveLock) {
+            boolean wasQueued;
+            synchronized (tailLock) {
+                Map<String, Pending> queued = tail.get(part);
+                wasQueued = queued != null && queued.remove(id) != null;
+            }
             return index.delete(id) || wasQueued;
+        }
+    }
+
+    /** Removes a user's tail and index items; how many there were. */
+    private int removePartitionNow(String part) {
+        synchronized (moveLock) {
+            Map<String, Pending> queued;
+            synchronized (tailLock) {
+                queued = tail.remove(part);
+            }
+            return (queued == null ? 0 : queued.size()) + index.deletePartition(part);
         }
     }
 
@@ -346,26 +360,35 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
 
     /** Moves the user's tail items that have a vector into the index, in commit order. */
     private void moveReady(String part) {
-        while (true) {
-            synchronized (tailLock) {
-                Map<String, Pending> queued = tail.get(part);
-                if (queued == null) {
-                    return;
-                }
+        synchronized (moveLock) {
+            while (true) {
                 List<Pending> ready = new ArrayList<>();
-                for (Pending p : queued.values()) {
-                    if (p.vector() != null && ready.size() < BATCH) {
-                        ready.add(p);
+                synchronized (tailLock) {
+                    Map<String, Pending> queued = tail.get(part);
+                    if (queued == null) {
+                        return;
+                    }
+                    for (Pending p : queued.values()) {
+                        if (p.vector() != null && ready.size() < BATCH) {
+                            ready.add(p);
+                        }
+                    }
+                    if (ready.isEmpty()) {
+                        if (queued.isEmpty()) {
+                            tail.remove(part);
+                        }
+                        return;
                     }
                 }
-                if (ready.isEmpty()) {
-                    if (queued.isEmpty()) {
-                        tail.remove(part);
-                    }
-                    return;
-                }
+                // removals wait for this write (moveLock); commits that add do not (tailLock is free)
                 write(ready);
-                ready.forEach(p -> queued.remove(p.id()));
+                synchronized (tailLock) {
+                    Map<String, Pending> queued = tail.get(part);
+                    if (queued != null) {
+                        // an item added again meanwhile (a new object under the same id) stays queued
+                        ready.forEach(p -> queued.remove(p.id(), p));
+                    }
+                }
             }
         }
     }
@@ -478,11 +501,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
         Partition p = request.partition();
         String part = partitionKey(p.tenant(), p.user());
         if (request.wholeUser()) {
-            int n;
-            synchronized (tailLock) {
-                Map<String, Pending> queued = tail.remove(part);
-                n = (queued == null ? 0 : queued.size()) + index.deletePartition(part);
-            }
+            int n = removePartitionNow(part);
             Integer before = partitionsRemoved.remove(part);
             return n + (before == null ? 0 : before);
         }
