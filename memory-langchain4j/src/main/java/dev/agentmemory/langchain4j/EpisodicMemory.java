@@ -337,6 +337,9 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
                 return;
             }
             queued.values().stream().filter(p -> p.vector() == null && !inWindow.contains(p.id())).forEach(missing::add);
+            if (missing.isEmpty() && queued.values().stream().allMatch(p -> p.vector() == null)) {
+                return; // only window items still being embedded: nothing to write, no lock to wait for
+            }
         }
         for (int from = 0; from < missing.size(); from += BATCH) {
             List<Pending> batch = missing.subList(from, Math.min(missing.size(), from + BATCH));
