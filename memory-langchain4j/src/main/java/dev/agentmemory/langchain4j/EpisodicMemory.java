@@ -304,24 +304,30 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
      */
     private void indexTail() {
         try {
-            List<Pending> todo;
+            // what already has its vector (a user message that was its turn's query) first, so a
+            // recall rarely finds anything to write itself
+            moveAllReady();
+            List<Pending> todo = new ArrayList<>();
             synchronized (tailLock) {
-                todo = new ArrayList<>();
                 tail.values().forEach(q -> q.values().stream().filter(p -> p.vector() == null).forEach(todo::add));
             }
             for (int from = 0; from < todo.size(); from += BATCH) {
                 List<Pending> batch = todo.subList(from, Math.min(todo.size(), from + BATCH));
                 attach(batch, vectorsFor(batch));
             }
-            List<String> parts;
-            synchronized (tailLock) {
-                parts = new ArrayList<>(tail.keySet());
-            }
-            parts.forEach(this::moveReady);
+            moveAllReady();
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "indexing the recall tail failed; a recall embeds what it needs,"
                     + " and the next start catches the index up from the log", e);
         }
+    }
+
+    private void moveAllReady() {
+        List<String> parts;
+        synchronized (tailLock) {
+            parts = new ArrayList<>(tail.keySet());
+        }
+        parts.forEach(this::moveReady);
     }
 
     /**
