@@ -331,9 +331,10 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     }
 
     /**
-     * Before a recall of user {@code part}: embeds the tail items that could be results (not in
-     * {@code inWindow}) and have no vector yet, here, then moves the user's tail items with a
-     * vector into the index. Never waits for the indexing thread.
+     * Before a recall of user {@code part}: when the user's tail holds items that could be results
+     * (not in {@code inWindow}), embeds those that have no vector yet, here, then moves the
+     * user's tail items with a vector into the index; the only wait is for an index write the
+     * indexing thread may be making (one batch). A tail of window items only is left alone.
      */
     private void indexTailOf(String part, Set<String> inWindow) {
         List<Pending> missing = new ArrayList<>();
@@ -342,10 +343,12 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
             if (queued == null || queued.isEmpty()) {
                 return;
             }
-            queued.values().stream().filter(p -> p.vector() == null && !inWindow.contains(p.id())).forEach(missing::add);
-            if (missing.isEmpty() && queued.values().stream().allMatch(p -> p.vector() == null)) {
-                return; // only window items still being embedded: nothing to write, no lock to wait for
+            if (inWindow.containsAll(queued.keySet())) {
+                // only items the model sees in the window (never results): the indexing thread
+                // writes them; waiting for its write would stall the turn
+                return;
             }
+            queued.values().stream().filter(p -> p.vector() == null && !inWindow.contains(p.id())).forEach(missing::add);
         }
         for (int from = 0; from < missing.size(); from += BATCH) {
             List<Pending> batch = missing.subList(from, Math.min(missing.size(), from + BATCH));
