@@ -25,7 +25,7 @@ import java.util.Random;
  * added to the session's chat memory ({@code chatMemoryProvider()}, i.e. a
  * {@code MessageWindowChatMemory} over AgentMemory's {@code ChatMemoryStore}: each add is a window
  * read and a window change), one persistent record written through the engine (a user-stated
- * decision under a new key: a write that supersedes a version waits for the episodic index queue,
+ * decision under a new key: a write that supersedes a version also removes it from the episodic index,
  * which would measure the index rather than the store), and the window read back. A recall is one call of AgentMemory's {@code ContentRetriever} for the
  * session, after the episodic index has caught up (a real model's latency hides the background
  * indexing; see {@link TurnOverheadBench}). One thread per object.

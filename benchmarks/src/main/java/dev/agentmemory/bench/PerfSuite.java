@@ -30,7 +30,8 @@ import java.util.Set;
  * independent random unit vectors instead (the worst case for HNSW). Texts are random words; query
  * embedding time is measured separately with the real model. {@code --limit N} keeps only the
  * sizes up to N; our index is built with HNSW beam width 50 (max connections 16) and fetches at least
- * 150 candidates (15 per result). {@code -Dperf.recallOnly=true} runs only this recall-latency part. The bulk load is followed by {@link HybridIndex#optimize()} (counted in its build time).
+ * 150 candidates (15 per result). {@code -Dperf.recallOnly=true} runs only this recall-latency part; {@code -Dperf.turnVsDefaultOnly=true} only
+ * the turn against LangChain4j's default ({@link TurnVsDefaultBench}). The bulk load is followed by {@link HybridIndex#optimize()} (counted in its build time).
  */
 final class PerfSuite implements Suite {
 
@@ -84,22 +85,28 @@ final class PerfSuite implements Suite {
                 "recall@10");
         ArrayNode recall = json.putArray("recall_latency");
         for (int size : SIZES) {
-            if (size > limit || Boolean.getBoolean("perf.turnOnly")) {
+            if (size > limit || Boolean.getBoolean("perf.turnOnly") || Boolean.getBoolean("perf.turnVsDefaultOnly")) {
                 continue;
             }
             recall.add(measure(size, out));
         }
         if (!Boolean.getBoolean("perf.recallOnly")) {
-            runStoreBenches(json, limit, out);
+            runStoreBenches(json, limit, context, out);
         }
         return json;
     }
 
     /** Store cost per turn, durable writes and plugin overhead per turn; {@code --limit} shrinks them too. */
-    private static void runStoreBenches(ObjectNode json, int limit, PrintStream out) throws Exception {
+    private static void runStoreBenches(ObjectNode json, int limit, BenchContext context, PrintStream out)
+            throws Exception {
         boolean full = limit >= 10_000;
         java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("agent-memory-perf");
         try {
+            // a ~220-turn support conversation, 20 of them warm-up
+            json.set("turn_vs_default", new TurnVsDefaultBench(dir, context.model(), 200, 20).run(out));
+            if (Boolean.getBoolean("perf.turnVsDefaultOnly")) {
+                return;
+            }
             if (!Boolean.getBoolean("perf.turnOnly")) {
                 json.set("store_cost", new StoreCostBench(full ? 60 : 10, 8, dir).run(limit, out));
                 json.set("durable_writes", new DurableWriteBench(dir).run(Math.min(limit, 5_000), out));

@@ -272,8 +272,9 @@ public final class AgentMemory implements AutoCloseable {
     /**
      * Blocks until every message and record committed so far is embedded and in the episodic
      * index. Indexing runs on a background thread so that a chat turn does not wait for it; a
-     * recall (at most 30 s, then it fails naming the user), a forget and {@code close} already
-     * wait by themselves, so call this only to observe the index directly (tests, bulk imports).
+     * recall indexes (embedding if needed) its user's queued items that could be results itself,
+     * a forget removes queued items at once and {@code close} waits for the thread, so call this
+     * only to observe the index directly (tests, bulk imports).
      * Returns at once without an embedding model.
      */
     public void awaitIndexed() {

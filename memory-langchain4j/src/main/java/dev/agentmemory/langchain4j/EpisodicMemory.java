@@ -3,7 +3,6 @@ package dev.agentmemory.langchain4j;
 import dev.agentmemory.langchain4j.internal.EnumText;
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.engine.MemoryEngine;
-import dev.agentmemory.core.MemoryException;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.MemoryRecord.Status;
 import dev.agentmemory.core.event.Change;
@@ -31,6 +30,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -43,14 +43,24 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The episodic layer: every user and AI message and every record value is embedded once, when
  * it is committed (this is an {@link EventListener} of the engine), and kept in a
  * {@link HybridIndex} partitioned by tenant and user. Superseded, archived and forgotten records
  * and forgotten messages leave the index (this is also a {@link DerivedData}, so a forget
- * reports what went). Only the query is embedded at read time.
+ * reports what went). Only the query is embedded at read time, and a user message that was a
+ * recall's query is not embedded again when it is indexed (its vector comes from a small cache
+ * of recent query vectors, {@link RecentVectors}).
+ *
+ * <p><b>The tail.</b> A commit puts what it adds in a small in-memory tail of its user and
+ * returns; a background thread embeds the tail and moves it into the index. Removals
+ * (supersession, archive, forget) take effect at once, in the tail and in the index, under one
+ * lock with those moves, so a removed item is never written afterwards. A recall never waits for
+ * the background thread: it writes its user's tail items whose vectors are known into the index
+ * and embeds, itself, those it lacks that could be results (not in the session's window, e.g. a
+ * message that just left it), so what it scores is indexed and scored like everything else. The
+ * items it may leave in the tail are the ones in the window, which are never recalled.
  *
  * <p>After a restart, the first recall for a user brings the index in step with that user's log:
  * items missing from the index are embedded and added, forgotten ones are removed. With an
@@ -59,10 +69,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Several instances over one shared store each keep an index of their own. Before it answers,
  * a recall asks the engine to catch up with the store ({@code admin().sync}): the engine tells
  * this listener about the other instances' events (and its derived data about their forgets), so
- * the index holds what they wrote and nothing they forgot. A recall then waits for the indexing
- * queue at most the catch-up wait (30 s by default) and fails with a {@link MemoryException}
- * naming the user when the queue is not done by then; waits on the engine's commit path are
- * bounded the same way (what could not wait is queued in order, and the next recall waits for it).
+ * the tail and index hold what they wrote and nothing they forgot. The other instances' items
+ * that could be results and have no vector yet are embedded by the recall itself: its cost is
+ * bounded by their number, and it never waits for the background thread.
  */
 final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData, MemoryMeters.Backlog {
 
@@ -74,12 +83,17 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     private final MemoryEngine engine;
     private final String agent;
     private final Set<String> caughtUp = ConcurrentHashMap.newKeySet();
-    /** The default {@link #catchUpWait}. */
-    static final Duration CATCH_UP_WAIT = Duration.ofSeconds(30);
-    /** How long a recall (or a commit that removes items) waits for the indexing queue. */
-    private final Duration catchUpWait;
-    /** Names the removals queued because the queue did not drain in time (see {@link #inOrder}). */
-    private final AtomicLong queuedRemovals = new AtomicLong();
+    /** Vectors of recent queries, so that a user message is embedded once (see {@link #vectorsFor}). */
+    private final RecentVectors recentQueries = new RecentVectors(RecentVectors.DEFAULT_SIZE);
+    /** Guards {@link #tail}; held only for map operations, never across an index write, so a commit never waits for one. */
+    private final Object tailLock = new Object();
+    /**
+     * Serializes moving tail items into the index with removals (taken before {@link #tailLock}),
+     * so that an item removed from the tail is never written into the index afterwards.
+     */
+    private final Object moveLock = new Object();
+    /** Per user: items committed and not in the index yet, in commit order. Guarded by {@link #tailLock}. */
+    private final Map<String, LinkedHashMap<String, Pending>> tail = new HashMap<>();
     /** Which records past messages state, for labelling message hits (see {@link Lineage}). */
     private final StatedRecords stated = new StatedRecords();
     private final Lineage lineage;
@@ -91,21 +105,16 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     private final Set<String> removedOnForget = ConcurrentHashMap.newKeySet();
     private final Map<String, Integer> partitionsRemoved = new ConcurrentHashMap<>();
     private static final String INDEXER_THREAD = "agent-memory-indexer";
-    /** Per user: ids of items queued for indexing and not indexed yet. */
-    private final Map<String, Set<String>> pendingByPartition = new ConcurrentHashMap<>();
+    /** At most this many items per call of the embedding model (and per index write under the tail's lock). */
+    private static final int BATCH = 64;
     private static final System.Logger LOG = System.getLogger(EpisodicMemory.class.getName());
-    /** One thread, so commits are indexed in the order they were made. */
+    /**
+     * One thread moves the tail into the index; its tasks coalesce (each takes whatever the tail
+     * holds). The queue also knows how long its oldest task has waited, for the index-lag gauge.
+     */
     private final IndexQueue indexer = new IndexQueue(INDEXER_THREAD, this::engineClock);
 
     EpisodicMemory(HybridIndex index, EmbeddingModel model, MemoryEngine engine, String agent) {
-        this(index, model, engine, agent, CATCH_UP_WAIT);
-    }
-
-    EpisodicMemory(HybridIndex index, EmbeddingModel model, MemoryEngine engine, String agent, Duration catchUpWait) {
-        if (catchUpWait.isNegative() || catchUpWait.isZero()) {
-            throw new IllegalArgumentException("the recall index's catch-up wait must be positive: " + catchUpWait);
-        }
-        this.catchUpWait = catchUpWait;
         this.index = index;
         this.model = model;
         this.engine = engine;
@@ -148,82 +157,22 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     // ------------------------------------------------------------------ writes
 
     /**
-     * Indexes what a commit added on the indexing thread, so that embedding and index writes stay
-     * off the writer's path; a commit that also removes something (supersession, forget,
-     * archive) first waits for the queue and then runs here, in log order. Recall and forget wait
-     * for the queue too, so every read sees every earlier commit and no forgotten text is indexed
-     * after its forget.
+     * Applies a commit on the writer's thread, in log order: removals (supersession, forget,
+     * archive) at once, in the tail and the index; additions into the user's tail, moved into
+     * the index by the indexing thread. Never waits for that thread.
      */
     @Override
     public void committed(Partition partition, List<LoggedEvent> events) {
-        if (events.stream().noneMatch(e -> removesFromIndex(e.change()))) {
-            String part = partitionKey(partition.tenant(), partition.user());
-            List<String> ids = addedIds(partition, events);
-            Set<String> pending = pendingByPartition.computeIfAbsent(part, k -> ConcurrentHashMap.newKeySet());
-            pending.addAll(ids);
+        if (apply(partition, events)) {
             try {
-                indexer.execute(() -> {
-                    try {
-                        apply(partition, events);
-                    } catch (RuntimeException e) {
-                        LOG.log(System.Logger.Level.WARNING, "indexing a commit of " + partition
-                                + " failed; the next start catches the index up from the log", e);
-                    } finally {
-                        ids.forEach(pending::remove);
-                    }
-                });
-                return;
+                indexer.execute(this::indexTail);
             } catch (RejectedExecutionException closed) {
-                // closing: index here, as before the queue existed
-                ids.forEach(pending::remove);
+                indexTail(); // closing: index here
             }
         }
-        inOrder(partition, () -> apply(partition, events));
     }
 
-    /**
-     * Runs a removal after everything queued before it: here, once the queue drained within the
-     * catch-up wait (so that it is done when the engine's call returns), else queued behind it,
-     * marked pending for the user so that the next recall waits for it. Never blocks longer
-     * than the catch-up wait, since it runs on the engine's commit path under the user's lock.
-     */
-    private void inOrder(Partition partition, Runnable removal) {
-        if (drained(catchUpWait)) {
-            removal.run();
-        } else {
-            queueBehind(partition, removal);
-        }
-    }
-
-    /**
-     * Queues a removal behind what the indexing queue holds, after the queue did not drain within
-     * the catch-up wait, marked pending for the user so that the next recall waits for it.
-     */
-    private void queueBehind(Partition partition, Runnable removal) {
-        String part = partitionKey(partition.tenant(), partition.user());
-        String marker = "removal|" + queuedRemovals.incrementAndGet();
-        Set<String> pending = pendingByPartition.computeIfAbsent(part, k -> ConcurrentHashMap.newKeySet());
-        pending.add(marker);
-        LOG.log(System.Logger.Level.WARNING, "the recall index queue did not drain in " + text(catchUpWait)
-                + "; a removal for " + partition + " is queued behind it, and recalls of that user wait for it");
-        try {
-            indexer.execute(() -> {
-                try {
-                    removal.run();
-                } finally {
-                    pending.remove(marker);
-                }
-            });
-        } catch (RejectedExecutionException closed) {
-            pending.remove(marker);
-            removal.run();
-        }
-    }
-
-    /**
-     * Whether everything queued so far was indexed within {@code wait} (true at once on the
-     * indexing thread itself and once closed).
-     */
+    /** Whether everything queued so far was indexed within {@code wait} (true at once on the indexing thread and once closed). */
     private boolean drained(Duration wait) {
         if (Thread.currentThread().getName().equals(INDEXER_THREAD)) {
             return true;
@@ -247,45 +196,16 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
         }
     }
 
-    private static String text(Duration d) {
-        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
-    }
-
-    /** Waits for the queue before a recall of {@code caller}; fails naming the user when it takes too long. */
-    private void awaitIndexedFor(Caller caller) {
-        if (!drained(catchUpWait)) {
-            throw new MemoryException("episodic recall for " + caller.tenant() + "/" + caller.user()
-                    + " failed: the recall index did not catch up within " + text(catchUpWait)
-                    + " (the embedding of queued messages is still running)");
-        }
-    }
-
-    private static List<String> addedIds(Partition partition, List<LoggedEvent> events) {
-        List<String> ids = new ArrayList<>();
-        for (LoggedEvent e : events) {
-            if (e.change() instanceof Change.MessagesAppended m) {
-                m.messages().forEach(msg -> ids.add(messageId(partition.tenant(), partition.user(), m.session(), msg.index())));
-            } else if (e.change() instanceof Change.RecordWritten w) {
-                ids.add(recordId(w.record().id()));
-            }
-        }
-        return ids;
-    }
-
-    private static boolean removesFromIndex(Change c) {
-        return (c instanceof Change.RecordWritten w && !w.superseded().isEmpty()) || c instanceof Change.RecordsForgotten
-                || c instanceof Change.RecordsArchived || c instanceof Change.MessagesForgotten
-                || c instanceof Change.MessagesRedacted || c instanceof Change.UserForgotten;
-    }
-
-    /** Blocks until everything committed so far is indexed. */
+    /** Blocks until everything committed so far is embedded and in the index. */
     void awaitIndexed() {
         drained(Duration.ofNanos(Long.MAX_VALUE));
     }
 
-    private void apply(Partition partition, List<LoggedEvent> events) {
+    /** Applies the events' bookkeeping and removals now and puts what they add in the tail; true when something was added. */
+    private boolean apply(Partition partition, List<LoggedEvent> events) {
         String part = partitionKey(partition.tenant(), partition.user());
         List<Pending> add = new ArrayList<>();
+        boolean added = false;
         for (LoggedEvent e : events) {
             Change c = e.change();
             if (c instanceof Change.MessagesAppended m) {
@@ -295,8 +215,13 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
                         add.add(p);
                     }
                 }
-            } else if (c instanceof Change.RecordWritten w) {
-                w.superseded().forEach(id -> remove(add, recordId(id)));
+                continue;
+            }
+            // a removal applies after the additions before it
+            added |= enqueue(part, add);
+            add.clear();
+            if (c instanceof Change.RecordWritten w) {
+                w.superseded().forEach(id -> remove(part, recordId(id)));
                 stated.written(part, w.record());
                 Pending p = record(part, w.record());
                 if (p != null) {
@@ -304,38 +229,234 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
                 }
             } else if (c instanceof Change.RecordsForgotten f) {
                 stated.forgotten(part, f.ids());
-                f.ids().forEach(id -> forgotten(add, recordId(id)));
+                f.ids().forEach(id -> forgotten(part, recordId(id)));
             } else if (c instanceof Change.RecordsArchived a) {
-                a.ids().forEach(id -> remove(add, recordId(id)));
+                a.ids().forEach(id -> remove(part, recordId(id)));
             } else if (c instanceof Change.MessagesForgotten f) {
-                f.indices().forEach(i -> forgotten(add, messageId(partition.tenant(), partition.user(), f.session(), i)));
+                f.indices().forEach(i -> forgotten(part, messageId(partition.tenant(), partition.user(), f.session(), i)));
             } else if (c instanceof Change.MessagesRedacted r) {
                 // a redacted message states nothing worth recalling: it leaves the index
-                r.messages().forEach(m -> forgotten(add,
+                r.messages().forEach(m -> forgotten(part,
                         messageId(partition.tenant(), partition.user(), r.session(), m.index())));
             } else if (c instanceof Change.UserForgotten) {
                 stated.userForgotten(part);
-                add.clear();
-                partitionsRemoved.merge(part, index.deletePartition(part), Integer::sum);
+                partitionsRemoved.merge(part, removePartitionNow(part), Integer::sum);
             }
         }
-        upsert(add);
+        return enqueue(part, add) | added;
     }
 
-    private void forgotten(List<Pending> pending, String id) {
-        pending.removeIf(p -> p.id().equals(id));
-        if (index.delete(id)) {
+    /** Puts items in their user's tail, with the vector of a recent query of the same text when there is one. */
+    private boolean enqueue(String part, List<Pending> items) {
+        if (items.isEmpty()) {
+            return false;
+        }
+        synchronized (tailLock) {
+            Map<String, Pending> queued = tail.computeIfAbsent(part, k -> new LinkedHashMap<>());
+            for (Pending p : items) {
+                float[] known = recentQueries.get(p.text());
+                queued.remove(p.id()); // a re-added id goes to the end
+                queued.put(p.id(), known == null ? p : p.withVector(known));
+            }
+        }
+        return true;
+    }
+
+    /** Removes an item from the tail and the index; true when it was in either. */
+    private boolean removeNow(String part, String id) {
+        synchronized (moveLock) {
+            boolean wasQueued;
+            synchronized (tailLock) {
+                Map<String, Pending> queued = tail.get(part);
+                wasQueued = queued != null && queued.remove(id) != null;
+            }
+            return index.delete(id) || wasQueued;
+        }
+    }
+
+    /** Removes a user's tail and index items; how many there were. */
+    private int removePartitionNow(String part) {
+        synchronized (moveLock) {
+            Map<String, Pending> queued;
+            synchronized (tailLock) {
+                queued = tail.remove(part);
+            }
+            return (queued == null ? 0 : queued.size()) + index.deletePartition(part);
+        }
+    }
+
+    private void forgotten(String part, String id) {
+        if (removeNow(part, id)) {
             removedOnForget.add(id);
         }
     }
 
-    private void remove(List<Pending> pending, String id) {
-        pending.removeIf(p -> p.id().equals(id));
-        index.delete(id);
+    private void remove(String part, String id) {
+        removeNow(part, id);
     }
 
-    /** An item waiting for its embedding. */
-    private record Pending(String id, String partition, String text, Instant time, Map<String, String> attributes) {
+    /**
+     * The indexing thread's task: embeds every tail item that has no vector yet, then moves every
+     * tail item with a vector into the index. Tasks coalesce: one takes whatever the tail holds.
+     */
+    private void indexTail() {
+        try {
+            // what already has its vector (a user message that was its turn's query) first, so a
+            // recall rarely finds anything to write itself
+            moveAllReady();
+            List<Pending> todo = new ArrayList<>();
+            synchronized (tailLock) {
+                tail.values().forEach(q -> q.values().stream().filter(p -> p.vector() == null).forEach(todo::add));
+            }
+            for (int from = 0; from < todo.size(); from += BATCH) {
+                List<Pending> batch = todo.subList(from, Math.min(todo.size(), from + BATCH));
+                attach(batch, vectorsFor(batch));
+            }
+            moveAllReady();
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "indexing the recall tail failed; a recall embeds what it needs,"
+                    + " and the next start catches the index up from the log", e);
+        }
+    }
+
+    private void moveAllReady() {
+        List<String> parts;
+        synchronized (tailLock) {
+            parts = new ArrayList<>(tail.keySet());
+        }
+        parts.forEach(this::moveReady);
+    }
+
+    /**
+     * Before a recall of user {@code part}: when the user's tail holds items that could be results
+     * (not in {@code inWindow}), embeds those that have no vector yet, here, then moves the
+     * user's tail items with a vector into the index; the only wait is for an index write the
+     * indexing thread may be making (one batch). A tail of window items only is left alone.
+     */
+    private void indexTailOf(String part, Set<String> inWindow) {
+        List<Pending> missing = new ArrayList<>();
+        synchronized (tailLock) {
+            Map<String, Pending> queued = tail.get(part);
+            if (queued == null || queued.isEmpty()) {
+                return;
+            }
+            if (inWindow.containsAll(queued.keySet())) {
+                // only items the model sees in the window (never results): the indexing thread
+                // writes them; waiting for its write would stall the turn
+                return;
+            }
+            queued.values().stream().filter(p -> p.vector() == null && !inWindow.contains(p.id())).forEach(missing::add);
+        }
+        for (int from = 0; from < missing.size(); from += BATCH) {
+            List<Pending> batch = missing.subList(from, Math.min(missing.size(), from + BATCH));
+            attach(batch, vectorsFor(batch));
+        }
+        moveReady(part);
+    }
+
+    /** Gives each item still in the tail (the same one, not removed or replaced meanwhile) its vector. */
+    private void attach(List<Pending> items, List<float[]> vectors) {
+        synchronized (tailLock) {
+            for (int i = 0; i < items.size(); i++) {
+                Pending p = items.get(i);
+                Map<String, Pending> queued = tail.get(p.partition());
+                if (queued != null && queued.get(p.id()) == p) {
+                    queued.put(p.id(), p.withVector(vectors.get(i)));
+                }
+            }
+        }
+    }
+
+    /** Moves the user's tail items that have a vector into the index, in commit order. */
+    private void moveReady(String part) {
+        synchronized (moveLock) {
+            while (true) {
+                List<Pending> ready = new ArrayList<>();
+                synchronized (tailLock) {
+                    Map<String, Pending> queued = tail.get(part);
+                    if (queued == null) {
+                        return;
+                    }
+                    for (Pending p : queued.values()) {
+                        if (p.vector() != null && ready.size() < BATCH) {
+                            ready.add(p);
+                        }
+                    }
+                    if (ready.isEmpty()) {
+                        if (queued.isEmpty()) {
+                            tail.remove(part);
+                        }
+                        return;
+                    }
+                }
+                // removals wait for this write (moveLock); commits that add do not (tailLock is free)
+                write(ready);
+                synchronized (tailLock) {
+                    Map<String, Pending> queued = tail.get(part);
+                    if (queued != null) {
+                        // an item added again meanwhile (a new object under the same id) stays queued
+                        ready.forEach(p -> queued.remove(p.id(), p));
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * The vectors of {@code items}, in order: from the recent queries when one had the same text,
+     * else from one call of the embedding model for the rest. The one place where items are embedded.
+     */
+    private List<float[]> vectorsFor(List<Pending> items) {
+        List<float[]> out = new ArrayList<>(items.size());
+        List<TextSegment> missing = new ArrayList<>();
+        for (Pending p : items) {
+            float[] v = p.vector() != null ? p.vector() : recentQueries.get(p.text());
+            out.add(v);
+            if (v == null) {
+                missing.add(TextSegment.from(p.text()));
+            }
+        }
+        if (!missing.isEmpty()) {
+            List<Embedding> embedded = model.embedAll(missing).content();
+            int next = 0;
+            for (int i = 0; i < out.size(); i++) {
+                if (out.get(i) == null) {
+                    out.set(i, embedded.get(next++).vector());
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Writes items that have their vectors into the index. */
+    private void write(List<Pending> items) {
+        List<IndexedItem> out = new ArrayList<>(items.size());
+        for (Pending p : items) {
+            out.add(new IndexedItem(p.id(), p.partition(), p.text(),
+                    Objects.requireNonNull(p.vector(), "a written item has its vector"), p.time(), p.attributes()));
+        }
+        index.upsertAll(out);
+    }
+
+    /** Embeds items (see {@link #vectorsFor}) and writes them into the index; used by the catch-up. */
+    private void upsert(List<Pending> pending) {
+        for (int from = 0; from < pending.size(); from += BATCH) {
+            List<Pending> batch = pending.subList(from, Math.min(pending.size(), from + BATCH));
+            List<float[]> vectors = vectorsFor(batch);
+            List<Pending> ready = new ArrayList<>(batch.size());
+            for (int i = 0; i < batch.size(); i++) {
+                ready.add(batch.get(i).withVector(vectors.get(i)));
+            }
+            write(ready);
+        }
+    }
+
+    /** An item to index; its vector once known. */
+    private record Pending(String id, String partition, String text, Instant time, Map<String, String> attributes,
+                           float @Nullable [] vector) {
+        Pending withVector(float[] v) {
+            return new Pending(id, partition, text, time, attributes, v);
+        }
     }
 
     private static @Nullable Pending message(Partition partition, String session, StoredMessage msg, Instant at) {
@@ -355,7 +476,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
             attrs.put(HybridIndex.SPEAKER_ATTRIBUTE, "assistant");
         }
         return new Pending(messageId(partition.tenant(), partition.user(), session, msg.index()),
-                partitionKey(partition.tenant(), partition.user()), msg.text(), at, attrs);
+                partitionKey(partition.tenant(), partition.user()), msg.text(), at, attrs, null);
     }
 
     private static @Nullable Pending record(String part, MemoryRecord r) {
@@ -374,21 +495,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
         attrs.put("status", r.status() == Status.CONFLICT ? "conflict" : "current");
         attrs.put("recorded", r.recordedAt().toString());
         String text = r.key().path() + " = " + r.text();
-        return new Pending(recordId(r.id()), part, text, r.observedAt(), attrs);
-    }
-
-    private void upsert(List<Pending> pending) {
-        if (pending.isEmpty()) {
-            return;
-        }
-        List<TextSegment> segments = pending.stream().map(p -> TextSegment.from(p.text())).toList();
-        List<Embedding> vectors = model.embedAll(segments).content();
-        List<IndexedItem> items = new ArrayList<>(pending.size());
-        for (int i = 0; i < pending.size(); i++) {
-            Pending p = pending.get(i);
-            items.add(new IndexedItem(p.id(), p.partition(), p.text(), vectors.get(i).vector(), p.time(), p.attributes()));
-        }
-        index.upsertAll(items);
+        return new Pending(recordId(r.id()), part, text, r.observedAt(), attrs, null);
     }
 
     // ------------------------------------------------------------------ forgetting
@@ -403,24 +510,14 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
         Partition p = request.partition();
         String part = partitionKey(p.tenant(), p.user());
         if (request.wholeUser()) {
-            if (!drained(catchUpWait)) {
-                queueBehind(p, () -> index.deletePartition(part));
-                return 0;
-            }
+            int n = removePartitionNow(part);
             Integer before = partitionsRemoved.remove(part);
-            return index.deletePartition(part) + (before == null ? 0 : before);
+            return n + (before == null ? 0 : before);
         }
-        // read from the engine here, never on the indexing thread (the caller holds the user's lock)
-        List<String> ids = droppedBy(request);
-        if (!drained(catchUpWait)) {
-            // on the engine's forget path (this instance's or another's, followed): the drops go
-            // behind what is queued, and the next recall of the user waits for them
-            queueBehind(p, () -> ids.forEach(this::drop));
-            return 0;
-        }
+        // read from the engine here, never under the tail's lock
         int n = 0;
-        for (String id : ids) {
-            n += drop(id);
+        for (String id : droppedBy(request)) {
+            n += drop(part, id);
         }
         return n;
     }
@@ -449,8 +546,8 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
         return ids;
     }
 
-    private int drop(String id) {
-        boolean now = index.delete(id);
+    private int drop(String part, String id) {
+        boolean now = removeNow(part, id);
         boolean before = removedOnForget.remove(id);
         return now || before ? 1 : 0;
     }
@@ -462,7 +559,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
                                 Set<String> shown) {
         String part = partitionKey(caller.tenant(), caller.user());
         // what other instances committed reaches this index (as events to the listener, forgets
-        // to the derived data) before the window is read and the queue is awaited
+        // to the derived data) before the window is read
         engine.admin().sync(caller);
         Set<String> inWindow = new HashSet<>();
         if (session != null) {
@@ -470,15 +567,12 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
                 inWindow.add(messageId(caller.tenant(), caller.user(), session.session(), m.index()));
             }
         }
-        // Wait for queued items only when one could be a result: messages still in this
-        // session's window are never recalled (the model sees them), so the reply just
-        // committed does not hold up the next question.
-        Set<String> pending = pendingByPartition.get(part);
-        if (!caughtUp.contains(part) || (pending != null && !inWindow.containsAll(pending))) {
-            awaitIndexedFor(caller);
-        }
         catchUp(caller, part);
-        float[] query = model.embed(text).content().vector();
+        float[] query = queryVector(text);
+        // what is committed and not indexed yet, as far as it could be a result: messages still in
+        // this session's window are never recalled (the model sees them), so the reply just
+        // committed is left to the indexing thread; nothing here waits for that thread
+        indexTailOf(part, inWindow);
         List<RecallHit> hits = index.search(RecallQuery.of(part, text, query, Math.max(max * 3, max + 10),
                 engine.clock().instant()).withMinScore(minScore));
         List<Content> out = new ArrayList<>();
@@ -515,6 +609,17 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
             }
         }
         return out;
+    }
+
+    /** The query's vector, kept among the recent queries so that indexing the same text does not embed it again. */
+    private float[] queryVector(String text) {
+        float[] known = recentQueries.get(text);
+        if (known != null) {
+            return known;
+        }
+        float[] v = model.embed(text).content().vector();
+        recentQueries.put(text, v);
+        return v;
     }
 
     private static Content recordContent(RecallHit h, MemoryRecord live, Lineage.Label label) {
@@ -620,9 +725,17 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
                     index.delete(id);
                 }
             }
+            // what the tail holds is on its way into the index: not embedded twice
+            Set<String> queued = new HashSet<>();
+            synchronized (tailLock) {
+                Map<String, Pending> q = tail.get(part);
+                if (q != null) {
+                    queued.addAll(q.keySet());
+                }
+            }
             List<Pending> missing = new ArrayList<>();
             for (Pending p : live.values()) {
-                if (index.find(p.id()).isEmpty()) {
+                if (!queued.contains(p.id()) && index.find(p.id()).isEmpty()) {
                     missing.add(p);
                 }
             }
@@ -637,7 +750,9 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
 
     @Override
     public int pendingItems() {
-        return pendingByPartition.values().stream().mapToInt(Set::size).sum();
+        synchronized (tailLock) {
+            return tail.values().stream().mapToInt(Map::size).sum();
+        }
     }
 
     @Override
