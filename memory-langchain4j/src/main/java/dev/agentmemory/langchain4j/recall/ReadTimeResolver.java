@@ -110,11 +110,16 @@ final class ReadTimeResolver {
     private Outcome replaces(double cosine, int a, int b, List<Set<String>> terms, List<StatementFrame> frames,
                              Set<String> queryTerms, ToDoubleFunction<String> idf) {
         if (settings.frameResolution() && frames.get(b).sharesSubject(frames.get(a))) {
+            // the subjects' names are shared by definition: they weigh little in the overlap, as at write time
+            Set<String> names = analyzer.terms(F_TEXT, String.join(" ", frames.get(a).subjects()) + " "
+                    + String.join(" ", frames.get(b).subjects()));
+            ToDoubleFunction<String> weights = t -> idf.applyAsDouble(t)
+                    * (names.contains(t) ? SupersessionDetector.NAME_WEIGHT : 1.0);
             if (FRAME_SUPERSEDES.sameSubjectForQuery(cosine, terms.get(a), terms.get(b), queryTerms,
-                    SupersessionDetector.READ_FRAME_MIN_QUERY_COVERAGE, idf)) {
+                    SupersessionDetector.READ_FRAME_MIN_QUERY_COVERAGE, weights)) {
                 return Outcome.SUPERSEDE;
             }
-            if (FRAME_DEMOTES.sameSubject(cosine, terms.get(a), terms.get(b), idf)) {
+            if (FRAME_DEMOTES.sameSubject(cosine, terms.get(a), terms.get(b), weights)) {
                 return Outcome.DEMOTE;
             }
         }
