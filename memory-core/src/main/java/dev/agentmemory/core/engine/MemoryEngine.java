@@ -8,6 +8,7 @@ import dev.agentmemory.core.ForgetTarget;
 import dev.agentmemory.core.ScopeView.KeyState;
 import dev.agentmemory.core.MemoryRecord.Kind;
 import dev.agentmemory.core.Scope.Layer;
+import dev.agentmemory.core.KeyVersion;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.Proposal.Outcome;
@@ -256,6 +257,20 @@ public final class MemoryEngine implements AutoCloseable {
     public List<MemoryRecord> history(Caller caller, Scope scope, MemoryKey key) {
         ScopeGuard.check(caller, scope);
         return runtime.read(caller, s -> s.versions(scope, key).stream().filter(r -> r.readableBy(caller.agent())).toList());
+    }
+
+    /**
+     * Every version of a key, oldest first, as {@link #history} gives them, except that a version
+     * an invalidation ended (or the record limit evicted) keeps its value and says when, why and
+     * by which statement it ended ({@link KeyVersion}). Read from the log: the same after a
+     * restart. A version the user asked to forget stays a tombstone.
+     */
+    public List<KeyVersion> versions(Caller caller, Scope scope, MemoryKey key) {
+        List<MemoryRecord> history = history(caller, scope, key);
+        if (history.stream().noneMatch(r -> r.status() == MemoryRecord.Status.FORGOTTEN)) {
+            return history.stream().map(r -> new KeyVersion(r, Optional.empty())).toList();
+        }
+        return ReadModel.versions(history, runtime.log(caller));
     }
 
     /**

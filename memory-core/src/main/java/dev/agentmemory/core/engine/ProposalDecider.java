@@ -107,7 +107,7 @@ final class ProposalDecider {
             if (ended == null) {
                 return Outcome.rejected(p, "nothing to invalidate at " + p.key());
             }
-            changes.add(new Change.RecordsForgotten(ids, false, p.reason()));
+            changes.add(new Change.RecordsForgotten(ids, false, p.reason(), false, p.sourceRef()));
             // the version it ended, as the state holds it from now on (its tombstone)
             return new Outcome(p, Outcome.Result.APPLIED, ended.tombstone(), p.reason());
         }

@@ -1,6 +1,7 @@
 package dev.agentmemory.core.engine;
 
 import dev.agentmemory.core.Caller;
+import dev.agentmemory.core.KeyVersion;
 import dev.agentmemory.core.ScopeView.KeyState;
 import dev.agentmemory.core.Scope.Layer;
 import dev.agentmemory.core.MemoryKey;
@@ -18,8 +19,10 @@ import org.jspecify.annotations.Nullable;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
@@ -173,6 +176,55 @@ final class ReadModel {
             }
         }
         return events;
+    }
+
+    /**
+     * The versions of a key with the values and endings of those that an invalidation or an
+     * eviction ended, read from the log; a version the user asked to forget stays a tombstone.
+     */
+    static List<KeyVersion> versions(List<MemoryRecord> history, List<LoggedEvent> log) {
+        Set<String> ids = new HashSet<>();
+        history.forEach(r -> ids.add(r.id()));
+        Map<String, MemoryRecord> before = new HashMap<>();
+        Map<String, KeyVersion.Ended> ended = new HashMap<>();
+        Set<String> erased = new HashSet<>();
+        for (LoggedEvent e : log) {
+            if (e.change() instanceof Change.RecordWritten w) {
+                if (ids.contains(w.record().id())) {
+                    before.put(w.record().id(), w.record());
+                }
+                for (String id : w.superseded()) {
+                    before.computeIfPresent(id, (k, r) -> r.status(MemoryRecord.Status.SUPERSEDED));
+                }
+            } else if (e.change() instanceof Change.RecordsExpired x) {
+                x.ids().forEach(id -> before.computeIfPresent(id, (k, r) ->
+                        r.status() == MemoryRecord.Status.ACTIVE ? r.status(MemoryRecord.Status.EXPIRED) : r));
+            } else if (e.change() instanceof Change.RecordsForgotten f) {
+                for (String id : f.ids()) {
+                    if (!ids.contains(id)) {
+                        continue;
+                    }
+                    if (f.erased() || f.hard()) {
+                        erased.add(id);
+                    } else {
+                        ended.putIfAbsent(id, new KeyVersion.Ended(e.at(), e.seq(), f.reason(), f.endedBy()));
+                    }
+                }
+            }
+        }
+        List<KeyVersion> out = new ArrayList<>(history.size());
+        for (MemoryRecord r : history) {
+            KeyVersion.Ended end = ended.get(r.id());
+            MemoryRecord last = before.get(r.id());
+            if (r.status() == MemoryRecord.Status.FORGOTTEN && end != null && !erased.contains(r.id()) && last != null
+                    && last.value() != null) {
+                out.add(new KeyVersion(last.verified(r.verification(), r.evidence()).archived(r.archived()),
+                        Optional.of(end)));
+            } else {
+                out.add(new KeyVersion(r, Optional.empty()));
+            }
+        }
+        return out;
     }
 
     /**

@@ -65,15 +65,22 @@ public sealed interface Change {
      * Records forgotten; their values are gone from the state (and, when hard, from the log).
      * {@code erased} marks a forget the user asked for: the values then also stay out of reads of
      * the past ({@code asOf}); an invalidation or an eviction leaves the past as it was.
+     * {@code endedBy} names the statement an invalidation came from (a message or tool call), when known.
      */
-    record RecordsForgotten(List<String> ids, boolean hard, @Nullable String reason, boolean erased) implements Change {
+    record RecordsForgotten(List<String> ids, boolean hard, @Nullable String reason, boolean erased,
+                            @Nullable String endedBy) implements Change {
         public RecordsForgotten {
             ids = List.copyOf(ids);
         }
 
+        /** A forget, an invalidation or an eviction that names no statement. */
+        public RecordsForgotten(List<String> ids, boolean hard, @Nullable String reason, boolean erased) {
+            this(ids, hard, reason, erased, null);
+        }
+
         /** An invalidation or eviction: the past keeps the values. */
         public RecordsForgotten(List<String> ids, boolean hard, @Nullable String reason) {
-            this(ids, hard, reason, false);
+            this(ids, hard, reason, false, null);
         }
     }
 

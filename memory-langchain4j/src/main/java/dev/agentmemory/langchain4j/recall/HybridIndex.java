@@ -371,6 +371,7 @@ public final class HybridIndex implements AutoCloseable {
         private boolean dropQueryFunctionWords = true;
         private double neighbourShare = DEFAULT_NEIGHBOUR_SHARE;
         private double dateWeight = DEFAULT_DATE_WEIGHT;
+        private boolean frameResolution = true;
 
         private Builder(int dimensions) {
             if (dimensions < 1 || dimensions > 4096) {
@@ -562,6 +563,21 @@ public final class HybridIndex implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Read-time resolution by frame (on by default): among the best results of a query with
+         * text, of two statements that open with a named subject in common ("Kevin Smythe is an
+         * advocate for ..."), the older is superseded for that read by the newer when they are
+         * near-duplicates (cosine at least 0.45, partition-idf term overlap at least 0.25) sharing
+         * the query's distinctive terms (0.3 of those either has), and demoted (its score
+         * multiplied by the {@linkplain #supersededDemotion superseded demotion}, not flagged) when
+         * they are looser near-duplicates (overlap at least 0.15). Chat turns that open with a
+         * speaker ("Caroline: ...") or with "I" have no named subjects and are never resolved this way.
+         */
+        public Builder frameResolution(boolean on) {
+            this.frameResolution = on;
+            return this;
+        }
+
         /** The settings as set so far. */
         IndexSettings settings() {
             return new IndexSettings(hnswMaxConn, hnswBeamWidth, detectSupersession, supersessionMinCosine,
@@ -569,7 +585,7 @@ public final class HybridIndex implements AutoCloseable {
                     recencyHalfLife, supersededDemotion, minCandidates, candidateFactor, minDenseCandidates,
                     denseCandidateFactor, readTimeSupersession, readMinCosine, readMinOverlap, readMinQueryCoverage,
                     READ_TIME_WINDOW_EXTRA, exactSearchBelow, minMaxFusion, dropQueryFunctionWords,
-                    neighbourShare, dateWeight);
+                    neighbourShare, dateWeight, frameResolution);
         }
 
         /** Builds and opens the index. */

@@ -16,5 +16,5 @@ record IndexSettings(int hnswMaxConn, int hnswBeamWidth,
                      double readTimeMinQueryCoverage, int readTimeWindowExtra,
                      int exactSearchBelow, boolean minMaxFusion,
                      boolean dropQueryFunctionWords, double neighbourShare,
-                     double dateWeight) {
+                     double dateWeight, boolean frameResolution) {
 }

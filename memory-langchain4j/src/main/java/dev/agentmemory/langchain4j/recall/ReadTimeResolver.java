@@ -15,7 +15,8 @@ import org.apache.lucene.search.IndexSearcher;
 /**
  * Read-time resolution of knowledge updates: among the best results of one query, an older
  * result that is a looser near-duplicate of a newer one and shares the query's distinctive terms
- * with it is treated as superseded for that read.
+ * with it is treated as superseded for that read. By default only statements that open with a
+ * named subject in common are compared (by frame); the same rule for every result is off by default.
  */
 final class ReadTimeResolver {
 
@@ -33,7 +34,8 @@ final class ReadTimeResolver {
      * Among the best current results, an older result that is a near-duplicate of a newer one and
      * shares the query's subject with it is another version of the same fact: it is marked
      * superseded by the newer one for this read (dropped, or demoted and flagged when superseded
-     * items are asked for).
+     * items are asked for). By frame, a looser near-duplicate about the same named subjects is
+     * only demoted: ranked lower, not flagged.
      */
     List<Scored> resolve(IndexSearcher searcher, StoredFields stored, RecallQuery query,
                                            List<Scored> scored) throws IOException {
@@ -43,30 +45,42 @@ final class ReadTimeResolver {
         List<Stored> docs = new ArrayList<>(window);
         List<Set<String>> terms = new ArrayList<>(window);
         List<float[]> vectors = new ArrayList<>(window);
+        List<StatementFrame> frames = new ArrayList<>(window);
         for (int i = 0; i < window; i++) {
             Stored s = scored.get(i).stored(stored);
             docs.add(s);
             terms.add(analyzer.terms(F_TEXT, s.text()));
             vectors.add(IndexSchema.vectorOf(searcher, scored.get(i).doc));
+            // a question or a hypothetical has no frame: it neither replaces nor is replaced
+            frames.add(SupersessionDetector.states(s.text()) ? StatementFrame.of(s.text()) : StatementFrame.NONE);
         }
         List<Scored> out = new ArrayList<>(scored.size());
         for (int b = 0; b < scored.size(); b++) {
             Scored older = scored.get(b);
             String newer = null;
+            String demotedBy = null;
             if (b < window && docs.get(b).supersededBy() == null) {
                 Stored o = docs.get(b);
                 for (int a = 0; a < window && newer == null; a++) {
                     Stored candidate = docs.get(a);
                     if (a != b && candidate.supersededBy() == null
                             && IndexSchema.sameSpeaker(candidate.attributes(), o.attributes())
-                            && candidate.time().isAfter(o.time())
-                            && readDetector.sameSubjectForQuery(Vectors.cosine(vectors.get(a), vectors.get(b)), terms.get(a),
-                            terms.get(b), queryTerms, settings.readTimeMinQueryCoverage(), idf)) {
-                        newer = candidate.id();
+                            && candidate.time().isAfter(o.time())) {
+                        Outcome r = replaces(Vectors.cosine(vectors.get(a), vectors.get(b)), a, b, terms, frames,
+                                queryTerms, idf);
+                        if (r == Outcome.SUPERSEDE) {
+                            newer = candidate.id();
+                        } else if (r == Outcome.DEMOTE && demotedBy == null) {
+                            demotedBy = candidate.id();
+                        }
                     }
                 }
             }
-            if (newer == null) {
+            if (newer == null && demotedBy != null) {
+                String by = demotedBy;
+                out.add(new Scored(older.doc, older.time, docs.get(b), older.score * settings.supersededDemotion(),
+                        st -> older.why.apply(st) + "; older than " + by + " about the same subjects, demoted"));
+            } else if (newer == null) {
                 out.add(older);
             } else if (query.includeSuperseded()) {
                 String by = newer;
@@ -77,5 +91,39 @@ final class ReadTimeResolver {
         }
         out.sort(RecallScorer.bestFirst(stored));
         return out;
+    }
+
+    /** What read-time resolution does to an older result because of a newer one. */
+    private enum Outcome { NONE, DEMOTE, SUPERSEDE }
+
+    private static final SupersessionDetector FRAME_SUPERSEDES = new SupersessionDetector(
+            SupersessionDetector.READ_FRAME_MIN_COSINE, SupersessionDetector.READ_FRAME_MIN_OVERLAP);
+    private static final SupersessionDetector FRAME_DEMOTES = new SupersessionDetector(
+            SupersessionDetector.READ_FRAME_MIN_COSINE, SupersessionDetector.READ_FRAME_DEMOTE_MIN_OVERLAP);
+
+    /**
+     * What result {@code a} (the newer) does to result {@code b} for this read. By frame: when
+     * both open with a named subject in common, a near-duplicate (cosine, idf-weighted overlap)
+     * that shares the query's distinctive terms supersedes, and a looser near-duplicate demotes.
+     * The near-duplicate rule without frames (off by default) supersedes.
+     */
+    private Outcome replaces(double cosine, int a, int b, List<Set<String>> terms, List<StatementFrame> frames,
+                             Set<String> queryTerms, ToDoubleFunction<String> idf) {
+        if (settings.frameResolution() && frames.get(b).sharesSubject(frames.get(a))) {
+            // the subjects' names are shared by definition: they weigh little in the overlap, as at write time
+            Set<String> names = analyzer.terms(F_TEXT, String.join(" ", frames.get(a).subjects()) + " "
+                    + String.join(" ", frames.get(b).subjects()));
+            ToDoubleFunction<String> weights = t -> idf.applyAsDouble(t)
+                    * (names.contains(t) ? SupersessionDetector.NAME_WEIGHT : 1.0);
+            if (FRAME_SUPERSEDES.sameSubjectForQuery(cosine, terms.get(a), terms.get(b), queryTerms,
+                    SupersessionDetector.READ_FRAME_MIN_QUERY_COVERAGE, weights)) {
+                return Outcome.SUPERSEDE;
+            }
+            if (FRAME_DEMOTES.sameSubject(cosine, terms.get(a), terms.get(b), weights)) {
+                return Outcome.DEMOTE;
+            }
+        }
+        return settings.readTimeSupersession() && readDetector.sameSubjectForQuery(cosine, terms.get(a), terms.get(b),
+                queryTerms, settings.readTimeMinQueryCoverage(), idf) ? Outcome.SUPERSEDE : Outcome.NONE;
     }
 }

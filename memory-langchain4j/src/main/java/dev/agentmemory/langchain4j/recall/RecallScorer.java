@@ -139,7 +139,7 @@ final class RecallScorer {
             }
         }
         scored.sort(bestFirst(stored));
-        if (settings.readTimeSupersession() && hasLexical) {
+        if ((settings.readTimeSupersession() || settings.frameResolution()) && hasLexical) {
             scored = resolver.resolve(searcher, stored, query, scored);
         }
         // Stored fields (text, attributes) are read only for the hits returned.

@@ -26,6 +26,9 @@ record StatementFrame(List<String> subjects, String predicate, boolean negated) 
     private static final Pattern NEGATION = Pattern.compile(
             "(?i)\\b(?:not|never|no longer|no|none|neither|nor|nobody|nothing|without)\\b|n[’']t\\b|不再|不是|没有|從未|从未|不");
 
+    /** The frame of a text that states nothing about named subjects. */
+    static final StatementFrame NONE = new StatementFrame(List.of(), "", false);
+
     static StatementFrame of(String text) {
         Matcher m = WORD.matcher(text);
         List<String> subjects = new java.util.ArrayList<>();
@@ -66,6 +69,11 @@ record StatementFrame(List<String> subjects, String predicate, boolean negated) 
             return new StatementFrame(List.of(), text, negated);
         }
         return new StatementFrame(List.copyOf(new LinkedHashSet<>(subjects)), text.substring(predicateStart), negated);
+    }
+
+    /** Whether both statements open with subjects and name at least one subject in common. */
+    boolean sharesSubject(StatementFrame other) {
+        return subjects.stream().anyMatch(other.subjects::contains);
     }
 
     /** Whether both statements open with the same subjects (in any order). */

@@ -119,6 +119,15 @@ final class SupersessionDetector {
         return shared > 0 && shared >= Math.min(leadA.size(), leadB.size());
     }
 
+    /** Lowest cosine of two results about the same named subjects that read-time resolution by frame compares. */
+    static final double READ_FRAME_MIN_COSINE = 0.45;
+    /** Least term overlap (partition idf) at which a newer result about the same subjects supersedes an older one for a read. */
+    static final double READ_FRAME_MIN_OVERLAP = 0.25;
+    /** Least share of the query's distinctive terms (of those either has) both results must have to supersede. */
+    static final double READ_FRAME_MIN_QUERY_COVERAGE = 0.3;
+    /** Least term overlap at which a newer result about the same subjects demotes an older one for a read. */
+    static final double READ_FRAME_DEMOTE_MIN_OVERLAP = 0.15;
+
     /**
      * Stems that say nothing about which relation a predicate states: auxiliaries, modals,
      * pronouns and adverbs of time or degree (the analyzer's stop words are already gone).
