@@ -29,10 +29,11 @@ import java.util.Set;
  * recall@10 against the exact top 10. Vectors (384 dimensions, seeded) are clustered synthetic
  * data like sentence embeddings: one random centroid per 50 memories (2,000 at 100k), each memory
  * and query its centroid plus gaussian noise, normalised. {@code -Dperf.vectors=random} uses
- * independent random unit vectors instead (the worst case for HNSW). Texts are random words; query
+ * independent random unit vectors instead (the worst case for HNSW); {@code -Dperf.vectors=real} runs only the rows
+ * on real sentence embeddings ({@link RealEmbeddingCorpus}, from {@code -Dperf.datasets=DIR}, default
+ * {@code ../shared/datasets}; skipped when the folder is missing). Texts are random words; query
  * embedding time is measured separately with the real model. {@code --limit N} keeps only the
- * sizes up to N; our index is built with HNSW beam width 50 (max connections 16) and fetches at least
- * 150 candidates (15 per result). {@code -Dperf.recallOnly=true} runs only this recall-latency part. The bulk load is followed by {@link HybridIndex#optimize()} (counted in its build time).
+ * sizes up to N; our index is built as {@link #indexBuilder()} says. {@code -Dperf.recallOnly=true} runs only this recall-latency part. The bulk load is followed by {@link HybridIndex#optimize()} (counted in its build time).
  */
 final class PerfSuite implements Suite {
 
@@ -86,7 +87,7 @@ final class PerfSuite implements Suite {
                 "recall@10");
         ArrayNode recall = json.putArray("recall_latency");
         for (int size : SIZES) {
-            if (size > limit || Boolean.getBoolean("perf.turnOnly")) {
+            if (size > limit || Boolean.getBoolean("perf.turnOnly") || "real".equals(System.getProperty("perf.vectors"))) {
                 continue;
             }
             recall.add(measure(synthetic(size), out));
@@ -277,14 +278,15 @@ final class PerfSuite implements Suite {
     }
 
     /**
-     * Our index as the rows build it: the library's defaults with knowledge-update checks off.
-     * {@code -Dperf.index=previous}: HNSW beam width 50 and 150 vector candidates, the settings of
-     * the earlier README figures.
+     * Our index as the rows build it: HNSW max connections 16 and beam width 50 (half the default
+     * beam, half the build time), the library's default candidates (for 10 results: 40 from the
+     * graph, 100 from BM25), knowledge-update checks off. {@code -Dperf.index=previous}: 150
+     * candidates from each (15 per result), the setting of the earlier README figures.
      */
     static HybridIndex.Builder indexBuilder() {
-        HybridIndex.Builder b = HybridIndex.builder(DIMENSIONS).supersessionDetection(false);
+        HybridIndex.Builder b = HybridIndex.builder(DIMENSIONS).supersessionDetection(false).hnsw(16, 50);
         if ("previous".equals(System.getProperty("perf.index"))) {
-            b.hnsw(16, 50).candidates(150, 15);
+            b.candidates(150, 15);
         }
         return b;
     }
