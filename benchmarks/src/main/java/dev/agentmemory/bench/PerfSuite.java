@@ -98,10 +98,11 @@ final class PerfSuite implements Suite {
         } else if (!Files.isDirectory(datasets.resolve("locomo"))) {
             out.printf("real embeddings: skipped, no datasets at %s (-Dperf.datasets=DIR)%n", datasets.toAbsolutePath());
         } else {
-            RealEmbeddingCorpus corpus = RealEmbeddingCorpus.load(datasets, Math.min(limit, SIZES[SIZES.length - 1]),
+            // the whole corpus, embedded once and cached; --limit only drops rows
+            RealEmbeddingCorpus corpus = RealEmbeddingCorpus.load(datasets, SIZES[SIZES.length - 1],
                     Path.of(System.getProperty("perf.embeddingsCache", "target/perf-embeddings")), context.model(), out);
             for (int size : SIZES) {
-                if (size <= corpus.texts.size()) {
+                if (size <= Math.min(limit, corpus.texts.size())) {
                     recall.add(measure(real(corpus, size), out));
                 }
             }
