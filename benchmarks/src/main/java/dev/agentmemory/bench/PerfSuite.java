@@ -75,14 +75,17 @@ final class PerfSuite implements Suite {
         json.put("dimensions", DIMENSIONS);
         json.put("cores", Runtime.getRuntime().availableProcessors());
         json.put("java", System.getProperty("java.version"));
-        json.put("vectors", randomVectors() ? "random unit" : "clustered synthetic");
+        boolean realOnly = "real".equals(System.getProperty("perf.vectors"));
+        json.put("vectors", realOnly ? "real MiniLM" : randomVectors() ? "random unit" : "clustered synthetic");
         PrintStream out = context.out();
         ObjectNode embedding = queryEmbedding(context);
         json.set("query_embedding_ms", embedding);
         out.printf("query embedding (AllMiniLmL6V2, one question): median %s ms, p99 %s ms (excluded below)%n",
                 Stats.f3(embedding.get("median").asDouble()), Stats.f3(embedding.get("p99").asDouble()));
-        out.printf("vectors: %s%n", randomVectors() ? "random unit (-Dperf.vectors=random)"
-                : "clustered synthetic (centroid + gaussian noise, " + MEMORIES_PER_CLUSTER + " memories per centroid)");
+        out.printf("vectors: %s%n", realOnly ? "real MiniLM only (-Dperf.vectors=real)"
+                : randomVectors() ? "random unit (-Dperf.vectors=random)"
+                : "clustered synthetic (centroid + gaussian noise, " + MEMORIES_PER_CLUSTER + " memories per centroid),"
+                + " then real MiniLM");
         out.printf("%-8s %-28s %12s %12s %12s %10s%n", "memories", "system", "median ms", "p99 ms", "build s",
                 "recall@10");
         ArrayNode recall = json.putArray("recall_latency");
