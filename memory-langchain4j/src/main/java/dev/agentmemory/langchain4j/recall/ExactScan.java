@@ -168,6 +168,38 @@ final class ExactScan {
         }
     }
 
+    /**
+     * Whether {@code filter} matches at most {@code limit} live documents: the same answer as
+     * {@code searcher.count(filter) <= limit}, but counting stops past the limit, so deciding that a
+     * large partition is searched through the graph does not cost a pass over all its documents.
+     */
+    static boolean matchesAtMost(IndexSearcher searcher, Query filter, int limit) throws IOException {
+        Weight weight = searcher.createWeight(searcher.rewrite(filter), ScoreMode.COMPLETE_NO_SCORES, 1f);
+        long seen = 0;
+        for (LeafReaderContext leaf : searcher.getIndexReader().leaves()) {
+            int known = weight.count(leaf);
+            if (known >= 0) {
+                seen += known;
+            } else {
+                Scorer scorer = weight.scorer(leaf);
+                if (scorer == null) {
+                    continue;
+                }
+                Bits live = leaf.reader().getLiveDocs();
+                DocIdSetIterator it = scorer.iterator();
+                for (int d = it.nextDoc(); d != DocIdSetIterator.NO_MORE_DOCS && seen <= limit; d = it.nextDoc()) {
+                    if (live == null || live.get(d)) {
+                        seen++;
+                    }
+                }
+            }
+            if (seen > limit) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** A document and its cosine to a query vector. */
     record Neighbour(int doc, double cosine) {
     }

@@ -60,7 +60,7 @@ final class RecallScorer {
         StoredFields stored = searcher.storedFields();
         List<Candidate> pool;
         boolean hasLexical = !terms.isEmpty();
-        boolean exact = searcher.count(filter) <= settings.exactSearchBelow();
+        boolean exact = ExactScan.matchesAtMost(searcher, filter, settings.exactSearchBelow());
         if (exact) {
             // small enough to score every item exactly: the result is a function of the items alone
             pool = ExactScan.scan(searcher, filter, terms, vector);

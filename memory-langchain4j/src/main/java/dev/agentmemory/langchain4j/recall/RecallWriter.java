@@ -125,17 +125,27 @@ final class RecallWriter implements Closeable {
     /**
      * Bulk write without supersession detection: one searcher for the whole batch, an id lookup
      * per item (the replacement path only runs for ids already indexed), one refresh at the end.
+     * An id new to the index and to the batch is simply added: a delete-by-id buffered for each
+     * item (what {@code updateDocument} does) costs a term lookup per item when the segment is
+     * flushed, for nothing.
      */
     private void bulkWrite(List<IndexedItem> items, List<float[]> unit) throws IOException {
         IndexSearcher searcher = searchers.acquire();
+        Set<String> inBatch = new java.util.HashSet<>();
         try {
             for (int i = 0; i < items.size(); i++) {
                 IndexedItem item = items.get(i);
-                if (IndexSchema.docOf(searcher, item.id()) >= 0) {
+                boolean indexed = IndexSchema.docOf(searcher, item.id()) >= 0;
+                if (indexed) {
                     removeExisting(searcher, item.id());
                 }
-                writer.updateDocument(new Term(F_ID, item.id()), IndexSchema.toDocument(new Stored(item.id(), item.partition(),
-                        item.text(), item.time(), item.attributes(), null), unit.get(i)));
+                org.apache.lucene.document.Document doc = IndexSchema.toDocument(new Stored(item.id(), item.partition(),
+                        item.text(), item.time(), item.attributes(), null), unit.get(i));
+                if (inBatch.add(item.id()) && !indexed) {
+                    writer.addDocument(doc);
+                } else {
+                    writer.updateDocument(new Term(F_ID, item.id()), doc);
+                }
             }
         } finally {
             searchers.release(searcher);
@@ -319,7 +329,7 @@ final class RecallWriter implements Closeable {
      */
     private List<ExactScan.Neighbour> nearest(IndexSearcher searcher, Query filter, float[] unit) throws IOException {
         int k = settings.detectionNeighbours();
-        if (searcher.count(filter) <= settings.exactSearchBelow()) {
+        if (ExactScan.matchesAtMost(searcher, filter, settings.exactSearchBelow())) {
             return ExactScan.within(searcher, filter, unit, detector.scanCosine());
         }
         TopDocs near = searcher.search(new KnnFloatVectorQuery(F_VECTOR, unit, k, filter), k);

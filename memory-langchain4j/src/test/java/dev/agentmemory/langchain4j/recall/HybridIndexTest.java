@@ -309,6 +309,51 @@ class HybridIndexTest {
     }
 
     @Test
+    void should_keep_one_item_per_id_when_a_bulk_load_repeats_ids_or_replaces_indexed_ones() {
+        // given: a bulk load (no knowledge-update checks) over an item already indexed, with an id twice in the batch
+        try (HybridIndex bulk = HybridIndex.builder(384).supersessionDetection(false).build()) {
+            bulk.upsert(IndexedItem.of("x", ALICE, "The old code is 1111.", SharedEmbeddingModel.embed("The old code is 1111."), T0));
+            List<IndexedItem> batch = List.of(
+                    IndexedItem.of("x", ALICE, "The garage code is 2222.", SharedEmbeddingModel.embed("The garage code is 2222."), T0),
+                    IndexedItem.of("y", ALICE, "The wifi password is pony.", SharedEmbeddingModel.embed("The wifi password is pony."), T0),
+                    IndexedItem.of("y", ALICE, "The wifi password is horse.", SharedEmbeddingModel.embed("The wifi password is horse."), T0));
+
+            // when
+            bulk.upsertAll(batch);
+
+            // then: the last version of each id, once
+            assertThat(bulk.size()).isEqualTo(2);
+            assertThat(bulk.find("x").orElseThrow().text()).isEqualTo("The garage code is 2222.");
+            assertThat(bulk.find("y").orElseThrow().text()).isEqualTo("The wifi password is horse.");
+            RecallQuery q = new RecallQuery(ALICE, "code password 1111 2222 pony horse", null, 10, T0, false, 0);
+            assertThat(ids(bulk.search(q))).containsExactlyInAnyOrder("x", "y");
+        }
+    }
+
+    @Test
+    void should_score_exactly_up_to_the_exact_search_size_and_through_the_graph_past_it() {
+        // given: three items of Alice's in one chat session, and Bob's
+        try (HybridIndex small = HybridIndex.builder(384).exactSearchBelow(3).neighbourShare(1.0).build()) {
+            String[] texts = {"I like green tea.", "I walk the dog at seven.", "My bike is red."};
+            for (int i = 0; i < texts.length; i++) {
+                small.upsert(new IndexedItem("a" + i, ALICE, texts[i], SharedEmbeddingModel.embed(texts[i]),
+                        T0.plusSeconds(i), Map.of(HybridIndex.THREAD_ATTRIBUTE, "s1")));
+                small.upsert(IndexedItem.of("b" + i, BOB, texts[i], SharedEmbeddingModel.embed(texts[i]), T0.plusSeconds(i)));
+            }
+            RecallQuery q = RecallQuery.of(ALICE, "green tea", SharedEmbeddingModel.embed("green tea"), 3, T0.plusSeconds(60));
+
+            // when / then: at three items the search is exact (neighbouring turns share the best hit's score)
+            assertThat(small.search(q)).anyMatch(h -> h.why().contains("neighbour"));
+            small.upsert(new IndexedItem("a3", ALICE, "I sold my car.", SharedEmbeddingModel.embed("I sold my car."),
+                    T0.plusSeconds(3), Map.of(HybridIndex.THREAD_ATTRIBUTE, "s1")));
+            assertThat(small.search(q)).noneMatch(h -> h.why().contains("neighbour"));
+            // a deleted item still in its segment does not count
+            small.delete("a3");
+            assertThat(small.search(q)).anyMatch(h -> h.why().contains("neighbour"));
+        }
+    }
+
+    @Test
     void should_reject_candidate_counts_below_one() {
         assertThatThrownBy(() -> HybridIndex.builder(384).denseCandidates(0, 4))
                 .isInstanceOf(IllegalArgumentException.class)
