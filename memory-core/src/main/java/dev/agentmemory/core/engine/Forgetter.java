@@ -137,6 +137,11 @@ final class Forgetter {
             Map<String, List<Long>> redactedIndices = new LinkedHashMap<>();
             redacted.forEach((session, list) -> redactedIndices.put(session,
                     list.stream().map(StoredMessage::index).toList()));
+            if (target instanceof ForgetTarget.User) {
+                // the stored embeddings of everything the user said go with the user (the
+                // episodic index, a derived data, deletes the ones of single items it drops)
+                runtime.deleteVectors(partition, null);
+            }
             ForgetRequest request = new ForgetRequest(partition, ids, messages, target instanceof ForgetTarget.User, hard,
                     redactedIndices, values);
             Map<String, Integer> removed = new TreeMap<>();

@@ -18,11 +18,14 @@ import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.core.spi.StatedValues;
 import dev.agentmemory.core.spi.StoredEvent;
 import dev.agentmemory.core.spi.StoredSnapshot;
+import dev.agentmemory.core.spi.StoredVector;
+import dev.agentmemory.core.spi.VectorModel;
 
 import org.jspecify.annotations.Nullable;
 
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -613,6 +616,36 @@ final class PartitionRuntime {
 
     List<Partition> partitions(String tenant) {
         return store.partitions(tenant);
+    }
+
+    /**
+     * Whether vectors are kept in the store: when it can, and payloads are not sealed (a vector
+     * stored in the clear would tell about a text the log keeps encrypted).
+     */
+    boolean keepsVectors() {
+        return store.keepsVectors() && !codec.seals();
+    }
+
+    Map<String, StoredVector> vectors(Caller caller, VectorModel model, Collection<String> items) {
+        return keepsVectors() ? store.vectors(partition(caller), model, items) : Map.of();
+    }
+
+    void saveVectors(Caller caller, VectorModel model, List<StoredVector> vectors) {
+        if (keepsVectors() && !vectors.isEmpty()) {
+            store.saveVectors(partition(caller), model, vectors);
+        }
+    }
+
+    /** Deletes stored vectors of {@code items}, or all of the user's when {@code items} is null. */
+    void deleteVectors(Partition partition, @Nullable Collection<String> items) {
+        if (!store.keepsVectors()) {
+            return;
+        }
+        if (items == null) {
+            store.deleteAllVectors(partition);
+        } else if (!items.isEmpty()) {
+            store.deleteVectors(partition, items);
+        }
     }
 
     void addListener(EventListener listener) {
