@@ -13,6 +13,8 @@ import dev.agentmemory.core.spi.DerivedData;
 import dev.agentmemory.core.internal.hooks.EventListener;
 import dev.agentmemory.core.spi.DerivedData.ForgetRequest;
 import dev.agentmemory.core.spi.Partition;
+import dev.agentmemory.core.spi.StoredVector;
+import dev.agentmemory.core.spi.VectorModel;
 import dev.agentmemory.langchain4j.recall.HybridIndex;
 import dev.agentmemory.langchain4j.recall.IndexedItem;
 import dev.agentmemory.langchain4j.recall.RecallHit;
@@ -93,6 +95,9 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     private final Set<String> removedOnForget = ConcurrentHashMap.newKeySet();
     private final Map<String, Integer> partitionsRemoved = new ConcurrentHashMap<>();
     private static final String INDEXER_THREAD = "agent-memory-indexer";
+    private volatile @Nullable VectorModel vectorModel;
+    private final AtomicLong embeddedCount = new AtomicLong();
+    private final AtomicLong loadedCount = new AtomicLong();
     /** Per user: ids of items queued for indexing and not indexed yet. */
     private final Map<String, Set<String>> pendingByPartition = new ConcurrentHashMap<>();
     private static final System.Logger LOG = System.getLogger(EpisodicMemory.class.getName());
@@ -292,11 +297,12 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     private void apply(Partition partition, List<LoggedEvent> events) {
         String part = partitionKey(partition.tenant(), partition.user());
         List<Pending> add = new ArrayList<>();
+        List<String> gone = new ArrayList<>();
         for (LoggedEvent e : events) {
             Change c = e.change();
             if (c instanceof Change.MessagesAppended m) {
                 for (StoredMessage msg : m.messages()) {
-                    Pending p = message(partition, m.session(), msg, e.at());
+                    Pending p = message(partition, m.session(), msg, e);
                     if (p != null) {
                         add.add(p);
                     }
@@ -304,34 +310,45 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
             } else if (c instanceof Change.RecordWritten w) {
                 w.superseded().forEach(id -> remove(add, recordId(id)));
                 stated.written(part, w.record());
-                Pending p = record(part, w.record());
+                Pending p = record(part, w.record(), e.seq());
                 if (p != null) {
                     add.add(p);
                 }
             } else if (c instanceof Change.RecordsForgotten f) {
                 stated.forgotten(part, f.ids());
-                f.ids().forEach(id -> forgotten(add, recordId(id)));
+                f.ids().forEach(id -> gone.add(forgotten(add, recordId(id))));
             } else if (c instanceof Change.RecordsArchived a) {
                 a.ids().forEach(id -> remove(add, recordId(id)));
             } else if (c instanceof Change.MessagesForgotten f) {
-                f.indices().forEach(i -> forgotten(add, messageId(partition.tenant(), partition.user(), f.session(), i)));
+                f.indices().forEach(i -> gone.add(forgotten(add,
+                        messageId(partition.tenant(), partition.user(), f.session(), i))));
             } else if (c instanceof Change.MessagesRedacted r) {
                 // a redacted message states nothing worth recalling: it leaves the index
-                r.messages().forEach(m -> forgotten(add,
-                        messageId(partition.tenant(), partition.user(), r.session(), m.index())));
+                r.messages().forEach(m -> gone.add(forgotten(add,
+                        messageId(partition.tenant(), partition.user(), r.session(), m.index()))));
             } else if (c instanceof Change.UserForgotten) {
                 stated.userForgotten(part);
                 add.clear();
                 partitionsRemoved.merge(part, index.deletePartition(part), Integer::sum);
             }
         }
-        upsert(add);
+        // forgets that do not go through MemoryEngine.forget (the record limit) reach the store's vectors too
+        deleteStored(partition, gone);
+        upsert(partition, add);
     }
 
-    private void forgotten(List<Pending> pending, String id) {
+    private String forgotten(List<Pending> pending, String id) {
         pending.removeIf(p -> p.id().equals(id));
         if (index.delete(id)) {
             removedOnForget.add(id);
+        }
+        return id;
+    }
+
+    /** Deletes the store's vectors of forgotten items (in order with the saves of the indexing queue). */
+    private void deleteStored(Partition partition, List<String> ids) {
+        if (!ids.isEmpty() && engine.admin().keepsVectors()) {
+            engine.admin().deleteStoredVectors(new Caller(partition.tenant(), partition.user(), agent), ids);
         }
     }
 
@@ -341,10 +358,12 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     }
 
     /** An item waiting for its embedding. */
-    private record Pending(String id, String partition, String text, Instant time, Map<String, String> attributes) {
+    private record Pending(String id, String partition, String text, Instant time, Map<String, String> attributes,
+                           long seq) {
     }
 
-    private static @Nullable Pending message(Partition partition, String session, StoredMessage msg, Instant at) {
+    private static @Nullable Pending message(Partition partition, String session, StoredMessage msg, LoggedEvent e) {
+        Instant at = e.at();
         // LangChain4j refuses text that trims to nothing (control characters included), so skip it here.
         if (msg.text() == null || msg.text().trim().isEmpty()
                 || !(msg.type().equals("USER") || msg.type().equals("AI"))) {
@@ -361,10 +380,10 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
             attrs.put(HybridIndex.SPEAKER_ATTRIBUTE, "assistant");
         }
         return new Pending(messageId(partition.tenant(), partition.user(), session, msg.index()),
-                partitionKey(partition.tenant(), partition.user()), msg.text(), at, attrs);
+                partitionKey(partition.tenant(), partition.user()), msg.text(), at, attrs, e.seq());
     }
 
-    private static @Nullable Pending record(String part, MemoryRecord r) {
+    private static @Nullable Pending record(String part, MemoryRecord r, long seq) {
         if (r.value() == null || !(r.status() == Status.ACTIVE || r.status() == Status.CONFLICT)) {
             return null;
         }
@@ -380,21 +399,81 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
         attrs.put("status", r.status() == Status.CONFLICT ? "conflict" : "current");
         attrs.put("recorded", r.recordedAt().toString());
         String text = r.key().path() + " = " + r.text();
-        return new Pending(recordId(r.id()), part, text, r.observedAt(), attrs);
+        return new Pending(recordId(r.id()), part, text, r.observedAt(), attrs, seq);
     }
 
-    private void upsert(List<Pending> pending) {
+    private void upsert(Partition partition, List<Pending> pending) {
         if (pending.isEmpty()) {
             return;
         }
-        List<TextSegment> segments = pending.stream().map(p -> TextSegment.from(p.text())).toList();
-        List<Embedding> vectors = model.embedAll(segments).content();
+        List<float[]> vectors = vectorsFor(partition, pending);
         List<IndexedItem> items = new ArrayList<>(pending.size());
         for (int i = 0; i < pending.size(); i++) {
             Pending p = pending.get(i);
-            items.add(new IndexedItem(p.id(), p.partition(), p.text(), vectors.get(i).vector(), p.time(), p.attributes()));
+            items.add(new IndexedItem(p.id(), p.partition(), p.text(), vectors.get(i), p.time(), p.attributes()));
         }
         index.upsertAll(items);
+    }
+
+    /**
+     * Where the vectors of items come from, in their order: the store, when it keeps vectors and
+     * holds one of the same item, derived from the same event, by the same model (the instance
+     * that wrote the text, another one, or this one before a restart, embedded it); else the
+     * model, one call for all that are missing, and those are kept in the store for the others.
+     */
+    private List<float[]> vectorsFor(Partition partition, List<Pending> pending) {
+        Caller caller = new Caller(partition.tenant(), partition.user(), agent);
+        boolean keeps = engine.admin().keepsVectors();
+        Map<String, StoredVector> stored = keeps
+                ? engine.admin().storedVectors(caller, vectorModel(), pending.stream().map(Pending::id).toList())
+                : Map.of();
+        float[][] out = new float[pending.size()][];
+        List<Integer> missing = new ArrayList<>();
+        for (int i = 0; i < pending.size(); i++) {
+            StoredVector v = stored.get(pending.get(i).id());
+            if (v != null && v.seq() == pending.get(i).seq()) {
+                out[i] = v.vector();
+            } else {
+                missing.add(i);
+            }
+        }
+        if (!missing.isEmpty()) {
+            List<TextSegment> segments = missing.stream().map(i -> TextSegment.from(pending.get(i).text())).toList();
+            List<Embedding> embedded = model.embedAll(segments).content();
+            List<StoredVector> made = new ArrayList<>(missing.size());
+            for (int j = 0; j < missing.size(); j++) {
+                Pending p = pending.get(missing.get(j));
+                out[missing.get(j)] = embedded.get(j).vector();
+                made.add(new StoredVector(p.id(), p.seq(), embedded.get(j).vector()));
+            }
+            embeddedCount.addAndGet(missing.size());
+            if (keeps) {
+                try {
+                    engine.admin().storeVectors(caller, vectorModel(), made);
+                } catch (RuntimeException e) {
+                    // derived data: the index has them; other instances embed them again
+                    LOG.log(System.Logger.Level.WARNING, "keeping " + made.size() + " vectors of " + partition
+                            + " in the store failed; other instances embed them again", e);
+                }
+            }
+        }
+        loadedCount.addAndGet(pending.size() - missing.size());
+        return java.util.Arrays.asList(out);
+    }
+
+    /** The embedding model's identity for stored vectors: its class, name and dimension. */
+    private VectorModel vectorModel() {
+        VectorModel m = vectorModel;
+        if (m == null) {
+            m = new VectorModel(model.getClass().getName() + ":" + model.modelName(), model.dimension());
+            vectorModel = m;
+        }
+        return m;
+    }
+
+    /** How many texts this instance embedded for its index, and how many vectors it loaded from the store. */
+    long[] vectorCounts() {
+        return new long[] {embeddedCount.get(), loadedCount.get()};
     }
 
     // ------------------------------------------------------------------ forgetting
@@ -421,9 +500,13 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
         if (!drained(catchUpWait)) {
             // on the engine's forget path (this instance's or another's, followed): the drops go
             // behind what is queued, and the next recall of the user waits for them
-            queueBehind(p, () -> ids.forEach(this::drop));
+            queueBehind(p, () -> {
+                ids.forEach(this::drop);
+                deleteStored(p, ids);
+            });
             return 0;
         }
+        deleteStored(p, ids);
         int n = 0;
         for (String id : ids) {
             n += drop(id);
@@ -587,7 +670,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
                 if (c instanceof Change.MessagesAppended m) {
                     for (StoredMessage msg : m.messages()) {
                         seen.add(messageId(caller.tenant(), caller.user(), m.session(), msg.index()));
-                        Pending p = message(partition, m.session(), msg, e.at());
+                        Pending p = message(partition, m.session(), msg, e);
                         if (p != null) {
                             live.put(p.id(), p);
                         }
@@ -597,7 +680,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
                     seen.add(recordId(w.record().id()));
                     stated.written(part, w.record());
                     statedIn(partition, w.record().sourceRef()).ifPresent(m -> statedBy.put(w.record().id(), m));
-                    Pending p = record(part, w.record());
+                    Pending p = record(part, w.record(), e.seq());
                     if (p != null) {
                         live.put(p.id(), p);
                     }
@@ -632,7 +715,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
                     missing.add(p);
                 }
             }
-            upsert(missing);
+            upsert(partition, missing);
             caughtUp.add(part);
         }
     }

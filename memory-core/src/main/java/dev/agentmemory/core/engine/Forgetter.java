@@ -137,16 +137,17 @@ final class Forgetter {
             Map<String, List<Long>> redactedIndices = new LinkedHashMap<>();
             redacted.forEach((session, list) -> redactedIndices.put(session,
                     list.stream().map(StoredMessage::index).toList()));
-            if (target instanceof ForgetTarget.User) {
-                // the stored embeddings of everything the user said go with the user (the
-                // episodic index, a derived data, deletes the ones of single items it drops)
-                runtime.deleteVectors(partition, null);
-            }
             ForgetRequest request = new ForgetRequest(partition, ids, messages, target instanceof ForgetTarget.User, hard,
                     redactedIndices, values);
             Map<String, Integer> removed = new TreeMap<>();
             for (DerivedData d : held.derived()) {
                 removed.merge(d.name(), d.forget(request), Integer::sum);
+            }
+            if (target instanceof ForgetTarget.User) {
+                // the stored embeddings of everything the user said go with the user, after the
+                // derived data (an episodic index that deletes the ones of single items it drops,
+                // and whose queued work may still have kept some) are done
+                runtime.deleteVectors(partition, null);
             }
             int messageCount = messages.values().stream().mapToInt(List::size).sum();
             int redactedCount = redacted.values().stream().mapToInt(List::size).sum();
