@@ -92,6 +92,7 @@ final class PerfSuite implements Suite {
         if (!Boolean.getBoolean("perf.recallOnly")) {
             runStoreBenches(json, limit, out);
         }
+        json.set("cold_start", coldStart(limit, out));
         return json;
     }
 
@@ -105,6 +106,24 @@ final class PerfSuite implements Suite {
                 json.set("durable_writes", new DurableWriteBench(dir).run(Math.min(limit, 5_000), out));
             }
             json.set("turn_overhead", new TurnOverheadBench(dir, full ? 300 : 30, full ? 100 : 10, 200).run(Math.min(limit, 10_000), out));
+        } finally {
+            try (var files = java.nio.file.Files.walk(dir)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            }
+        }
+    }
+
+    /**
+     * Heap per memory and a user's first recall in a new memory ({@link ColdStartBench}) at 10k and
+     * 100k memories (those within {@code --limit}), or at the sizes of {@code -Dperf.coldStart=N,M}.
+     */
+    private static ObjectNode coldStart(int limit, PrintStream out) throws Exception {
+        String sizes = System.getProperty("perf.coldStart", "10000,100000");
+        int[] within = java.util.Arrays.stream(sizes.split(",")).map(String::trim).mapToInt(Integer::parseInt)
+                .filter(n -> n <= limit).toArray();
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("agent-memory-cold");
+        try {
+            return new ColdStartBench(dir).run(within, out);
         } finally {
             try (var files = java.nio.file.Files.walk(dir)) {
                 files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
