@@ -709,9 +709,10 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
                     index.delete(id);
                 }
             }
+            Set<String> absent = new HashSet<>(index.absent(new ArrayList<>(live.keySet())));
             List<Pending> missing = new ArrayList<>();
             for (Pending p : live.values()) {
-                if (index.find(p.id()).isEmpty()) {
+                if (absent.contains(p.id())) {
                     missing.add(p);
                 }
             }
