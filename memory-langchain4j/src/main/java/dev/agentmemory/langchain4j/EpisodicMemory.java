@@ -98,6 +98,12 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     private volatile @Nullable VectorModel vectorModel;
     private final AtomicLong embeddedCount = new AtomicLong();
     private final AtomicLong loadedCount = new AtomicLong();
+    /**
+     * Items another instance may have embedded and kept in the store (those of followed events
+     * and of a catch-up from the log); the store is asked for these only, so that indexing this
+     * instance's own writes costs no look-up.
+     */
+    private final Set<String> mayBeStored = ConcurrentHashMap.newKeySet();
     /** Per user: ids of items queued for indexing and not indexed yet. */
     private final Map<String, Set<String>> pendingByPartition = new ConcurrentHashMap<>();
     private static final System.Logger LOG = System.getLogger(EpisodicMemory.class.getName());
@@ -165,6 +171,13 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
      * for the queue too, so every read sees every earlier commit and no forgotten text is indexed
      * after its forget.
      */
+    /** Another instance's events: their texts' vectors are looked for in the store before embedding. */
+    @Override
+    public void followed(Partition partition, List<LoggedEvent> events) {
+        mayBeStored.addAll(addedIds(partition, events));
+        committed(partition, events);
+    }
+
     @Override
     public void committed(Partition partition, List<LoggedEvent> events) {
         if (events.stream().noneMatch(e -> removesFromIndex(e.change()))) {
@@ -335,6 +348,9 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
         // forgets that do not go through MemoryEngine.forget (the record limit) reach the store's vectors too
         deleteStored(partition, gone);
         upsert(partition, add);
+        if (!mayBeStored.isEmpty()) {
+            addedIds(partition, events).forEach(mayBeStored::remove); // those that were not indexed
+        }
     }
 
     private String forgotten(List<Pending> pending, String id) {
@@ -424,8 +440,9 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     private List<float[]> vectorsFor(Partition partition, List<Pending> pending) {
         Caller caller = new Caller(partition.tenant(), partition.user(), agent);
         boolean keeps = engine.admin().keepsVectors();
-        Map<String, StoredVector> stored = keeps
-                ? engine.admin().storedVectors(caller, vectorModel(), pending.stream().map(Pending::id).toList())
+        List<String> lookUp = pending.stream().map(Pending::id).filter(mayBeStored::remove).toList();
+        Map<String, StoredVector> stored = keeps && !lookUp.isEmpty()
+                ? engine.admin().storedVectors(caller, vectorModel(), lookUp)
                 : Map.of();
         float[][] out = new float[pending.size()][];
         List<Integer> missing = new ArrayList<>();
@@ -710,6 +727,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
                 }
             }
             Set<String> absent = new HashSet<>(index.absent(new ArrayList<>(live.keySet())));
+            mayBeStored.addAll(absent);
             List<Pending> missing = new ArrayList<>();
             for (Pending p : live.values()) {
                 if (absent.contains(p.id())) {

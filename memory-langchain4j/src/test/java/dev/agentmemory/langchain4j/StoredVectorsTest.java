@@ -7,6 +7,11 @@ import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord.Kind;
 import dev.agentmemory.core.MemoryRecord.Source;
 import dev.agentmemory.core.Proposal;
+import dev.agentmemory.core.spi.EventStore;
+import dev.agentmemory.core.spi.Partition;
+import dev.agentmemory.core.spi.StoredVector;
+import dev.agentmemory.core.spi.VectorModel;
+import dev.agentmemory.store.jdbc.JdbcStores;
 import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
 import dev.agentmemory.testing.langchain4j.SharedEmbeddingModel;
 import dev.langchain4j.data.embedding.Embedding;
@@ -142,6 +147,43 @@ class StoredVectorsTest {
 
         assertThat(lastUserText(request)).contains("My sister lives in Lisbon");
         assertThat(after.embeddings.embedded).doesNotContainAnyElementsOf(SAID_ON_A);
+    }
+
+    @Test
+    void should_not_look_for_stored_vectors_when_indexing_its_own_writes() {
+        // given: one instance over a store that counts the vector calls
+        java.util.concurrent.atomic.AtomicInteger lookUps = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger saves = new java.util.concurrent.atomic.AtomicInteger();
+        EventStore counting = new EventStore.ForwardingEventStore(JdbcStores.dataSource(database)) {
+            @Override
+            public java.util.Map<String, StoredVector> vectors(Partition p, VectorModel m, java.util.Collection<String> items) {
+                lookUps.incrementAndGet();
+                return super.vectors(p, m, items);
+            }
+
+            @Override
+            public void saveVectors(Partition p, VectorModel m, List<StoredVector> vectors) {
+                saves.incrementAndGet();
+                super.saveVectors(p, m, vectors);
+            }
+        };
+        AgentMemory memory = AgentMemory.builder().store(counting).embeddingModel(new CountingModel()).windowSize(2).build();
+        opened.add(memory);
+        Assistant assistant = AiServices.builder(Assistant.class).chatModel(new ScriptedChatModel(r -> AiMessage.from("Noted.")))
+                .chatMemoryProvider(memory.chatMemoryProvider()).retrievalAugmentor(memory.retrievalAugmentor()).build();
+        assistant.chat(MORNING, "hello"); // the first recall of the user catches up from the (empty) log
+        memory.awaitIndexed();
+        int before = lookUps.get();
+
+        // when
+        for (String text : SAID_ON_A) {
+            assistant.chat(MORNING, text);
+        }
+        memory.awaitIndexed();
+
+        // then: its own texts were kept, and nothing was looked for
+        assertThat(saves.get()).isPositive();
+        assertThat(lookUps.get()).isEqualTo(before);
     }
 
     @ParameterizedTest

@@ -592,7 +592,7 @@ final class PartitionRuntime {
                 // another writer's events (or a failed append's that was kept after all): the
                 // listeners and derived data hear of them as if committed here; snapshots are
                 // left to the writer that committed them
-                tell(partition, tail);
+                tellFollowed(partition, tail);
                 tellDerived(partition, tail, erased, true);
             }
         }
@@ -730,6 +730,17 @@ final class PartitionRuntime {
     }
 
     /** Tells the listeners about events now stored. */
+    /** Tells the listeners about events another writer stored, which this engine caught up on. */
+    private void tellFollowed(Partition partition, List<LoggedEvent> followed) {
+        for (EventListener l : listeners) {
+            try {
+                l.followed(partition, followed);
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "event listener " + l + " failed on " + partition, e);
+            }
+        }
+    }
+
     private void tell(Partition partition, List<LoggedEvent> committed) {
         for (EventListener l : listeners) {
             try {
