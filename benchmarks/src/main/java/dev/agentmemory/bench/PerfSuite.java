@@ -116,6 +116,7 @@ final class PerfSuite implements Suite {
         if (!Boolean.getBoolean("perf.recallOnly")) {
             runStoreBenches(json, limit, context, out);
         }
+        json.set("cold_start", coldStart(limit, out));
         return json;
     }
 
@@ -138,6 +139,24 @@ final class PerfSuite implements Suite {
             json.set("round_trips", new RoundTripsBench("bench", full ? 20 : 5, full ? 200 : 20).run(Map.of(
                     "H2 file", () -> dev.agentmemory.store.jdbc.JdbcStores.h2File(trips.resolve("memory"))), out));
             json.set("turn_overhead", new TurnOverheadBench(dir, full ? 300 : 30, full ? 100 : 10, 200).run(Math.min(limit, 10_000), out));
+        } finally {
+            try (var files = java.nio.file.Files.walk(dir)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            }
+        }
+    }
+
+    /**
+     * Heap per memory and a user's first recall in a new memory ({@link ColdStartBench}) at 10k and
+     * 100k memories (those within {@code --limit}), or at the sizes of {@code -Dperf.coldStart=N,M}.
+     */
+    private static ObjectNode coldStart(int limit, PrintStream out) throws Exception {
+        String sizes = System.getProperty("perf.coldStart", "10000,100000");
+        int[] within = java.util.Arrays.stream(sizes.split(",")).map(String::trim).mapToInt(Integer::parseInt)
+                .filter(n -> n <= limit).toArray();
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("agent-memory-cold");
+        try {
+            return new ColdStartBench(dir).run(within, out);
         } finally {
             try (var files = java.nio.file.Files.walk(dir)) {
                 files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());

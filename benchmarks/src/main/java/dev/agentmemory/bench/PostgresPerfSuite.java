@@ -18,7 +18,8 @@ import java.util.function.Function;
  * ({@link StoreSideBySideBench}), and the store round trips of an AiService turn on each
  * ({@link RoundTripsBench}); (b) throughput and p99 turn latency of 1, 2 and 4 instances on
  * one database ({@link ScaleOutBench}); (c) the cost per call of the cross-instance visibility
- * check ({@link VisibilityCheckBench}). The server comes from {@code --pg-url}, {@code --pg-user},
+ * check ({@link VisibilityCheckBench}); (d) CPU time per turn with 1 to 4 instances, turns routed
+ * at random or pinned by user, vectors stored or recomputed ({@link InstanceCpuBench}). The server comes from {@code --pg-url}, {@code --pg-user},
  * {@code --pg-password}, each falling back to {@code AGENTMEMORY_TEST_PG_URL}, {@code _USER},
  * {@code _PASSWORD}. Everything is written under a tenant of its own ({@code perf-<random>}), so
  * runs on one database do not see each other; nothing is deleted afterwards. {@code --turns N}
@@ -28,6 +29,8 @@ import java.util.function.Function;
 final class PostgresPerfSuite implements Suite {
 
     static final int DEFAULT_TURNS = 100;
+    /** Which parts run ({@code -Dperf.postgres.parts=d} for the CPU per turn alone); all by default. */
+    static final String PARTS_PROPERTY = "perf.postgres.parts";
     static final String URL_ENV = "AGENTMEMORY_TEST_PG_URL";
     static final String USER_ENV = "AGENTMEMORY_TEST_PG_USER";
     static final String PASSWORD_ENV = "AGENTMEMORY_TEST_PG_PASSWORD";
@@ -112,23 +115,38 @@ final class PostgresPerfSuite implements Suite {
                 Stats.f3(loadAverage()));
         long start = System.nanoTime();
         Path dir = Files.createTempDirectory("agent-memory-perf-postgres");
+        String parts = System.getProperty(PARTS_PROPERTY, "abcd");
+        json.put("parts", parts);
         try {
             long t = System.nanoTime();
-            json.set("side_by_side", new StoreSideBySideBench(server, tenant, dir, turns).run(out)
-                    .put("seconds", Stats.round((System.nanoTime() - t) / 1e9)));
+            if (parts.contains("a")) {
+                json.set("side_by_side", new StoreSideBySideBench(server, tenant, dir, turns).run(out)
+                        .put("seconds", Stats.round((System.nanoTime() - t) / 1e9)));
+            }
             t = System.nanoTime();
-            Path trips = Files.createDirectories(dir.resolve("round-trips"));
-            java.util.Map<String, java.util.function.Supplier<dev.agentmemory.core.spi.EventStore>> stores = new java.util.LinkedHashMap<>();
-            stores.put("H2 file", () -> dev.agentmemory.store.jdbc.JdbcStores.h2File(trips.resolve("memory")));
-            stores.put("PostgreSQL", () -> dev.agentmemory.store.jdbc.JdbcStores.connect(server.url(), server.user(), server.password()));
-            json.set("round_trips", new RoundTripsBench(tenant, Math.max(5, turns / 10), turns).run(stores, out)
-                    .put("seconds", Stats.round((System.nanoTime() - t) / 1e9)));
+            if (parts.contains("a")) {
+                Path trips = Files.createDirectories(dir.resolve("round-trips"));
+                java.util.Map<String, java.util.function.Supplier<dev.agentmemory.core.spi.EventStore>> stores = new java.util.LinkedHashMap<>();
+                stores.put("H2 file", () -> dev.agentmemory.store.jdbc.JdbcStores.h2File(trips.resolve("memory")));
+                stores.put("PostgreSQL", () -> dev.agentmemory.store.jdbc.JdbcStores.connect(server.url(), server.user(), server.password()));
+                json.set("round_trips", new RoundTripsBench(tenant, Math.max(5, turns / 10), turns).run(stores, out)
+                        .put("seconds", Stats.round((System.nanoTime() - t) / 1e9)));
+            }
             t = System.nanoTime();
-            json.set("scale_out", new ScaleOutBench(server, tenant, turns).run(out)
-                    .put("seconds", Stats.round((System.nanoTime() - t) / 1e9)));
+            if (parts.contains("b")) {
+                json.set("scale_out", new ScaleOutBench(server, tenant, turns).run(out)
+                        .put("seconds", Stats.round((System.nanoTime() - t) / 1e9)));
+            }
             t = System.nanoTime();
-            json.set("visibility_check", new VisibilityCheckBench(server, tenant, turns).run(out)
-                    .put("seconds", Stats.round((System.nanoTime() - t) / 1e9)));
+            if (parts.contains("c")) {
+                json.set("visibility_check", new VisibilityCheckBench(server, tenant, turns).run(out)
+                        .put("seconds", Stats.round((System.nanoTime() - t) / 1e9)));
+            }
+            t = System.nanoTime();
+            if (parts.contains("d")) {
+                json.set("cpu_per_turn", new InstanceCpuBench(server, tenant, turns, context.model()).run(out)
+                        .put("seconds", Stats.round((System.nanoTime() - t) / 1e9)));
+            }
         } finally {
             try (var files = Files.walk(dir)) {
                 files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());

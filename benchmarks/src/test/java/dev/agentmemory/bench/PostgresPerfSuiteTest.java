@@ -45,7 +45,7 @@ class PostgresPerfSuiteTest {
             JsonNode result = BenchMain.JSON.readTree(json.toFile());
             String printed = out.toString(StandardCharsets.UTF_8);
             assertThat(printed).contains("a. H2 file vs PostgreSQL").contains("b. instances on one PostgreSQL database")
-                    .contains("c. cross-instance visibility check").doesNotContain(pg.password());
+                    .contains("c. cross-instance visibility check").contains("d. CPU per turn").doesNotContain(pg.password());
             assertThat(result.toString()).doesNotContain(pg.password());
             assertThat(result.get("suite").asText()).isEqualTo("perf-postgres");
             assertThat(result.get("turns").asInt()).isEqualTo(12);
@@ -71,6 +71,21 @@ class PostgresPerfSuiteTest {
                 assertThat(row.get("reads").get("max").asLong()).as(expected[0]).isZero();
                 assertLatency(row.get("turn_ms"), "AiService turn on " + expected[0]);
             }
+
+            // d: every text is embedded once however many instances there are, when the vectors are stored
+            JsonNode cpu = result.get("cpu_per_turn").get("rows");
+            assertThat(cpu).hasSize(2 * 2 * InstanceCpuBench.INSTANCES.length);
+            double once = -1;
+            for (JsonNode row : cpu) {
+                assertThat(row.get("process_cpu_ms_per_turn").asDouble()).as(row.toString()).isPositive();
+                if (row.get("vectors").asText().equals("stored")) {
+                    if (once < 0) {
+                        once = row.get("texts_embedded_per_turn").asDouble();
+                    }
+                    assertThat(row.get("texts_embedded_per_turn").asDouble()).as(row.toString()).isEqualTo(once);
+                }
+            }
+            assertThat(once).isPositive();
 
             JsonNode rows = result.get("scale_out").get("rows");
             assertThat(rows).hasSize(3);

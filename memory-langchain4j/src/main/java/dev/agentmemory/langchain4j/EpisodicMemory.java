@@ -12,6 +12,8 @@ import dev.agentmemory.core.spi.DerivedData;
 import dev.agentmemory.core.internal.hooks.EventListener;
 import dev.agentmemory.core.spi.DerivedData.ForgetRequest;
 import dev.agentmemory.core.spi.Partition;
+import dev.agentmemory.core.spi.StoredVector;
+import dev.agentmemory.core.spi.VectorModel;
 import dev.agentmemory.langchain4j.recall.HybridIndex;
 import dev.agentmemory.langchain4j.recall.IndexedItem;
 import dev.agentmemory.langchain4j.recall.RecallHit;
@@ -43,6 +45,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The episodic layer: every user and AI message and every record value is embedded once, when
@@ -107,6 +110,15 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     private static final String INDEXER_THREAD = "agent-memory-indexer";
     /** At most this many items per call of the embedding model (and per index write under the tail's lock). */
     private static final int BATCH = 64;
+    private volatile @Nullable VectorModel vectorModel;
+    private final AtomicLong embeddedCount = new AtomicLong();
+    private final AtomicLong loadedCount = new AtomicLong();
+    /**
+     * Items another instance may have embedded and kept in the store (those of followed events
+     * and of a catch-up from the log); the store is asked for these only, so that indexing this
+     * instance's own writes costs no look-up.
+     */
+    private final Set<String> mayBeStored = ConcurrentHashMap.newKeySet();
     private static final System.Logger LOG = System.getLogger(EpisodicMemory.class.getName());
     /**
      * One thread moves the tail into the index; its tasks coalesce (each takes whatever the tail
@@ -155,6 +167,34 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     }
 
     // ------------------------------------------------------------------ writes
+
+    /** Another instance's events: their texts' vectors are looked for in the store before embedding. */
+    @Override
+    public void followed(Partition partition, List<LoggedEvent> events) {
+        mayBeStored.addAll(addedIds(partition, events));
+        committed(partition, events);
+    }
+
+    /** The ids of the items the events add to the index (those the index takes, so none is left behind in {@link #mayBeStored}). */
+    private static List<String> addedIds(Partition partition, List<LoggedEvent> events) {
+        List<String> ids = new ArrayList<>();
+        for (LoggedEvent e : events) {
+            if (e.change() instanceof Change.MessagesAppended m) {
+                for (StoredMessage msg : m.messages()) {
+                    Pending p = message(partition, m.session(), msg, e);
+                    if (p != null) {
+                        ids.add(p.id());
+                    }
+                }
+            } else if (e.change() instanceof Change.RecordWritten w) {
+                Pending p = record(partition, w.record(), e.seq());
+                if (p != null) {
+                    ids.add(p.id());
+                }
+            }
+        }
+        return ids;
+    }
 
     /**
      * Applies a commit on the writer's thread, in log order: removals (supersession, forget,
@@ -205,12 +245,13 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     private boolean apply(Partition partition, List<LoggedEvent> events) {
         String part = partitionKey(partition.tenant(), partition.user());
         List<Pending> add = new ArrayList<>();
+        List<String> gone = new ArrayList<>();
         boolean added = false;
         for (LoggedEvent e : events) {
             Change c = e.change();
             if (c instanceof Change.MessagesAppended m) {
                 for (StoredMessage msg : m.messages()) {
-                    Pending p = message(partition, m.session(), msg, e.at());
+                    Pending p = message(partition, m.session(), msg, e);
                     if (p != null) {
                         add.add(p);
                     }
@@ -223,26 +264,29 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
             if (c instanceof Change.RecordWritten w) {
                 w.superseded().forEach(id -> remove(part, recordId(id)));
                 stated.written(part, w.record());
-                Pending p = record(part, w.record());
+                Pending p = record(partition, w.record(), e.seq());
                 if (p != null) {
                     add.add(p);
                 }
             } else if (c instanceof Change.RecordsForgotten f) {
                 stated.forgotten(part, f.ids());
-                f.ids().forEach(id -> forgotten(part, recordId(id)));
+                f.ids().forEach(id -> gone.add(forgotten(part, recordId(id))));
             } else if (c instanceof Change.RecordsArchived a) {
                 a.ids().forEach(id -> remove(part, recordId(id)));
             } else if (c instanceof Change.MessagesForgotten f) {
-                f.indices().forEach(i -> forgotten(part, messageId(partition.tenant(), partition.user(), f.session(), i)));
+                f.indices().forEach(i -> gone.add(forgotten(part,
+                        messageId(partition.tenant(), partition.user(), f.session(), i))));
             } else if (c instanceof Change.MessagesRedacted r) {
                 // a redacted message states nothing worth recalling: it leaves the index
-                r.messages().forEach(m -> forgotten(part,
-                        messageId(partition.tenant(), partition.user(), r.session(), m.index())));
+                r.messages().forEach(m -> gone.add(forgotten(part,
+                        messageId(partition.tenant(), partition.user(), r.session(), m.index()))));
             } else if (c instanceof Change.UserForgotten) {
                 stated.userForgotten(part);
                 partitionsRemoved.merge(part, removePartitionNow(part), Integer::sum);
             }
         }
+        // forgets that do not go through MemoryEngine.forget (the record limit) reach the store's vectors too
+        deleteStored(partition, gone);
         return enqueue(part, add) | added;
     }
 
@@ -264,6 +308,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
 
     /** Removes an item from the tail and the index; true when it was in either. */
     private boolean removeNow(String part, String id) {
+        mayBeStored.remove(id);
         synchronized (moveLock) {
             boolean wasQueued;
             synchronized (tailLock) {
@@ -285,9 +330,21 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
         }
     }
 
-    private void forgotten(String part, String id) {
+    private String forgotten(String part, String id) {
         if (removeNow(part, id)) {
             removedOnForget.add(id);
+        }
+        return id;
+    }
+
+    /**
+     * Deletes the store's vectors of forgotten items. A vector is saved under {@link #moveLock}
+     * with its index write, and an item leaves the tail under that lock before this runs, so no
+     * vector of a forgotten item is saved after its delete.
+     */
+    private void deleteStored(Partition partition, List<String> ids) {
+        if (!ids.isEmpty() && engine.admin().keepsVectors()) {
+            engine.admin().deleteStoredVectors(new Caller(partition.tenant(), partition.user(), agent), ids);
         }
     }
 
@@ -355,13 +412,13 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     }
 
     /** Gives each item still in the tail (the same one, not removed or replaced meanwhile) its vector. */
-    private void attach(List<Pending> items, List<float[]> vectors) {
+    private void attach(List<Pending> items, List<Pending> withVectors) {
         synchronized (tailLock) {
             for (int i = 0; i < items.size(); i++) {
                 Pending p = items.get(i);
                 Map<String, Pending> queued = tail.get(p.partition());
                 if (queued != null && queued.get(p.id()) == p) {
-                    queued.put(p.id(), p.withVector(vectors.get(i)));
+                    queued.put(p.id(), withVectors.get(i));
                 }
             }
         }
@@ -403,29 +460,93 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     }
 
     /**
-     * The vectors of {@code items}, in order: from the recent queries when one had the same text,
-     * else from one call of the embedding model for the rest. The one place where items are embedded.
+     * The vectors of {@code items}, in order: their own when known; from the store, when it keeps
+     * vectors and holds one of the same item, derived from the same event, by the same model
+     * (another instance, or this one before a restart, embedded it: asked only for items of
+     * followed events and of a catch-up); from a recent query of the same text; else from one
+     * call of the embedding model for the rest. The one place where items are embedded.
      */
-    private List<float[]> vectorsFor(List<Pending> items) {
-        List<float[]> out = new ArrayList<>(items.size());
-        List<TextSegment> missing = new ArrayList<>();
+    private List<Pending> vectorsFor(List<Pending> items) {
+        Pending[] out = items.toArray(new Pending[0]);
+        Map<Partition, List<String>> lookUp = new LinkedHashMap<>();
         for (Pending p : items) {
-            float[] v = p.vector() != null ? p.vector() : recentQueries.get(p.text());
-            out.add(v);
-            if (v == null) {
-                missing.add(TextSegment.from(p.text()));
+            if (p.vector() == null && mayBeStored.remove(p.id())) {
+                lookUp.computeIfAbsent(p.owner(), k -> new ArrayList<>()).add(p.id());
+            }
+        }
+        Map<String, StoredVector> stored = new HashMap<>();
+        if (!lookUp.isEmpty() && engine.admin().keepsVectors()) {
+            lookUp.forEach((owner, ids) -> stored.putAll(engine.admin().storedVectors(
+                    new Caller(owner.tenant(), owner.user(), agent), vectorModel(), ids)));
+        }
+        List<Integer> missing = new ArrayList<>();
+        for (int i = 0; i < out.length; i++) {
+            Pending p = out[i];
+            if (p.vector() != null) {
+                continue;
+            }
+            StoredVector v = stored.get(p.id());
+            float[] recent = recentQueries.get(p.text());
+            if (v != null && v.seq() == p.seq()) {
+                out[i] = p.withStoredVector(v.vector());
+                loadedCount.incrementAndGet();
+            } else if (recent != null) {
+                out[i] = p.withVector(recent);
+            } else {
+                missing.add(i);
             }
         }
         if (!missing.isEmpty()) {
-            List<Embedding> embedded = model.embedAll(missing).content();
-            int next = 0;
-            for (int i = 0; i < out.size(); i++) {
-                if (out.get(i) == null) {
-                    out.set(i, embedded.get(next++).vector());
-                }
+            List<TextSegment> segments = missing.stream().map(i -> TextSegment.from(out[i].text())).toList();
+            List<Embedding> embedded = model.embedAll(segments).content();
+            for (int j = 0; j < missing.size(); j++) {
+                out[missing.get(j)] = out[missing.get(j)].withVector(embedded.get(j).vector());
+            }
+            embeddedCount.addAndGet(missing.size());
+        }
+        return List.of(out);
+    }
+
+    /**
+     * Keeps the vectors of written items in the store (when it keeps vectors), except those that
+     * came from it, for the other instances and the next start. Called under {@link #moveLock}
+     * with the index write, so it is ordered with forgets. A failure is logged: the vectors are
+     * derived data, and whoever lacks them embeds the texts again.
+     */
+    private void keep(List<Pending> items) {
+        if (!engine.admin().keepsVectors()) {
+            return;
+        }
+        Map<Partition, List<StoredVector>> made = new LinkedHashMap<>();
+        for (Pending p : items) {
+            float[] v = p.vector();
+            if (v != null && !p.fromStore()) {
+                made.computeIfAbsent(p.owner(), k -> new ArrayList<>()).add(new StoredVector(p.id(), p.seq(), v));
             }
         }
-        return out;
+        made.forEach((owner, vectors) -> {
+            try {
+                engine.admin().storeVectors(new Caller(owner.tenant(), owner.user(), agent), vectorModel(), vectors);
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "keeping " + vectors.size() + " vectors of " + owner
+                        + " in the store failed; other instances embed them again", e);
+            }
+        });
+    }
+
+    /** The embedding model's identity for stored vectors: its class, name and dimension. */
+    private VectorModel vectorModel() {
+        VectorModel m = vectorModel;
+        if (m == null) {
+            m = new VectorModel(model.getClass().getName() + ":" + model.modelName(), model.dimension());
+            vectorModel = m;
+        }
+        return m;
+    }
+
+    /** How many texts this instance embedded for its index, and how many vectors it loaded from the store. */
+    long[] vectorCounts() {
+        return new long[] {embeddedCount.get(), loadedCount.get()};
     }
 
     /** Writes items that have their vectors into the index. */
@@ -436,30 +557,39 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
                     Objects.requireNonNull(p.vector(), "a written item has its vector"), p.time(), p.attributes()));
         }
         index.upsertAll(out);
+        keep(items);
     }
 
     /** Embeds items (see {@link #vectorsFor}) and writes them into the index; used by the catch-up. */
     private void upsert(List<Pending> pending) {
         for (int from = 0; from < pending.size(); from += BATCH) {
             List<Pending> batch = pending.subList(from, Math.min(pending.size(), from + BATCH));
-            List<float[]> vectors = vectorsFor(batch);
-            List<Pending> ready = new ArrayList<>(batch.size());
-            for (int i = 0; i < batch.size(); i++) {
-                ready.add(batch.get(i).withVector(vectors.get(i)));
-            }
-            write(ready);
+            write(vectorsFor(batch));
         }
     }
 
-    /** An item to index; its vector once known. */
-    private record Pending(String id, String partition, String text, Instant time, Map<String, String> attributes,
-                           float @Nullable [] vector) {
+    /**
+     * An item to index, from the event at {@code seq} of {@code owner}'s log; its vector once known,
+     * and whether that vector came from the store.
+     */
+    private record Pending(String id, Partition owner, String text, Instant time, Map<String, String> attributes,
+                           long seq, float @Nullable [] vector, boolean fromStore) {
+        /** The index partition. */
+        String partition() {
+            return partitionKey(owner.tenant(), owner.user());
+        }
+
         Pending withVector(float[] v) {
-            return new Pending(id, partition, text, time, attributes, v);
+            return new Pending(id, owner, text, time, attributes, seq, v, false);
+        }
+
+        Pending withStoredVector(float[] v) {
+            return new Pending(id, owner, text, time, attributes, seq, v, true);
         }
     }
 
-    private static @Nullable Pending message(Partition partition, String session, StoredMessage msg, Instant at) {
+    private static @Nullable Pending message(Partition partition, String session, StoredMessage msg, LoggedEvent e) {
+        Instant at = e.at();
         // LangChain4j refuses text that trims to nothing (control characters included), so skip it here.
         if (msg.text() == null || msg.text().trim().isEmpty()
                 || !(msg.type().equals("USER") || msg.type().equals("AI"))) {
@@ -476,10 +606,10 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
             attrs.put(HybridIndex.SPEAKER_ATTRIBUTE, "assistant");
         }
         return new Pending(messageId(partition.tenant(), partition.user(), session, msg.index()),
-                partitionKey(partition.tenant(), partition.user()), msg.text(), at, attrs, null);
+                partition, msg.text(), at, attrs, e.seq(), null, false);
     }
 
-    private static @Nullable Pending record(String part, MemoryRecord r) {
+    private static @Nullable Pending record(Partition partition, MemoryRecord r, long seq) {
         if (r.value() == null || !(r.status() == Status.ACTIVE || r.status() == Status.CONFLICT)) {
             return null;
         }
@@ -495,7 +625,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
         attrs.put("status", r.status() == Status.CONFLICT ? "conflict" : "current");
         attrs.put("recorded", r.recordedAt().toString());
         String text = r.key().path() + " = " + r.text();
-        return new Pending(recordId(r.id()), part, text, r.observedAt(), attrs, null);
+        return new Pending(recordId(r.id()), partition, text, r.observedAt(), attrs, seq, null, false);
     }
 
     // ------------------------------------------------------------------ forgetting
@@ -515,10 +645,12 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
             return n + (before == null ? 0 : before);
         }
         // read from the engine here, never under the tail's lock
+        List<String> ids = droppedBy(request);
         int n = 0;
-        for (String id : droppedBy(request)) {
+        for (String id : ids) {
             n += drop(part, id);
         }
+        deleteStored(p, ids);
         return n;
     }
 
@@ -686,7 +818,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
                 if (c instanceof Change.MessagesAppended m) {
                     for (StoredMessage msg : m.messages()) {
                         seen.add(messageId(caller.tenant(), caller.user(), m.session(), msg.index()));
-                        Pending p = message(partition, m.session(), msg, e.at());
+                        Pending p = message(partition, m.session(), msg, e);
                         if (p != null) {
                             live.put(p.id(), p);
                         }
@@ -696,7 +828,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
                     seen.add(recordId(w.record().id()));
                     stated.written(part, w.record());
                     statedIn(partition, w.record().sourceRef()).ifPresent(m -> statedBy.put(w.record().id(), m));
-                    Pending p = record(part, w.record());
+                    Pending p = record(partition, w.record(), e.seq());
                     if (p != null) {
                         live.put(p.id(), p);
                     }
@@ -733,9 +865,12 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
                     queued.addAll(q.keySet());
                 }
             }
+            Set<String> absent = new HashSet<>(index.absent(new ArrayList<>(live.keySet())));
+            absent.removeAll(queued);
+            mayBeStored.addAll(absent);
             List<Pending> missing = new ArrayList<>();
             for (Pending p : live.values()) {
-                if (!queued.contains(p.id()) && index.find(p.id()).isEmpty()) {
+                if (absent.contains(p.id())) {
                     missing.add(p);
                 }
             }

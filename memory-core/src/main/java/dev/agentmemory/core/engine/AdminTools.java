@@ -15,6 +15,8 @@ import dev.agentmemory.core.internal.hooks.EventListener;
 import dev.agentmemory.core.internal.hooks.MessageRedactor;
 import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.core.spi.StoredSnapshot;
+import dev.agentmemory.core.spi.StoredVector;
+import dev.agentmemory.core.spi.VectorModel;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -168,5 +170,29 @@ final class AdminTools implements Admin {
     @Override
     public boolean removeRedactor(MessageRedactor redactor) {
         return forgetter.removeRedactor(Objects.requireNonNull(redactor, "redactor"));
+    }
+
+    @Override
+    public boolean keepsVectors() {
+        return runtime.keepsVectors();
+    }
+
+    @Override
+    public java.util.Map<String, StoredVector> storedVectors(Caller caller, VectorModel model,
+                                                             java.util.Collection<String> items) {
+        return runtime.vectors(Objects.requireNonNull(caller, "caller"), Objects.requireNonNull(model, "model"),
+                Objects.requireNonNull(items, "items"));
+    }
+
+    @Override
+    public void storeVectors(Caller caller, VectorModel model, List<StoredVector> vectors) {
+        runtime.saveVectors(Objects.requireNonNull(caller, "caller"), Objects.requireNonNull(model, "model"),
+                Objects.requireNonNull(vectors, "vectors"));
+    }
+
+    @Override
+    public void deleteStoredVectors(Caller caller, java.util.Collection<String> items) {
+        runtime.deleteVectors(PartitionRuntime.partition(Objects.requireNonNull(caller, "caller")),
+                Objects.requireNonNull(items, "items"));
     }
 }

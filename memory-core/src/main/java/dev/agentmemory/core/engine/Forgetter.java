@@ -143,6 +143,12 @@ final class Forgetter {
             for (DerivedData d : held.derived()) {
                 removed.merge(d.name(), d.forget(request), Integer::sum);
             }
+            if (target instanceof ForgetTarget.User) {
+                // the stored embeddings of everything the user said go with the user, after the
+                // derived data (an episodic index that deletes the ones of single items it drops,
+                // and whose queued work may still have kept some) are done
+                runtime.deleteVectors(partition, null);
+            }
             int messageCount = messages.values().stream().mapToInt(List::size).sum();
             int redactedCount = redacted.values().stream().mapToInt(List::size).sum();
             return new ForgetReceipt(target, mode, List.copyOf(ids), keys, messageCount, redactedCount, scrubbed, removed);

@@ -27,6 +27,8 @@ import dev.agentmemory.core.spi.DerivedData;
 import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.core.internal.hooks.MessageRedactor;
 import dev.agentmemory.core.spi.StatedValues;
+import dev.agentmemory.core.spi.StoredVector;
+import dev.agentmemory.core.spi.VectorModel;
 import dev.agentmemory.core.spi.Verifier;
 import dev.agentmemory.core.store.InMemoryEventStore;
 import org.jspecify.annotations.Nullable;
@@ -914,5 +916,30 @@ public final class MemoryEngine implements AutoCloseable {
 
         /** Removes a redactor added with {@link #addRedactor}; false when it was not added. */
         boolean removeRedactor(MessageRedactor redactor);
+
+        /**
+         * Whether embedding vectors of the user's texts are kept in the store, next to the events
+         * (the store keeps them, {@link EventStore#keepsVectors}, and payloads are not encrypted:
+         * a vector in the clear would tell about a sealed text). When false, the vector calls
+         * below keep and find nothing.
+         */
+        boolean keepsVectors();
+
+        /**
+         * The caller's stored vectors of {@code items} made by {@code model}, by item (one round
+         * trip); items without one are missing. For derived data (an episodic index) that embeds
+         * the log's texts: another instance, or this one after a restart, loads them instead of
+         * embedding again.
+         */
+        Map<String, StoredVector> storedVectors(Caller caller, VectorModel model, Collection<String> items);
+
+        /** Keeps vectors of the caller's texts (see {@link EventStore#saveVectors}). */
+        void storeVectors(Caller caller, VectorModel model, List<StoredVector> vectors);
+
+        /**
+         * Deletes the caller's stored vectors of {@code items}, in every model: derived data that
+         * drops a forgotten item calls it (a forget of the whole user deletes all of them itself).
+         */
+        void deleteStoredVectors(Caller caller, Collection<String> items);
     }
 }

@@ -18,11 +18,14 @@ import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.core.spi.StatedValues;
 import dev.agentmemory.core.spi.StoredEvent;
 import dev.agentmemory.core.spi.StoredSnapshot;
+import dev.agentmemory.core.spi.StoredVector;
+import dev.agentmemory.core.spi.VectorModel;
 
 import org.jspecify.annotations.Nullable;
 
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -608,7 +611,7 @@ final class PartitionRuntime {
                 // another writer's events (or a failed append's that was kept after all): the
                 // listeners and derived data hear of them as if committed here; snapshots are
                 // left to the writer that committed them
-                tell(partition, tail);
+                tellFollowed(partition, tail);
                 tellDerived(partition, tail, erased, true);
             }
         }
@@ -632,6 +635,36 @@ final class PartitionRuntime {
 
     List<Partition> partitions(String tenant) {
         return store.partitions(tenant);
+    }
+
+    /**
+     * Whether vectors are kept in the store: when it can, and payloads are not sealed (a vector
+     * stored in the clear would tell about a text the log keeps encrypted).
+     */
+    boolean keepsVectors() {
+        return store.keepsVectors() && !codec.seals();
+    }
+
+    Map<String, StoredVector> vectors(Caller caller, VectorModel model, Collection<String> items) {
+        return keepsVectors() ? store.vectors(partition(caller), model, items) : Map.of();
+    }
+
+    void saveVectors(Caller caller, VectorModel model, List<StoredVector> vectors) {
+        if (keepsVectors() && !vectors.isEmpty()) {
+            store.saveVectors(partition(caller), model, vectors);
+        }
+    }
+
+    /** Deletes stored vectors of {@code items}, or all of the user's when {@code items} is null. */
+    void deleteVectors(Partition partition, @Nullable Collection<String> items) {
+        if (!store.keepsVectors()) {
+            return;
+        }
+        if (items == null) {
+            store.deleteAllVectors(partition);
+        } else if (!items.isEmpty()) {
+            store.deleteVectors(partition, items);
+        }
     }
 
     void addListener(EventListener listener) {
@@ -721,6 +754,17 @@ final class PartitionRuntime {
     }
 
     /** Tells the listeners about events now stored. */
+    /** Tells the listeners about events another writer stored, which this engine caught up on. */
+    private void tellFollowed(Partition partition, List<LoggedEvent> followed) {
+        for (EventListener l : listeners) {
+            try {
+                l.followed(partition, followed);
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "event listener " + l + " failed on " + partition, e);
+            }
+        }
+    }
+
     private void tell(Partition partition, List<LoggedEvent> committed) {
         for (EventListener l : listeners) {
             try {

@@ -1,5 +1,6 @@
 package dev.agentmemory.core.spi;
 
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -33,7 +34,9 @@ public interface EventStore extends AutoCloseable {
 
     /**
      * Replaces the payloads of stored events, for hard forgetting only: the log is append-only
-     * except that purged bytes must be removed. Unknown sequences are ignored.
+     * except that purged bytes must be removed. Unknown sequences are ignored. A store that
+     * {@linkplain #keepsVectors keeps vectors} also deletes those derived from a replaced event
+     * (its {@link StoredVector#seq}), in any model.
      */
     void rewrite(Partition partition, Map<Long, String> payloadBySeq);
 
@@ -64,6 +67,46 @@ public interface EventStore extends AutoCloseable {
      * forgotten; a hard forget's {@link #compact} then removes their bytes too). No-op by default.
      */
     default void deleteSnapshots(Partition partition) {
+    }
+
+    /**
+     * Whether this store keeps embedding vectors next to its events (optional capability: by
+     * default it keeps none, {@link #saveVectors} drops them and {@link #vectors} finds none, and
+     * every instance embeds what it indexes itself).
+     */
+    default boolean keepsVectors() {
+        return false;
+    }
+
+    /**
+     * Keeps the vectors of texts of the partition made by {@code model}, each next to the event
+     * it was derived from; a vector already kept for the same item and model is left as it is
+     * (several instances may embed the same text; the first one kept wins). Derived data: losing
+     * it in a crash only costs embedding again. Every vector's length must be the model's
+     * dimension ({@link IllegalArgumentException} naming the item otherwise, and nothing of the
+     * batch is kept). No-op by default.
+     */
+    default void saveVectors(Partition partition, VectorModel model, List<StoredVector> vectors) {
+    }
+
+    /**
+     * The vectors kept for {@code items} of the partition, made by exactly {@code model} (name
+     * and dimension), by item; items without one are missing from the map. One round trip for
+     * the whole batch. Empty by default.
+     */
+    default Map<String, StoredVector> vectors(Partition partition, VectorModel model, Collection<String> items) {
+        return Map.of();
+    }
+
+    /**
+     * Deletes the partition's vectors of {@code items} in every model (a forget: no derived copy
+     * of a forgotten text may stay). Unknown items are ignored. No-op by default.
+     */
+    default void deleteVectors(Partition partition, Collection<String> items) {
+    }
+
+    /** Deletes every vector of the partition in every model (the user is forgotten). No-op by default. */
+    default void deleteAllVectors(Partition partition) {
     }
 
     /**
@@ -156,6 +199,31 @@ public interface EventStore extends AutoCloseable {
         @Override
         public void deleteSnapshots(Partition partition) {
             delegate.deleteSnapshots(partition);
+        }
+
+        @Override
+        public boolean keepsVectors() {
+            return delegate.keepsVectors();
+        }
+
+        @Override
+        public void saveVectors(Partition partition, VectorModel model, List<StoredVector> vectors) {
+            delegate.saveVectors(partition, model, vectors);
+        }
+
+        @Override
+        public Map<String, StoredVector> vectors(Partition partition, VectorModel model, Collection<String> items) {
+            return delegate.vectors(partition, model, items);
+        }
+
+        @Override
+        public void deleteVectors(Partition partition, Collection<String> items) {
+            delegate.deleteVectors(partition, items);
+        }
+
+        @Override
+        public void deleteAllVectors(Partition partition) {
+            delegate.deleteAllVectors(partition);
         }
 
         @Override

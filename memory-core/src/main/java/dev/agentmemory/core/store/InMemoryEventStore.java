@@ -6,7 +6,12 @@ import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.core.spi.StoredEvent;
 import dev.agentmemory.core.spi.StoredSnapshot;
 
+import dev.agentmemory.core.spi.StoredVector;
+import dev.agentmemory.core.spi.VectorModel;
+
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -18,6 +23,8 @@ public final class InMemoryEventStore implements EventStore {
 
     private final Map<Partition, List<StoredEvent>> logs = new ConcurrentHashMap<>();
     private final Map<Partition, StoredSnapshot> snapshots = new ConcurrentHashMap<>();
+    /** Per partition: item and model to vector. Guarded by the map itself. */
+    private final Map<Partition, Map<String, Map<VectorModel, StoredVector>>> vectors = new ConcurrentHashMap<>();
 
     @Override
     public void append(Partition partition, long expectedLastSeq, List<StoredEvent> events) {
@@ -76,6 +83,75 @@ public final class InMemoryEventStore implements EventStore {
                 }
             });
         }
+        Map<String, Map<VectorModel, StoredVector>> kept = vectors.get(partition);
+        if (kept != null) {
+            synchronized (kept) {
+                kept.values().forEach(byModel -> byModel.values().removeIf(v -> payloadBySeq.containsKey(v.seq())));
+                kept.values().removeIf(Map::isEmpty);
+            }
+        }
+    }
+
+    @Override
+    public boolean keepsVectors() {
+        return true;
+    }
+
+    @Override
+    public void saveVectors(Partition partition, VectorModel model, List<StoredVector> batch) {
+        Objects.requireNonNull(partition, "partition");
+        Objects.requireNonNull(model, "model");
+        Objects.requireNonNull(batch, "vectors");
+        for (StoredVector v : batch) {
+            if (v.vector().length != model.dimension()) {
+                throw new IllegalArgumentException("vector of " + v.item() + " has " + v.vector().length
+                        + " dimensions, not the " + model.dimension() + " of " + model);
+            }
+        }
+        Map<String, Map<VectorModel, StoredVector>> kept = vectors.computeIfAbsent(partition, p -> new HashMap<>());
+        synchronized (kept) {
+            for (StoredVector v : batch) {
+                kept.computeIfAbsent(v.item(), i -> new HashMap<>()).putIfAbsent(model,
+                        new StoredVector(v.item(), v.seq(), v.vector().clone()));
+            }
+        }
+    }
+
+    @Override
+    public Map<String, StoredVector> vectors(Partition partition, VectorModel model, Collection<String> items) {
+        Objects.requireNonNull(partition, "partition");
+        Objects.requireNonNull(model, "model");
+        Objects.requireNonNull(items, "items");
+        Map<String, Map<VectorModel, StoredVector>> kept = vectors.get(partition);
+        if (kept == null) {
+            return Map.of();
+        }
+        Map<String, StoredVector> found = new HashMap<>();
+        synchronized (kept) {
+            for (String item : items) {
+                StoredVector v = kept.getOrDefault(item, Map.of()).get(model);
+                if (v != null) {
+                    found.put(item, new StoredVector(v.item(), v.seq(), v.vector().clone()));
+                }
+            }
+        }
+        return found;
+    }
+
+    @Override
+    public void deleteVectors(Partition partition, Collection<String> items) {
+        Objects.requireNonNull(items, "items");
+        Map<String, Map<VectorModel, StoredVector>> kept = vectors.get(Objects.requireNonNull(partition, "partition"));
+        if (kept != null) {
+            synchronized (kept) {
+                items.forEach(kept::remove);
+            }
+        }
+    }
+
+    @Override
+    public void deleteAllVectors(Partition partition) {
+        vectors.remove(Objects.requireNonNull(partition, "partition"));
     }
 
     @Override

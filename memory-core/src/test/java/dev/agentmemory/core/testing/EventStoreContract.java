@@ -4,6 +4,8 @@ import dev.agentmemory.core.StaleVersionException;
 import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.core.spi.StoredEvent;
+import dev.agentmemory.core.spi.StoredVector;
+import dev.agentmemory.core.spi.VectorModel;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -22,6 +24,7 @@ import java.util.stream.LongStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * What every {@link EventStore} must do: the store contract for implementors. A store's test
@@ -230,6 +233,114 @@ public abstract class EventStoreContract {
         assertThat(store.read(ALICE, 0)).extracting(StoredEvent::payload).containsExactly("gone", "{\"n\":2}", "{\"n\":3}");
         store.append(ALICE, 3, List.of(event(4, "after compact")));
         assertThat(store.lastSequence(ALICE)).isEqualTo(4);
+    }
+
+    // ------------------------------------------------------------------ vectors kept next to events
+
+    private static final VectorModel MINI = new VectorModel("mini-lm", 3);
+    private static final VectorModel MINI_WIDER = new VectorModel("mini-lm", 4);
+    private static final VectorModel OTHER_MODEL = new VectorModel("other-model", 3);
+
+    private static StoredVector vector(String item, long seq, float... v) {
+        return new StoredVector(item, seq, v);
+    }
+
+    @Test
+    void should_read_back_vectors_in_one_batch_only_for_the_model_that_made_them() {
+        assumeTrue(store.keepsVectors(), "this store keeps no vectors");
+        // given
+        store.append(ALICE, 0, events(1, 2));
+        store.saveVectors(ALICE, MINI, List.of(vector("m|1", 1, 0.5f, -1.25f, 3e-8f), vector("r|x", 2, 1, 2, 3)));
+
+        // when
+        Map<String, StoredVector> found = store.vectors(ALICE, MINI, List.of("m|1", "r|x", "missing"));
+
+        // then
+        assertThat(found).containsOnlyKeys("m|1", "r|x");
+        assertThat(found.get("m|1")).isEqualTo(vector("m|1", 1, 0.5f, -1.25f, 3e-8f));
+        assertThat(found.get("r|x").seq()).isEqualTo(2);
+        assertThat(store.vectors(ALICE, OTHER_MODEL, List.of("m|1", "r|x"))).isEmpty();
+        assertThat(store.vectors(ALICE, MINI_WIDER, List.of("m|1", "r|x"))).isEmpty();
+        assertThat(store.vectors(BOB, MINI, List.of("m|1", "r|x"))).isEmpty();
+        assertThat(store.vectors(OTHER_TENANT_ALICE, MINI, List.of("m|1"))).isEmpty();
+        assertThat(store.vectors(ALICE, MINI, List.of())).isEmpty();
+    }
+
+    @Test
+    void should_keep_the_first_vector_when_an_item_is_saved_twice() {
+        assumeTrue(store.keepsVectors(), "this store keeps no vectors");
+        store.append(ALICE, 0, events(1, 1));
+        store.saveVectors(ALICE, MINI, List.of(vector("m|1", 1, 1, 1, 1)));
+
+        store.saveVectors(ALICE, MINI, List.of(vector("m|1", 1, 2, 2, 2), vector("m|2", 1, 3, 3, 3)));
+        store.saveVectors(ALICE, OTHER_MODEL, List.of(vector("m|1", 1, 4, 4, 4)));
+
+        assertThat(store.vectors(ALICE, MINI, List.of("m|1", "m|2")).values())
+                .containsExactlyInAnyOrder(vector("m|1", 1, 1, 1, 1), vector("m|2", 1, 3, 3, 3));
+        assertThat(store.vectors(ALICE, OTHER_MODEL, List.of("m|1")).get("m|1")).isEqualTo(vector("m|1", 1, 4, 4, 4));
+    }
+
+    @Test
+    void should_keep_nothing_of_a_batch_when_a_vector_has_the_wrong_dimension() {
+        assumeTrue(store.keepsVectors(), "this store keeps no vectors");
+        store.append(ALICE, 0, events(1, 1));
+
+        assertThatThrownBy(() -> store.saveVectors(ALICE, MINI, List.of(vector("m|1", 1, 1, 1, 1), vector("m|2", 1, 1, 1))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("vector of m|2 has 2 dimensions, not the 3 of mini-lm (3 dims)");
+        assertThat(store.vectors(ALICE, MINI, List.of("m|1", "m|2"))).isEmpty();
+    }
+
+    @Test
+    void should_delete_named_vectors_in_every_model_and_nothing_else_when_forgotten() {
+        assumeTrue(store.keepsVectors(), "this store keeps no vectors");
+        // given
+        store.append(ALICE, 0, events(1, 2));
+        store.append(BOB, 0, events(1, 1));
+        store.saveVectors(ALICE, MINI, List.of(vector("m|1", 1, 1, 1, 1), vector("m|2", 2, 2, 2, 2)));
+        store.saveVectors(ALICE, OTHER_MODEL, List.of(vector("m|1", 1, 3, 3, 3)));
+        store.saveVectors(BOB, MINI, List.of(vector("m|1", 1, 4, 4, 4)));
+
+        // when
+        store.deleteVectors(ALICE, List.of("m|1", "unknown"));
+
+        // then
+        assertThat(store.vectors(ALICE, MINI, List.of("m|1", "m|2"))).containsOnlyKeys("m|2");
+        assertThat(store.vectors(ALICE, OTHER_MODEL, List.of("m|1"))).isEmpty();
+        assertThat(store.vectors(BOB, MINI, List.of("m|1"))).containsOnlyKeys("m|1");
+    }
+
+    @Test
+    void should_delete_every_vector_of_the_partition_when_the_user_is_purged() {
+        assumeTrue(store.keepsVectors(), "this store keeps no vectors");
+        store.append(ALICE, 0, events(1, 2));
+        store.append(OTHER_TENANT_ALICE, 0, events(1, 1));
+        store.saveVectors(ALICE, MINI, List.of(vector("m|1", 1, 1, 1, 1), vector("m|2", 2, 2, 2, 2)));
+        store.saveVectors(ALICE, OTHER_MODEL, List.of(vector("m|1", 1, 3, 3, 3)));
+        store.saveVectors(OTHER_TENANT_ALICE, MINI, List.of(vector("m|1", 1, 4, 4, 4)));
+
+        store.deleteAllVectors(ALICE);
+
+        assertThat(store.vectors(ALICE, MINI, List.of("m|1", "m|2"))).isEmpty();
+        assertThat(store.vectors(ALICE, OTHER_MODEL, List.of("m|1"))).isEmpty();
+        assertThat(store.vectors(OTHER_TENANT_ALICE, MINI, List.of("m|1"))).containsOnlyKeys("m|1");
+    }
+
+    @Test
+    void should_delete_the_vectors_of_rewritten_events_when_hard_forgotten() {
+        assumeTrue(store.keepsVectors(), "this store keeps no vectors");
+        // given
+        store.append(ALICE, 0, events(1, 3));
+        store.saveVectors(ALICE, MINI, List.of(vector("m|1", 1, 1, 1, 1), vector("m|2", 2, 2, 2, 2),
+                vector("r|a", 2, 5, 5, 5), vector("m|3", 3, 3, 3, 3)));
+        store.saveVectors(ALICE, OTHER_MODEL, List.of(vector("m|2", 2, 6, 6, 6)));
+
+        // when
+        store.rewrite(ALICE, Map.of(2L, "scrubbed"));
+
+        // then
+        assertThat(store.vectors(ALICE, MINI, List.of("m|1", "m|2", "r|a", "m|3"))).containsOnlyKeys("m|1", "m|3");
+        assertThat(store.vectors(ALICE, OTHER_MODEL, List.of("m|2"))).isEmpty();
     }
 
     @Test

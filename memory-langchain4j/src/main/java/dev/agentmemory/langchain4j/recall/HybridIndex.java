@@ -221,6 +221,31 @@ public final class HybridIndex implements AutoCloseable {
         }
     }
 
+    /**
+     * The ids among {@code ids} that the index does not hold, in their order: one look-up of the
+     * id term each, without loading any item (a catch-up asks it for a user's whole log).
+     */
+    public List<String> absent(List<String> ids) {
+        requireNonNull(ids, "ids");
+        ensureOpen();
+        try {
+            IndexSearcher searcher = searchers.acquire();
+            try {
+                List<String> out = new java.util.ArrayList<>();
+                for (String id : ids) {
+                    if (IndexSchema.docOf(searcher, id) < 0) {
+                        out.add(id);
+                    }
+                }
+                return out;
+            } finally {
+                searchers.release(searcher);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("reading the recall index failed", e);
+        }
+    }
+
     /** The item with this id, if present, as it was written (vector normalised to unit length). */
     public Optional<IndexedItem> find(String id) {
         requireNonNull(id, "id");

@@ -20,6 +20,12 @@ final class H2Dialect implements SqlDialect {
         return "CHARACTER VARYING";
     }
 
+    /** Up to 1,000,000,000 bytes, kept in the row (a BLOB would go to the LOB store, like a CLOB). */
+    @Override
+    public String binaryType() {
+        return "BINARY VARYING";
+    }
+
     /** Rewrites every row once; a table created by this version already has the type. */
     @Override
     public List<String> migratePayloadToLargeText() {

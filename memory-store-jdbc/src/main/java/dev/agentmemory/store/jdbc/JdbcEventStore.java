@@ -5,10 +5,13 @@ import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.core.spi.StoredEvent;
 import dev.agentmemory.core.spi.StoredSnapshot;
+import dev.agentmemory.core.spi.StoredVector;
+import dev.agentmemory.core.spi.VectorModel;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -25,6 +28,7 @@ import java.util.Optional;
  *   <li>{@link LogVerifier}: reads that check every row's checksum and the partition's hash chain;</li>
  *   <li>{@link LogRewrite}: hard forgetting, payloads replaced and the chain recomputed;</li>
  *   <li>{@link SnapshotTable}: each partition's latest snapshot;</li>
+ *   <li>{@link VectorTable}: the embeddings of the log's texts, next to their events;</li>
  *   <li>{@link WriteCounter}: the count of writes against an H2 file's high-water mark;</li>
  *   <li>{@link HeadTable}: each partition's last sequence and chain value;</li>
  *   <li>{@link Database}: connections, locks, durability, compaction and close, per kind of database.</li>
@@ -42,6 +46,7 @@ final class JdbcEventStore implements EventStore {
     private final LogVerifier verifier;
     private final LogRewrite rewrite;
     private final SnapshotTable snapshots;
+    private final VectorTable vectors;
 
     private JdbcEventStore(Database database, SqlDialect dialect, WriteCounter writes) {
         this.database = database;
@@ -51,6 +56,7 @@ final class JdbcEventStore implements EventStore {
         this.verifier = new LogVerifier(database, name);
         this.rewrite = new LogRewrite(database, verifier, writes, name);
         this.snapshots = new SnapshotTable(database, name);
+        this.vectors = new VectorTable(database, dialect, name);
     }
 
     /** A store on a data source the caller owns: it only borrows connections. */
@@ -164,6 +170,33 @@ final class JdbcEventStore implements EventStore {
     @Override
     public void deleteSnapshots(Partition partition) {
         snapshots.delete(partition);
+    }
+
+    /** True: {@code memory_vectors} keeps them (see {@link VectorTable}). */
+    @Override
+    public boolean keepsVectors() {
+        return true;
+    }
+
+    @Override
+    public void saveVectors(Partition partition, VectorModel model, List<StoredVector> batch) {
+        vectors.save(partition, model, batch);
+    }
+
+    /** One query per {@value VectorTable#BATCH} items. */
+    @Override
+    public Map<String, StoredVector> vectors(Partition partition, VectorModel model, Collection<String> items) {
+        return vectors.read(partition, model, items);
+    }
+
+    @Override
+    public void deleteVectors(Partition partition, Collection<String> items) {
+        vectors.delete(partition, items);
+    }
+
+    @Override
+    public void deleteAllVectors(Partition partition) {
+        vectors.deleteAll(partition);
     }
 
     /** Every partition of a tenant that has events: those with a head (each append writes one). */

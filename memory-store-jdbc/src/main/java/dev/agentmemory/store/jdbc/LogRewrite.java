@@ -35,7 +35,8 @@ final class LogRewrite {
 
     /**
      * Replaces payloads (hard forgetting), after checking the log from the first replaced event
-     * on; the checksums and chain values from there on are recomputed in the same transaction.
+     * on; the checksums and chain values from there on are recomputed, and the vectors derived
+     * from the replaced events deleted, in the same transaction.
      */
     void rewrite(Partition partition, Map<Long, String> payloadBySeq) {
         Objects.requireNonNull(partition, "partition");
@@ -65,6 +66,7 @@ final class LogRewrite {
                 });
                 if (head.lastSeq() >= from) {
                     ps.executeBatch();
+                    VectorTable.deleteDerivedFrom(c, partition, replaced.keySet());
                     if (!HeadTable.move(c, partition, head.lastSeq(), head.lastSeq(), chain[0])) {
                         throw new StaleVersionException("another writer changed " + partition + " during the rewrite");
                     }

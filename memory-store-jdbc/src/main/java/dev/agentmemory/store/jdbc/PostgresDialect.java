@@ -26,6 +26,12 @@ final class PostgresDialect implements SqlDialect {
         return "TEXT";
     }
 
+    /** Variable-length bytes, kept in the row (TOASTed past about 2 KB). */
+    @Override
+    public String binaryType() {
+        return "BYTEA";
+    }
+
     @Override
     public List<String> migratePayloadToLargeText() {
         return List.of();

@@ -14,7 +14,7 @@ import java.util.Locale;
 /**
  * Creates the store's tables in a new database and migrates an older schema to this library's,
  * once, when a store opens: {@code memory_events} (the log), {@code memory_heads},
- * {@code memory_meta}, {@code memory_snapshots} and {@code memory_schema} (the versions applied).
+ * {@code memory_meta}, {@code memory_snapshots}, {@code memory_vectors} and {@code memory_schema} (the versions applied).
  * A database with a newer schema is refused, as is an existing H2 file that holds no schema.
  */
 final class SchemaMigration {
@@ -27,8 +27,10 @@ final class SchemaMigration {
      * ({@code memory_meta}); a schema-2 database gets them computed from its rows when it is
      * opened, once. 4: {@code memory_snapshots}, each partition's latest snapshot (derived data,
      * see {@link SnapshotTable#save}); nothing else changes, so a schema-3 database only gets the table.
+     * 5: {@code memory_vectors}, the embeddings of the log's texts next to the events they were
+     * derived from ({@link VectorTable}); a schema-4 database only gets the table.
      */
-    static final int SCHEMA_VERSION = 4;
+    static final int SCHEMA_VERSION = 5;
 
     private final Database database;
     /** The store's name in every error. */
@@ -110,11 +112,19 @@ final class SchemaMigration {
                         + "PRIMARY KEY (tenant, user_id))");
                 st.execute("INSERT INTO memory_schema (version) VALUES (4)");
             }
+            if (version < 5) {
+                st.execute("CREATE TABLE IF NOT EXISTS memory_vectors (tenant VARCHAR(128) NOT NULL, "
+                        + "user_id VARCHAR(128) NOT NULL, item VARCHAR(1024) NOT NULL, model VARCHAR(200) NOT NULL, "
+                        + "dims INTEGER NOT NULL, seq BIGINT NOT NULL, vec " + dialect.binaryType() + " NOT NULL, "
+                        + "PRIMARY KEY (tenant, user_id, item, model, dims))");
+                st.execute("INSERT INTO memory_schema (version) VALUES (5)");
+            }
             // every table and column the store uses is there (a damaged catalog fails here, not at a later read)
             st.executeQuery("SELECT tenant, user_id, seq, at_time, type, actor, trace_id, payload, event_hash, chain_hash"
                     + " FROM memory_events WHERE 1 = 0").close();
             st.executeQuery("SELECT tenant, user_id, last_seq, chain_head FROM memory_heads WHERE 1 = 0").close();
             st.executeQuery("SELECT tenant, user_id, seq, payload FROM memory_snapshots WHERE 1 = 0").close();
+            st.executeQuery("SELECT tenant, user_id, item, model, dims, seq, vec FROM memory_vectors WHERE 1 = 0").close();
             return dialect;
         } catch (SQLException e) {
             throw new MemoryException("store " + name + ": cannot open, create or migrate the memory schema: "

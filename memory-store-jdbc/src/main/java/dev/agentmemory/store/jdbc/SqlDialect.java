@@ -16,6 +16,9 @@ interface SqlDialect {
     /** The column type of event payloads: long text, read back as a string. */
     String largeTextType();
 
+    /** The column type of stored vectors: bytes (float32, big-endian), kept in the row. */
+    String binaryType();
+
     /**
      * Statements that bring a schema-1 {@code memory_events.payload} column to
      * {@link #largeTextType()} (schema step 2); empty when schema 1 already had that type.

@@ -203,7 +203,8 @@ class JdbcEventStoreTest extends EventStoreContract {
         JdbcStores.dataSource(ds).append(ALICE, 0, List.of(event(1, "kept")));
         try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
             st.execute("DROP TABLE memory_snapshots");
-            st.execute("DELETE FROM memory_schema WHERE version = 4");
+            st.execute("DROP TABLE memory_vectors");
+            st.execute("DELETE FROM memory_schema WHERE version >= 4");
         }
 
         EventStore migrated = JdbcStores.dataSource(ds);
@@ -215,6 +216,29 @@ class JdbcEventStoreTest extends EventStoreContract {
              java.sql.ResultSet rs = st.executeQuery("SELECT MAX(version) FROM memory_schema")) {
             assertThat(rs.next()).isTrue();
             assertThat(rs.getInt(1)).isEqualTo(SchemaMigration.SCHEMA_VERSION);
+        }
+    }
+
+    @Test
+    void should_add_the_vector_table_when_opening_a_version_4_database() throws SQLException {
+        JdbcDataSource ds = new JdbcDataSource();
+        ds.setURL("jdbc:h2:mem:v4-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+        JdbcStores.dataSource(ds).append(ALICE, 0, List.of(event(1, "kept")));
+        try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+            st.execute("DROP TABLE memory_vectors");
+            st.execute("DELETE FROM memory_schema WHERE version = 5");
+        }
+        dev.agentmemory.core.spi.VectorModel model = new dev.agentmemory.core.spi.VectorModel("m", 2);
+
+        EventStore migrated = JdbcStores.dataSource(ds);
+        migrated.saveVectors(ALICE, model, List.of(new dev.agentmemory.core.spi.StoredVector("m|1", 1, new float[] {1, 2})));
+
+        assertThat(migrated.read(ALICE, 0)).extracting(StoredEvent::payload).containsExactly("kept");
+        assertThat(migrated.vectors(ALICE, model, List.of("m|1")).get("m|1").vector()).containsExactly(1, 2);
+        try (Connection c = ds.getConnection(); Statement st = c.createStatement();
+             java.sql.ResultSet rs = st.executeQuery("SELECT MAX(version) FROM memory_schema")) {
+            assertThat(rs.next()).isTrue();
+            assertThat(rs.getInt(1)).isEqualTo(5);
         }
     }
 

@@ -172,7 +172,8 @@ class PostgresEventStoreTest extends EventStoreContract {
         }
         try (Connection c = pg.connect(schema); Statement st = c.createStatement()) {
             st.execute("DROP TABLE memory_snapshots");
-            st.execute("DELETE FROM memory_schema WHERE version = 4");
+            st.execute("DROP TABLE memory_vectors");
+            st.execute("DELETE FROM memory_schema WHERE version >= 4");
         }
 
         try (EventStore migrated = open(schema)) {
@@ -190,6 +191,30 @@ class PostgresEventStoreTest extends EventStoreContract {
              ResultSet rs = st.executeQuery("SELECT MAX(version) FROM memory_schema")) {
             assertThat(rs.next()).isTrue();
             assertThat(rs.getInt(1)).isEqualTo(SchemaMigration.SCHEMA_VERSION);
+        }
+    }
+
+    @Test
+    void should_migrate_a_schema_4_database_to_stored_vectors_and_keep_its_events() throws Exception {
+        String schema = freshSchema();
+        try (EventStore first = open(schema)) {
+            first.append(ALICE, 0, List.of(event(1, "kept")));
+        }
+        try (Connection c = pg.connect(schema); Statement st = c.createStatement()) {
+            st.execute("DROP TABLE memory_vectors");
+            st.execute("DELETE FROM memory_schema WHERE version = 5");
+        }
+        dev.agentmemory.core.spi.VectorModel model = new dev.agentmemory.core.spi.VectorModel("m", 2);
+
+        try (EventStore migrated = open(schema)) {
+            migrated.saveVectors(ALICE, model, List.of(new dev.agentmemory.core.spi.StoredVector("m|1", 1, new float[] {1, -2})));
+            assertThat(migrated.read(ALICE, 0)).extracting(StoredEvent::payload).containsExactly("kept");
+            assertThat(migrated.vectors(ALICE, model, List.of("m|1")).get("m|1").vector()).containsExactly(1, -2);
+        }
+        try (Connection c = pg.connect(schema); Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT MAX(version) FROM memory_schema")) {
+            assertThat(rs.next()).isTrue();
+            assertThat(rs.getInt(1)).isEqualTo(5);
         }
     }
 

@@ -40,6 +40,11 @@ public final class EventCodec {
         this.key = key;
     }
 
+    /** Whether payloads are sealed with a key (then nothing derived from them is stored in the clear). */
+    public boolean seals() {
+        return key != null;
+    }
+
     /** The stored form of an event. */
     public StoredEvent encode(LoggedEvent e) {
         return new StoredEvent(e.seq(), e.at(), e.change().type(), e.actor(), e.traceId(), encodeChange(e.change()));

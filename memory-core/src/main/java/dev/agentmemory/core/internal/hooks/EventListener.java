@@ -16,4 +16,14 @@ public interface EventListener {
 
     /** Events just committed to {@code partition}. */
     void committed(Partition partition, List<LoggedEvent> events);
+
+    /**
+     * Events another writer (another instance on the store) committed to {@code partition},
+     * which this engine just caught up on; by default the same as {@link #committed}. A
+     * listener that keeps derived data in the store may expect the other writer to have kept
+     * its own there (vectors of the texts).
+     */
+    default void followed(Partition partition, List<LoggedEvent> events) {
+        committed(partition, events);
+    }
 }
