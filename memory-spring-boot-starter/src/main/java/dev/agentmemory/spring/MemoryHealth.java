@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The memory's health, without naming Actuator: the store answers (one read of an empty probe
  * user per configured tenant, a primary-key lookup), the episodic index is caught up (its oldest
- * waiting commit has waited less than the limit, past which recalls fail), and the audit of a few
+ * waiting commit has waited less than the limit, past which indexing has stalled), and the audit of a few
  * users this instance holds in memory (their state equals the replay of their stored log) finds
  * nothing. The audited users rotate from one check to the next, so that a bounded check reaches
  * every held user over time; users the instance does not hold are never loaded by the check.
@@ -79,7 +79,7 @@ final class MemoryHealth {
             details.put("indexOldestWait", b.oldestWait().toString());
             if (b.oldestWait().compareTo(indexLagLimit) >= 0) {
                 problems.add("episodic index behind: " + b.pendingItems() + " items waiting, the oldest for "
-                        + b.oldestWait() + " (limit " + indexLagLimit + "; recalls fail while it is this far behind)");
+                        + b.oldestWait() + " (limit " + indexLagLimit + "; indexing has stalled: recalls embed what is not indexed themselves)");
             }
         } else {
             details.put("index", "off (no embedding model)");

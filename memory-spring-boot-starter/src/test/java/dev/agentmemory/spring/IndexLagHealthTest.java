@@ -80,7 +80,7 @@ class IndexLagHealthTest {
                         Actuator.Health behind = ObservabilityStarterTest.memoryHealth(context);
                         assertThat(behind.status()).isEqualTo("DOWN");
                         assertThat((String) behind.details().get("reason")).isEqualTo("episodic index behind: 2 items"
-                                + " waiting, the oldest for PT30S (limit PT30S; recalls fail while it is this far behind)");
+                                + " waiting, the oldest for PT30S (limit PT30S; indexing has stalled: recalls embed what is not indexed themselves)");
                         assertThat(behind.details()).containsEntry("store", "reachable").containsEntry("indexPending", 2)
                                 .containsEntry("indexOldestWait", "PT30S");
                         assertThat(registry.get("agentmemory.index.lag").timeGauge().value(TimeUnit.SECONDS)).isEqualTo(30);

@@ -23,6 +23,14 @@ record StatementFrame(List<String> subjects, String predicate, boolean negated) 
 
     private static final Pattern WORD = Pattern.compile("[\\p{L}\\p{M}\\p{N}'’.-]+|[,:;!?()\"]");
     private static final Set<String> QUANTIFIERS = Set.of("both", "all", "in", "on", "at");
+    /**
+     * Capitalised words that open sentences without naming anyone: pronouns, determiners and
+     * interrogatives ("We camped ...", "My sister ...", "The shop ..."). A statement opening with
+     * one has no subjects.
+     */
+    private static final Set<String> NOT_NAMES = Set.of("we", "you", "he", "she", "it", "they", "my", "our",
+            "your", "his", "her", "its", "their", "this", "that", "these", "those", "there", "here", "the", "a",
+            "an", "what", "which", "who", "when", "where", "why", "how", "let's", "i'm", "we're", "it's");
     private static final Pattern NEGATION = Pattern.compile(
             "(?i)\\b(?:not|never|no longer|no|none|neither|nor|nobody|nothing|without)\\b|n[’']t\\b|不再|不是|没有|從未|从未|不");
 
@@ -38,6 +46,10 @@ record StatementFrame(List<String> subjects, String predicate, boolean negated) 
         while (m.find()) {
             String w = m.group();
             boolean capital = Character.isUpperCase(w.codePointAt(0)) && !w.equals("I");
+            if (capital && name.length() == 0 && subjects.isEmpty()
+                    && NOT_NAMES.contains(w.toLowerCase(Locale.ROOT).replace('’', '\''))) {
+                break;
+            }
             if (capital && !(name.length() == 0 && subjects.isEmpty() && QUANTIFIERS.contains(w.toLowerCase(Locale.ROOT)))) {
                 String bare = w.replaceAll("[’']s$", "");
                 possessive = !bare.equals(w);

@@ -60,7 +60,11 @@ class FrameResolutionTest {
             "a hypothetical|If Kevin Smythe volunteered at the community library on weekends, he would say so.|" + OLD,
             "another subject|Maria Lopez volunteers at the community library on weekends.|" + OLD,
             "chat turns with a speaker|Kevin: I volunteer at the community library on weekends.|"
-                    + "Kevin: I volunteer at a local animal shelter on weekends."})
+                    + "Kevin: I volunteer at a local animal shelter on weekends.",
+            "a pronoun, not a name, opening both|We volunteer at the community library on weekends.|"
+                    + "We volunteer at a local animal shelter on weekends.",
+            "a possessive pronoun opening both|My brother volunteers at the community library on weekends.|"
+                    + "My brother volunteers at a local animal shelter on weekends."})
     void should_leave_the_older_statement_alone(String name, String newer, String older) {
         List<String> on = search(true, older, newer, QUESTION);
         List<String> off = search(false, older, newer, QUESTION);
