@@ -378,7 +378,7 @@ class BadInputFuzzTest {
         receivers.put(MemoryEngine.Verifications.class, engine.verification());
         receivers.put(MemoryEngine.Admin.class, engine.admin());
         // lifecycle and hook registration are not inputs a user's data reaches
-        Set<String> skipped = Set.of("close", "compact", "invalidateCache", "clock", "consistently");
+        Set<String> skipped = Set.of("close", "compact", "invalidateCache", "clock", "consistently", "continuing");
         Set<Class<?>> hookTypes = Set.of(DerivedData.class, EventListener.class, MessageRedactor.class);
         int methodsCalled = 0;
         for (Map.Entry<Class<?>, Object> receiver : receivers.entrySet()) {
@@ -445,6 +445,7 @@ class BadInputFuzzTest {
                 Map.entry(ForgetTarget.class, ForgetTarget.key(victim.session("s1"), MemoryKey.of("fuzz.gone"))),
                 Map.entry(ForgetMode.class, ForgetMode.SOFT),
                 Map.entry(MemoryValue.class, MemoryValue.of("v")),
+                Map.entry(dev.agentmemory.core.spi.VectorModel.class, new dev.agentmemory.core.spi.VectorModel("fuzz-model", 3)),
                 Map.entry(Function.class, (Function<List<StoredMessage>, Messages.WindowChange>)
                         w -> new Messages.WindowChange(List.of(), List.of())),
                 Map.entry(BiFunction.class, (BiFunction<List<StoredMessage>, Long, Messages.WindowChange>)
