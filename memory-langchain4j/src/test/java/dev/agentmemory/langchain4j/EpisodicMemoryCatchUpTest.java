@@ -1,26 +1,22 @@
 package dev.agentmemory.langchain4j;
 
 import dev.agentmemory.core.Caller;
+import dev.agentmemory.testing.langchain4j.StuckIndexerEmbeddingModel;
 import dev.agentmemory.core.ForgetMode;
 import dev.agentmemory.core.ForgetTarget;
 import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.engine.MemoryEngine.Messages;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.langchain4j.recall.HybridIndex;
-import dev.agentmemory.testing.langchain4j.SharedEmbeddingModel;
-import dev.langchain4j.data.embedding.Embedding;
 import dev.langchain4j.data.message.ChatMessageSerializer;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.data.segment.TextSegment;
-import dev.langchain4j.model.embedding.EmbeddingModel;
-import dev.langchain4j.model.output.Response;
 import dev.langchain4j.rag.content.Content;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.util.HashSet;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -35,30 +31,6 @@ class EpisodicMemoryCatchUpTest {
 
     private static final Caller ALICE = Caller.of("acme", "alice");
 
-    /** Embeds with the real model; on the indexing thread, only once the gate is opened. */
-    static final class GatedModel implements EmbeddingModel {
-        final CountDownLatch gate = new CountDownLatch(1);
-
-        @Override
-        public Response<List<Embedding>> embedAll(List<TextSegment> segments) {
-            if (Thread.currentThread().getName().equals("agent-memory-indexer")) {
-                try {
-                    if (!gate.await(60, TimeUnit.SECONDS)) {
-                        throw new IllegalStateException("the test never opened the gate");
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException(e);
-                }
-            }
-            return SharedEmbeddingModel.get().embedAll(segments);
-        }
-
-        @Override
-        public int dimension() {
-            return SharedEmbeddingModel.get().dimension();
-        }
-    }
 
     private static void say(MemoryEngine engine, String session, String text) {
         engine.messages().changeIndexed(ALICE, session, (window, next) -> new Messages.WindowChange(List.of(),
@@ -72,7 +44,7 @@ class EpisodicMemoryCatchUpTest {
 
     @Test
     void should_answer_from_the_queue_while_the_indexer_is_stuck_and_never_bring_back_what_was_forgotten() {
-        GatedModel model = new GatedModel();
+        StuckIndexerEmbeddingModel model = new StuckIndexerEmbeddingModel(60);
         try (MemoryEngine engine = MemoryEngine.builder().build()) {
             EpisodicMemory episodic = new EpisodicMemory(HybridIndex.inMemory(model.dimension()), model, engine,
                     "assistant");
@@ -94,12 +66,12 @@ class EpisodicMemoryCatchUpTest {
                 // then: what was forgotten is gone at once, and stays gone once the indexing goes on
                 assertThat(recall(episodic, "which bike is mine? my locker code?")).contains("My bike is the red one now")
                         .noneMatch(t -> t.contains("4711") || t.contains("blue"));
-                model.gate.countDown();
+                model.release();
                 episodic.awaitIndexed();
                 assertThat(recall(episodic, "which bike is mine? my locker code?")).contains("My bike is the red one now")
                         .noneMatch(t -> t.contains("4711") || t.contains("blue"));
             } finally {
-                model.gate.countDown();
+                model.release();
                 engine.admin().removeListener(episodic);
                 episodic.close();
             }

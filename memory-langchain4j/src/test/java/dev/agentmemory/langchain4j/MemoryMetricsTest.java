@@ -174,7 +174,7 @@ class MemoryMetricsTest {
     @Test
     void should_gauge_the_index_backlog_and_its_age_by_the_engine_clock() {
         TestClock clock = TestClock.start();
-        EpisodicMemoryCatchUpTest.GatedModel model = new EpisodicMemoryCatchUpTest.GatedModel();
+        dev.agentmemory.testing.langchain4j.StuckIndexerEmbeddingModel model = new dev.agentmemory.testing.langchain4j.StuckIndexerEmbeddingModel(60);
         try (AgentMemory memory = AgentMemory.builder().h2File(dir.resolve("m")).embeddingModel(model)
                 .engineSettings(e -> e.clock(clock)).metrics(MemoryMetrics.micrometer(registry)).build()) {
             assertThat(meter(MemoryMetrics.INDEX_PENDING).gauge().value()).isZero();
@@ -187,12 +187,12 @@ class MemoryMetricsTest {
             assertThat(meter(MemoryMetrics.INDEX_PENDING).gauge().value()).as("two messages wait").isEqualTo(2);
             assertThat(meter(MemoryMetrics.INDEX_LAG).timeGauge().value(TimeUnit.SECONDS)).isEqualTo(7);
 
-            model.gate.countDown();
+            model.release();
             memory.awaitIndexed();
             assertThat(meter(MemoryMetrics.INDEX_PENDING).gauge().value()).isZero();
             assertThat(meter(MemoryMetrics.INDEX_LAG).timeGauge().value(TimeUnit.SECONDS)).isZero();
         } finally {
-            model.gate.countDown();
+            model.release();
         }
         assertThat(registry.find(MemoryMetrics.INDEX_PENDING).gauge()).as("removed on close").isNull();
     }

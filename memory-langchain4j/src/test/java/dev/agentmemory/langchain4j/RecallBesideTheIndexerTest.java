@@ -1,19 +1,14 @@
 package dev.agentmemory.langchain4j;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import dev.agentmemory.testing.langchain4j.StuckIndexerEmbeddingModel;
 
 import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
-import dev.agentmemory.testing.langchain4j.SharedEmbeddingModel;
-import dev.langchain4j.data.embedding.Embedding;
 import dev.langchain4j.data.message.AiMessage;
-import dev.langchain4j.data.segment.TextSegment;
-import dev.langchain4j.model.embedding.EmbeddingModel;
-import dev.langchain4j.model.output.Response;
 import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.MemoryId;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -30,34 +25,10 @@ class RecallBesideTheIndexerTest {
         String chat(@MemoryId SessionRef session, @dev.langchain4j.service.UserMessage String text);
     }
 
-    /** The real model, except that the indexing thread blocks until the gate opens. */
-    static final class StuckIndexerModel implements EmbeddingModel {
-        final CountDownLatch gate = new CountDownLatch(1);
-
-        @Override
-        public Response<List<Embedding>> embedAll(List<TextSegment> segments) {
-            if (Thread.currentThread().getName().equals("agent-memory-indexer")) {
-                try {
-                    if (!gate.await(90, TimeUnit.SECONDS)) {
-                        throw new IllegalStateException("the test never opened the gate");
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException(e);
-                }
-            }
-            return SharedEmbeddingModel.get().embedAll(segments);
-        }
-
-        @Override
-        public int dimension() {
-            return SharedEmbeddingModel.get().dimension();
-        }
-    }
 
     @Test
     void should_show_a_reply_that_just_left_the_window_in_the_next_request_while_the_indexer_is_stuck() {
-        StuckIndexerModel embeddings = new StuckIndexerModel();
+        StuckIndexerEmbeddingModel embeddings = new StuckIndexerEmbeddingModel(90);
         String code = "Your locker code is 4711; I will keep it for you.";
         try (AgentMemory memory = AgentMemory.builder().embeddingModel(embeddings).windowSize(2).build()) {
             Map<String, String> replies = Map.of(
@@ -82,7 +53,7 @@ class RecallBesideTheIndexerTest {
                 List<dev.langchain4j.data.message.ChatMessage> messages = model.lastRequest().messages();
                 assertThat(messages.subList(0, messages.size() - 1)).noneMatch(m -> m.toString().contains("4711"));
             } finally {
-                embeddings.gate.countDown();
+                embeddings.release();
             }
         }
     }

@@ -1,22 +1,17 @@
 package dev.agentmemory.spring;
 
 import dev.agentmemory.langchain4j.SessionRef;
+import dev.agentmemory.testing.langchain4j.StuckIndexerEmbeddingModel;
 import dev.agentmemory.testing.TestClock;
 import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
-import dev.agentmemory.testing.langchain4j.SharedEmbeddingModel;
-import dev.langchain4j.data.embedding.Embedding;
 import dev.langchain4j.data.message.AiMessage;
-import dev.langchain4j.data.segment.TextSegment;
 import dev.langchain4j.model.embedding.EmbeddingModel;
-import dev.langchain4j.model.output.Response;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -29,30 +24,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class IndexLagHealthTest {
 
-    /** The real embedding model, held up on the indexing thread until the gate opens. */
-    static final class StalledModel implements EmbeddingModel {
-        final CountDownLatch gate = new CountDownLatch(1);
-
-        @Override
-        public Response<List<Embedding>> embedAll(List<TextSegment> segments) {
-            if (Thread.currentThread().getName().equals("agent-memory-indexer")) {
-                try {
-                    if (!gate.await(60, TimeUnit.SECONDS)) {
-                        throw new IllegalStateException("the test never opened the gate");
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException(e);
-                }
-            }
-            return SharedEmbeddingModel.get().embedAll(segments);
-        }
-
-        @Override
-        public int dimension() {
-            return SharedEmbeddingModel.get().dimension();
-        }
-    }
 
     @TempDir
     Path dir;
@@ -60,7 +31,7 @@ class IndexLagHealthTest {
     @Test
     void should_report_down_while_the_index_is_behind_past_the_limit_and_up_once_caught_up() {
         TestClock clock = TestClock.start();
-        StalledModel model = new StalledModel();
+        StuckIndexerEmbeddingModel model = new StuckIndexerEmbeddingModel(60);
         ObservabilityStarterTest.RUNNER.withPropertyValues("agentmemory.h2-file=" + dir.resolve("memory"),
                         "agentmemory.health.index-lag-limit=30s")
                 .withBean(EmbeddingModel.class, () -> model)
@@ -85,13 +56,13 @@ class IndexLagHealthTest {
                                 .containsEntry("indexOldestWait", "PT30S");
                         assertThat(registry.get("agentmemory.index.lag").timeGauge().value(TimeUnit.SECONDS)).isEqualTo(30);
 
-                        model.gate.countDown();
+                        model.release();
                         context.getBean(dev.agentmemory.langchain4j.AgentMemory.class).awaitIndexed();
                         Actuator.Health caughtUp = ObservabilityStarterTest.memoryHealth(context);
                         assertThat(caughtUp.status()).isEqualTo("UP");
                         assertThat(caughtUp.details()).containsEntry("indexPending", 0).containsEntry("indexOldestWait", "PT0S");
                     } finally {
-                        model.gate.countDown();
+                        model.release();
                     }
                 });
     }
