@@ -107,10 +107,11 @@ final class PlainWordsWriter {
         Caller caller = session.caller(agent);
         List<KeyState> persistent = engine.view(caller, caller.persistent()).keys();
         List<Proposal> proposals = new ArrayList<>();
+        String source = "message:" + session.session() + "#" + m.index();
         for (PlainWords.Statement s : statements) {
             MemoryKey key = keyInUse(persistent, s.attribute()).orElse(s.attribute().key());
-            if (holds(persistent, key, s.value())) {
-                continue;
+            if (holds(persistent, key, s.value()) || statedBy(persistent, key, source)) {
+                continue; // already held, or the model recorded this very message: its reading stands
             }
             proposals.add(Proposal.set(caller.persistent(), key, MemoryValue.of(s.value()))
                     .kind(s.attribute().kind())
@@ -137,6 +138,21 @@ final class PlainWordsWriter {
         if (!proposals.isEmpty()) {
             engine.propose(caller, proposals);
         }
+    }
+
+    /**
+     * Whether {@code key}'s standing value was recorded from the message {@code source} itself (the
+     * model's {@code remember} during the turn, with the user's quote): the rules read the same
+     * words less well ("my name is Ana Maria2" gives the name "Ana Maria"), so they do not replace it.
+     */
+    private static boolean statedBy(List<KeyState> persistent, MemoryKey key, String source) {
+        for (KeyState k : persistent) {
+            MemoryRecord r = standing(k);
+            if (k.key().equals(key) && r != null && source.equals(r.sourceRef())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether {@code key} already holds {@code value} (compared without case and spacing). */

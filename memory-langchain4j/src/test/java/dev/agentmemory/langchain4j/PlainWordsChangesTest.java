@@ -200,4 +200,38 @@ class PlainWordsChangesTest {
             assertThat(items).noneMatch(i -> i.status().equals("superseded"));
         }
     }
+
+    @Test
+    void should_keep_the_models_reading_of_the_same_message_over_the_rules() {
+        // given: the model records the name it read with the user's quote; the rule reads the
+        // capitalised words only ("Ludwig", without "van Beethoven")
+        String said = "My name is Ludwig van Beethoven";
+        ScriptedChatModel model = new ScriptedChatModel(r -> {
+            ChatMessage last = r.messages().get(r.messages().size() - 1);
+            if (last instanceof ToolExecutionResultMessage) {
+                return AiMessage.from("Nice to meet you.");
+            }
+            return AiMessage.from(ToolExecutionRequest.builder().id("n1").name("remember").arguments(
+                    "{\"key\":\"profile.name\",\"value\":\"Ludwig van Beethoven\",\"kind\":\"fact\",\"userQuote\":\""
+                            + said + "\"}").build());
+        });
+        try (AgentMemory memory = open(dir.resolve("m"), new TestClock(DAY_1))) {
+            Assistant assistant = AiServices.builder(Assistant.class).chatModel(model)
+                    .chatMemoryProvider(memory.chatMemoryProvider()).retrievalAugmentor(memory.retrievalAugmentor())
+                    .tools(memory.tools()).build();
+
+            // when
+            assistant.chat(session("s1"), said);
+
+            // then: one version, the model's, stated in that message
+            Caller caller = session("s1").caller("assistant");
+            List<MemoryRecord> history = memory.engine().history(caller, caller.persistent(), MemoryKey.of("profile.name"));
+            assertThat(history).singleElement().satisfies(r -> {
+                assertThat(r.value().text()).isEqualTo("Ludwig van Beethoven");
+                assertThat(r.sourceRef()).isEqualTo("message:s1#0");
+            });
+            assertThat(memory.engine().view(caller, caller.persistent()).keys()).extracting(k -> k.key().path())
+                    .containsExactly("profile.name");
+        }
+    }
 }
