@@ -11,12 +11,15 @@ import java.util.Set;
 import java.util.function.ToDoubleFunction;
 import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.search.IndexSearcher;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Read-time resolution of knowledge updates: among the best results of one query, an older
  * result that is a looser near-duplicate of a newer one and shares the query's distinctive terms
- * with it is treated as superseded for that read. By default only statements that open with a
- * named subject in common are compared (by frame); the same rule for every result is off by default.
+ * with it is treated as superseded for that read, and so is an older result that a small learned
+ * model ({@link UpdateModel}) reads as replaced by a newer one said later about the same subject.
+ * By default only statements that open with a named subject in common are compared (by frame); the
+ * near-duplicate rule for every result is off by default.
  */
 final class ReadTimeResolver {
 
@@ -54,6 +57,20 @@ final class ReadTimeResolver {
             // a question or a hypothetical has no frame: it neither replaces nor is replaced
             frames.add(SupersessionDetector.states(s.text()) ? StatementFrame.of(s.text()) : StatementFrame.NONE);
         }
+        // the learned rule compares statements about named subjects, against the query's vector
+        float @Nullable [] queryVector = settings.frameResolution() && query.vector() != null
+                ? Vectors.unit(query.vector(), query.vector().length, "query vector") : null;
+        List<UpdatePair.@Nullable Side> sides = new ArrayList<>(window);
+        double bestToQuery = 0;
+        for (int i = 0; i < window; i++) {
+            Stored s = docs.get(i);
+            if (queryVector != null && s.supersededBy() == null) {
+                sides.add(new UpdatePair.Side(s.text(), vectors.get(i), terms.get(i), frames.get(i), s.time()));
+                bestToQuery = Math.max(bestToQuery, Vectors.cosine(vectors.get(i), queryVector));
+            } else {
+                sides.add(null);
+            }
+        }
         List<Scored> out = new ArrayList<>(scored.size());
         for (int b = 0; b < scored.size(); b++) {
             Scored older = scored.get(b);
@@ -67,7 +84,7 @@ final class ReadTimeResolver {
                             && IndexSchema.sameSpeaker(candidate.attributes(), o.attributes())
                             && candidate.time().isAfter(o.time())) {
                         Outcome r = replaces(Vectors.cosine(vectors.get(a), vectors.get(b)), a, b, terms, frames,
-                                queryTerms, idf);
+                                queryTerms, idf, sides, queryVector, bestToQuery);
                         if (r == Outcome.SUPERSEDE) {
                             newer = candidate.id();
                         } else if (r == Outcome.DEMOTE && demotedBy == null) {
@@ -102,12 +119,32 @@ final class ReadTimeResolver {
             SupersessionDetector.READ_FRAME_MIN_COSINE, SupersessionDetector.READ_FRAME_DEMOTE_MIN_OVERLAP);
 
     /**
-     * What result {@code a} (the newer) does to result {@code b} for this read. By frame: when
-     * both open with a named subject in common, a near-duplicate (cosine, idf-weighted overlap)
-     * that shares the query's distinctive terms supersedes, and a looser near-duplicate demotes.
-     * The near-duplicate rule without frames (off by default) supersedes.
+     * What result {@code a} (the newer) does to result {@code b} for this read. First the learned
+     * rule ({@link UpdateModel}): two statements about a named subject in common, said at least
+     * {@link UpdatePair#MIN_GAP} apart, of which the model says the newer replaces the older as
+     * the query's answer. Then the near-duplicate rules ({@link #byNearDuplicates}).
      */
     private Outcome replaces(double cosine, int a, int b, List<Set<String>> terms, List<StatementFrame> frames,
+                             Set<String> queryTerms, ToDoubleFunction<String> idf, List<UpdatePair.@Nullable Side> sides,
+                             float @Nullable [] queryVector, double bestToQuery) {
+        UpdatePair.Side older = sides.get(b);
+        UpdatePair.Side newer = sides.get(a);
+        if (older != null && newer != null && queryVector != null) {
+            UpdatePair pair = UpdatePair.of(older, newer, queryVector, bestToQuery, t -> analyzer.terms(F_TEXT, t));
+            if (pair != null && UpdateModel.supersedes(pair)) {
+                return Outcome.SUPERSEDE;
+            }
+        }
+        return byNearDuplicates(cosine, a, b, terms, frames, queryTerms, idf);
+    }
+
+    /**
+     * The near-duplicate rules. By frame: when both open with a named subject in common, a
+     * near-duplicate (cosine, idf-weighted overlap) that shares the query's distinctive terms
+     * supersedes, and a looser near-duplicate demotes. The near-duplicate rule without frames
+     * (off by default) supersedes.
+     */
+    private Outcome byNearDuplicates(double cosine, int a, int b, List<Set<String>> terms, List<StatementFrame> frames,
                              Set<String> queryTerms, ToDoubleFunction<String> idf) {
         if (settings.frameResolution() && frames.get(b).sharesSubject(frames.get(a))) {
             // the subjects' names are shared by definition: they weigh little in the overlap, as at write time
