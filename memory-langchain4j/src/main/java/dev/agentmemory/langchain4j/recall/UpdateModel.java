@@ -4,9 +4,11 @@ package dev.agentmemory.langchain4j.recall;
  * A logistic regression over an {@link UpdatePair}: the probability that the newer statement
  * replaces the older one as the answer to the query (a knowledge update), rather than both being
  * true. Its weights were fitted on the {@code tune} half of the knowledge-update development set
- * (pairs of statements about a subject in common; the superseded fact and its update are the
- * positives, every other pair a negative); {@code UpdateModelFitTest} refits them from the data
- * and checks they are the ones below.
+ * only (the pairs {@link UpdatePair#of} makes there: in that data, an item's update and each of
+ * its facts about a subject in common; the update and a fact it supersedes are the positives, the
+ * update and a fact it leaves true the negatives); {@code UpdateModelFitTest} refits them from
+ * the data and checks they are the ones below. The threshold is the regression's own 0.5, not
+ * tuned.
  */
 final class UpdateModel {
 

@@ -27,10 +27,11 @@ import org.junit.jupiter.api.Test;
  * procedure gives: a logistic regression (Newton's method, L2 penalty {@value #L2}) over every
  * pair of statements of an item of the knowledge-update development set's {@code tune} half
  * (the first byte of the SHA-256 of the item id is even; the {@code held_out} half is never
- * read) that open with a named subject in common. A pair is a positive when the newer statement
- * is the item's update and the older one a fact it supersedes, a negative otherwise (two facts,
- * or the update and a fact it leaves true). The features are {@link UpdatePair}'s, with the
- * item's question as the query. Skipped when the data is not there.
+ * read) that {@link UpdatePair#of} pairs: they open with a named subject in common and were said
+ * at least an hour apart, so with the suite's times (facts a minute apart, the update a day
+ * later) the update and each fact. A pair is a positive when the fact is one the update
+ * supersedes, a negative otherwise. The features are {@link UpdatePair}'s, with the item's
+ * question as the query. Skipped when the data is not there.
  */
 @Tag("slow")
 class UpdateModelFitTest {
