@@ -60,6 +60,10 @@ final class AnnTuning {
             build(data, m, beam);
             return;
         }
+        if (mode.equals("query")) {
+            query(data, m, beam, Integer.parseInt(args[4]));
+            return;
+        }
         int[] ks = java.util.Arrays.stream(args[4].split(",")).mapToInt(Integer::parseInt).toArray();
         sweep(data, m, beam, ks);
     }
@@ -136,6 +140,31 @@ final class AnnTuning {
             System.out.printf("build %,d items M=%d beam=%d: upsert %.1f s wall %.1f s CPU, optimize %.1f s wall %.1f s CPU%n",
                     items.size(), m, beam, (t1 - t0) / 1e9, (cpu1 - cpu0) / 1e9, (System.nanoTime() - t1) / 1e9,
                     (cpu() - cpu1) / 1e9);
+        }
+    }
+
+    /** Dense queries through {@link HybridIndex} ({@code rounds} passes over the queries): CPU ms per query. */
+    private static void query(Data data, int m, int beam, int rounds) {
+        Instant base = Instant.parse("2024-01-01T00:00:00Z");
+        List<IndexedItem> items = new ArrayList<>();
+        for (int i = 0; i < data.vectors().size(); i++) {
+            items.add(IndexedItem.of("m" + i, "u", data.texts().get(i), data.vectors().get(i), base.plusSeconds(i)));
+        }
+        try (HybridIndex index = HybridIndex.builder(data.vectors().get(0).length).supersessionDetection(false)
+                .hnsw(m, beam).build()) {
+            index.upsertAll(items);
+            index.optimize();
+            Instant now = base.plusSeconds(items.size() + 60L);
+            List<Double> ms = new ArrayList<>();
+            for (int r = 0; r < rounds; r++) {
+                for (float[] v : data.queries()) {
+                    long a = threadCpu();
+                    index.search(dev.agentmemory.langchain4j.recall.RecallQuery.of("u", "", v, K, now));
+                    ms.add((threadCpu() - a) / 1e6);
+                }
+            }
+            System.out.printf("dense query, %,d items: median %.3f CPU ms%n", items.size(),
+                    Stats.percentile(ms.stream().mapToDouble(Double::doubleValue).toArray(), 50));
         }
     }
 

@@ -313,7 +313,7 @@ final class PerfSuite implements Suite {
             row.put("recall@10_vs_exact", Stats.round(recall));
             double recallOurs = recallOursSum / QUERIES;
             row.put("recall@10_vs_exact_same_ranking", Stats.round(recallOurs));
-            row.put("index", System.getProperty("perf.index", "default"));
+            row.put("index", System.getProperty("perf.index", "default") + ", hnsw " + System.getProperty("perf.hnsw", "16,50"));
             row.put("speedup_median", Stats.round(Stats.percentile(exactMs, 50) / Stats.percentile(oursMs, 50)));
             double oursCpu = Stats.percentile(oursCpuMs, 50);
             double exactCpu = Stats.percentile(exactCpuMs, 50);
@@ -345,10 +345,13 @@ final class PerfSuite implements Suite {
      * from the graph 40, growing past a partition of 5,000 items: 173 at 50k, 213 at 100k),
      * knowledge-update checks off. {@code -Dperf.index=fixed}: 40 graph candidates at every size
      * (the setting before the growth); {@code -Dperf.index=previous}: 150 candidates from each (15
-     * per result), the setting of the earlier README figures.
+     * per result), the setting of the earlier README figures. {@code -Dperf.hnsw=M,BEAM} sets the
+     * graph's max connections and beam width (the library's default is 16,100).
      */
     static HybridIndex.Builder indexBuilder() {
-        HybridIndex.Builder b = HybridIndex.builder(DIMENSIONS).supersessionDetection(false).hnsw(16, 50);
+        String[] hnsw = System.getProperty("perf.hnsw", "16,50").split(",");
+        HybridIndex.Builder b = HybridIndex.builder(DIMENSIONS).supersessionDetection(false)
+                .hnsw(Integer.parseInt(hnsw[0].trim()), Integer.parseInt(hnsw[1].trim()));
         String index = System.getProperty("perf.index", "default");
         if (index.equals("previous")) {
             b.candidates(150, 15).denseCandidatesGrowFrom(Integer.MAX_VALUE);
