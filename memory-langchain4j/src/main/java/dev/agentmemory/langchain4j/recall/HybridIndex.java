@@ -79,6 +79,9 @@ public final class HybridIndex implements AutoCloseable {
     /** Up to this many items a search scores every item exactly ({@link Builder#exactSearchBelow}). */
     public static final int DEFAULT_EXACT_SEARCH_BELOW = 2_000;
 
+    /** Partition size past which the vector candidates grow ({@link Builder#denseCandidatesGrowFrom}). */
+    public static final int DEFAULT_DENSE_CANDIDATES_GROW_FROM = 5_000;
+
 
     private final int dimensions;
     private final Directory directory;
@@ -356,7 +359,7 @@ public final class HybridIndex implements AutoCloseable {
     /**
      * Settings of a {@link HybridIndex}. Defaults: in memory; HNSW max connections 16, beam width
      * 100; at least 100 lexical candidates (10 per requested result) and 40 vector candidates (4 per
-     * requested result); weights dense 1.0,
+     * requested result), the vector candidates growing past a partition of 5,000 items; weights dense 1.0,
      * lexical 0.5, recency 0.05 with a 30-day half-life; write-time supersession on (cosine at
      * least 0.60 and term overlap, names weighing 0.1, at least 0.50, checking every item of the
      * partition and speaker below the exact-search size, else the 8 nearest); read-time resolution off (when turned on: cosine 0.45, overlap 0.25,
@@ -378,6 +381,7 @@ public final class HybridIndex implements AutoCloseable {
         private int candidateFactor = 10;
         private int minDenseCandidates = 40;
         private int denseCandidateFactor = 4;
+        private int denseCandidatesGrowFrom = DEFAULT_DENSE_CANDIDATES_GROW_FROM;
         private double denseWeight = 1.0;
         private double lexicalWeight = 0.5;
         private double recencyWeight = 0.05;
@@ -447,6 +451,21 @@ public final class HybridIndex implements AutoCloseable {
             checkCandidates(minimum, perResult);
             this.minDenseCandidates = minimum;
             this.denseCandidateFactor = perResult;
+            return this;
+        }
+
+        /**
+         * Past a partition of {@code items} items, the vector candidates grow with it: a partition of
+         * n items fetches the count set by {@link #denseCandidates} times {@code 1 + log2(n / items)}
+         * (3.3 times at 50,000 items, 4.3 at 100,000 with the default {@value #DEFAULT_DENSE_CANDIDATES_GROW_FROM}),
+         * so that the approximate search keeps its recall as the graph grows.
+         * {@code Integer.MAX_VALUE} keeps the count fixed.
+         */
+        public Builder denseCandidatesGrowFrom(int items) {
+            if (items < 1) {
+                throw new IllegalArgumentException("denseCandidatesGrowFrom must be >= 1: " + items);
+            }
+            this.denseCandidatesGrowFrom = items;
             return this;
         }
 
@@ -612,7 +631,7 @@ public final class HybridIndex implements AutoCloseable {
             return new IndexSettings(hnswMaxConn, hnswBeamWidth, detectSupersession, supersessionMinCosine,
                     supersessionMinOverlap, detectionNeighbours, denseWeight, lexicalWeight, recencyWeight,
                     recencyHalfLife, supersededDemotion, minCandidates, candidateFactor, minDenseCandidates,
-                    denseCandidateFactor, readTimeSupersession, readMinCosine, readMinOverlap, readMinQueryCoverage,
+                    denseCandidateFactor, denseCandidatesGrowFrom, readTimeSupersession, readMinCosine, readMinOverlap, readMinQueryCoverage,
                     READ_TIME_WINDOW_EXTRA, exactSearchBelow, minMaxFusion, dropQueryFunctionWords,
                     neighbourShare, dateWeight, frameResolution);
         }

@@ -163,7 +163,10 @@ final class RecallScorer {
         if (vector != null) {
             // The vector search is most of a query's cost and grows with k; it needs fewer
             // candidates than BM25, since lexical-only candidates get their cosine read anyway.
-            int k = Math.max(settings.minDenseCandidates(), query.maxResults() * settings.denseCandidateFactor());
+            // A larger graph needs more candidates for the same recall; the partition term's document
+            // count (deleted documents included until merged) is a cheap upper bound of its size.
+            int k = settings.denseCandidates(query.maxResults(),
+                    searcher.getIndexReader().docFreq(new Term(IndexSchema.F_PARTITION, query.partition())));
             TopDocs dense = searcher.search(new KnnFloatVectorQuery(F_VECTOR, vector, k, filter), k);
             for (ScoreDoc sd : dense.scoreDocs) {
                 candidates.computeIfAbsent(sd.doc, Candidate::new).dense = Vectors.dotScoreToCosine(sd.score);

@@ -364,6 +364,78 @@ class HybridIndexTest {
     }
 
     @Test
+    void should_reject_a_candidate_growth_size_below_one() {
+        assertThatThrownBy(() -> HybridIndex.builder(384).denseCandidatesGrowFrom(0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("denseCandidatesGrowFrom must be >= 1: 0");
+    }
+
+    @Test
+    void should_fetch_more_vector_candidates_when_the_partition_is_larger() {
+        // given: 10 results asked, at least 40 candidates and 4 per result; growth past 5,000 items
+        IndexSettings settings = HybridIndex.builder(384).settings();
+
+        // then: the configured count up to that size, then times 1 + log2(n / 5,000)
+        assertThat(settings.denseCandidates(10, 1_000)).isEqualTo(40);
+        assertThat(settings.denseCandidates(10, 5_000)).isEqualTo(40);
+        assertThat(settings.denseCandidates(10, 10_000)).isEqualTo(80);
+        assertThat(settings.denseCandidates(10, 100_000)).isEqualTo(213);
+        assertThat(settings.denseCandidates(15, 100_000)).isEqualTo(320);
+        assertThat(HybridIndex.builder(384).denseCandidatesGrowFrom(Integer.MAX_VALUE).settings()
+                .denseCandidates(10, 100_000)).isEqualTo(40);
+    }
+
+    @Test
+    void should_find_what_an_exhaustive_search_finds_when_candidates_grow_with_a_large_partition() {
+        // given: 4,000 clustered vectors in one partition, searched through the graph with few candidates
+        // (10 for 10 results), fixed or growing past 500 items (40 at 4,000), and by scoring every item
+        java.util.Random random = new java.util.Random(11);
+        int dims = 64;
+        float[][] centroids = new float[80][];
+        for (int c = 0; c < centroids.length; c++) {
+            centroids[c] = gaussian(random, dims, 1.0, null);
+        }
+        List<IndexedItem> items = new java.util.ArrayList<>();
+        for (int i = 0; i < 4_000; i++) {
+            items.add(IndexedItem.of("v" + i, ALICE, "item " + i,
+                    gaussian(random, dims, 0.35, centroids[random.nextInt(centroids.length)]), T0.plusSeconds(i)));
+        }
+        try (HybridIndex fixed = HybridIndex.builder(dims).supersessionDetection(false).exactSearchBelow(0)
+                .denseCandidates(10, 1).denseCandidatesGrowFrom(Integer.MAX_VALUE).build();
+             HybridIndex growing = HybridIndex.builder(dims).supersessionDetection(false).exactSearchBelow(0)
+                .denseCandidates(10, 1).denseCandidatesGrowFrom(500).build();
+             HybridIndex exhaustive = HybridIndex.builder(dims).supersessionDetection(false)
+                .exactSearchBelow(Integer.MAX_VALUE).build()) {
+            for (HybridIndex each : List.of(fixed, growing, exhaustive)) {
+                each.upsertAll(items);
+                each.optimize();
+            }
+
+            // when: 50 questions near the clusters
+            double fixedRecall = 0;
+            double growingRecall = 0;
+            for (int q = 0; q < 50; q++) {
+                RecallQuery query = RecallQuery.of(ALICE, "", gaussian(random, dims, 0.35,
+                        centroids[random.nextInt(centroids.length)]), 10, T0.plusSeconds(5_000));
+                java.util.Set<String> truth = new java.util.HashSet<>(ids(exhaustive.search(query)));
+                fixedRecall += ids(fixed.search(query)).stream().filter(truth::contains).count() / 500.0;
+                growingRecall += ids(growing.search(query)).stream().filter(truth::contains).count() / 500.0;
+            }
+
+            // then: the growing count finds (nearly) all of the exact top 10, the fixed one misses more
+            assertThat(growingRecall).isGreaterThanOrEqualTo(0.95).isGreaterThan(fixedRecall);
+        }
+    }
+
+    private static float[] gaussian(java.util.Random random, int dims, double sigma, float @org.jspecify.annotations.Nullable [] around) {
+        float[] v = new float[dims];
+        for (int i = 0; i < dims; i++) {
+            v[i] = (float) ((around == null ? 0 : around[i]) + sigma * random.nextGaussian());
+        }
+        return v;
+    }
+
+    @Test
     void should_decide_supersession_in_a_batch_exactly_as_item_by_item() {
         // given: statements of two users, some replacing earlier ones, some only sharing a name or words
         String[] texts = {
