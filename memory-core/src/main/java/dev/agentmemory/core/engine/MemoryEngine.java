@@ -795,6 +795,24 @@ public final class MemoryEngine implements AutoCloseable {
         List<LoggedEvent> log(Caller caller);
 
         /**
+         * The user's stored events with a sequence above {@code afterSeq}, decoded, in sequence
+         * order (the whole log for 0); empty when the log ends at or before it. What derived data
+         * that remembers the last event it applied reads to catch up.
+         *
+         * @throws IllegalArgumentException when {@code afterSeq} is negative
+         */
+        List<LoggedEvent> log(Caller caller, long afterSeq);
+
+        /**
+         * Runs {@code work} over the user's live state (loaded, and caught up with a shared store)
+         * with the user's lock held: no commit of that user, and so no call of a listener about
+         * one, happens while it runs. For derived data that must bring itself in step with the
+         * state without racing the events it listens to (an index catching up after a restart).
+         * {@code work} must not keep the state it is given; it may call the engine for the same user.
+         */
+        <T> T holding(Caller caller, java.util.function.Function<dev.agentmemory.core.internal.state.MemoryState, T> work);
+
+        /**
          * The log in readable form, one line per event. Values are redacted when sensitive or when
          * the caller's agent may not read them (another agent's private or protected record).
          */
