@@ -131,7 +131,11 @@ final class ColdStartBench {
         Path file = run.resolve("memory");
         SessionRef session = new SessionRef("perf", "cold", "chat");
         long t = System.nanoTime();
+        // the writer snapshots the user every n/4 events (at least every 1,000, the default): a
+        // snapshot holds the whole state, so one every 1,000 events of a 100k load writes some 4 GB,
+        // and the H2 file grew past 14 GB before the load ended; the last snapshot is at n either way
         try (AgentMemory first = AgentMemory.builder().h2File(file)
+                .engineSettings(e -> e.snapshotEvery(Math.max(1_000, n / 4)))
                 .embeddingModel(new TurnOverheadBench.HashingEmbeddingModel(DIMENSIONS)).build()) {
             new ChatTurns(first, "fact.", 9).preload(session, n);
         }
