@@ -66,8 +66,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * items it may leave in the tail are the ones in the window, which are never recalled.
  *
  * <p>After a restart, the first recall for a user brings the index in step with that user's log:
- * items missing from the index are embedded and added, forgotten ones are removed. With an
- * index kept in a directory (next to an H2 file) nothing already indexed is embedded again.
+ * items missing from the index are added (their vectors loaded from the store, or embedded),
+ * forgotten ones are removed. An index kept in a directory (next to an H2 file) commits, on
+ * close, the last event of each user's log it reflects; the next process reads only the events
+ * from there on (and the whole log when the store does not hold that event as it was).
  *
  * <p>Several instances over one shared store each keep an index of their own. Before it answers,
  * a recall asks the engine to catch up with the store ({@code admin().sync}): the engine tells
