@@ -11,11 +11,14 @@ import dev.langchain4j.rag.query.Metadata;
 import dev.langchain4j.rag.query.Query;
 import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.event.LoggedEvent;
+import dev.agentmemory.core.spi.EventStore;
 import dev.agentmemory.core.spi.Partition;
+import dev.agentmemory.core.spi.StoredSnapshot;
 import dev.agentmemory.core.spi.StoredEvent;
 import dev.agentmemory.core.spi.StoredVector;
 import dev.agentmemory.core.spi.VectorModel;
 import dev.agentmemory.core.store.InMemoryEventStore;
+import dev.agentmemory.store.jdbc.JdbcStores;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,6 +26,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A {@code perf} row: heap per stored memory and the first recall of a user in a new memory
@@ -66,6 +70,10 @@ final class ColdStartBench {
                     Stats.f3(row.get("records_and_index_bytes_per_memory").asDouble()),
                     Stats.f3(row.get("heap_bytes_beyond_vector").asDouble()), Stats.f3(row.get("load_seconds").asDouble()),
                     Stats.f3(row.get("first_recall_ms").asDouble()), Stats.f3(row.get("first_recall_rebuilt_index_ms").asDouble()));
+            out.printf("%-9s log %d events, %d snapshots saved (%d chars, last at seq %d), H2 file %d bytes%n", "",
+                    row.get("log_events").asLong(), row.get("snapshots_saved").asLong(),
+                    row.get("snapshot_chars_saved").asLong(), row.get("last_snapshot_seq").asLong(),
+                    row.get("h2_file_bytes").asLong());
         }
         return json;
     }
@@ -131,15 +139,34 @@ final class ColdStartBench {
         Path file = run.resolve("memory");
         SessionRef session = new SessionRef("perf", "cold", "chat");
         long t = System.nanoTime();
-        // the writer snapshots the user every n/4 events (at least every 1,000, the default): a
-        // snapshot holds the whole state, so one every 1,000 events of a 100k load writes some 4 GB,
-        // and the H2 file grew past 14 GB before the load ended; the last snapshot is at n either way
-        try (AgentMemory first = AgentMemory.builder().h2File(file)
-                .engineSettings(e -> e.snapshotEvery(Math.max(1_000, n / 4)))
+        // the writer keeps the default snapshot interval (it grows with the log); its store counts
+        // the snapshots saved and their characters
+        AtomicLong snapshots = new AtomicLong();
+        AtomicLong snapshotChars = new AtomicLong();
+        AtomicLong lastSnapshotSeq = new AtomicLong();
+        EventStore counting = new EventStore.ForwardingEventStore(JdbcStores.h2File(file)) {
+            @Override
+            public boolean saveSnapshot(Partition partition, StoredSnapshot snapshot) {
+                boolean kept = super.saveSnapshot(partition, snapshot);
+                if (kept) {
+                    snapshots.incrementAndGet();
+                    snapshotChars.addAndGet(snapshot.payload().length());
+                    lastSnapshotSeq.set(snapshot.seq());
+                }
+                return kept;
+            }
+        };
+        try (counting; AgentMemory first = AgentMemory.builder().store(counting)
+                .indexDirectory(file.resolveSibling(file.getFileName() + ".recall"))
                 .embeddingModel(new TurnOverheadBench.HashingEmbeddingModel(DIMENSIONS)).build()) {
             new ChatTurns(first, "fact.", 9).preload(session, n);
+            row.put("log_events", counting.lastSequence(new Partition(session.tenant(), session.user())));
         }
         row.put("load_seconds", Stats.round((System.nanoTime() - t) / 1e9));
+        row.put("snapshots_saved", snapshots.get());
+        row.put("snapshot_chars_saved", snapshotChars.get());
+        row.put("last_snapshot_seq", lastSnapshotSeq.get());
+        row.put("h2_file_bytes", Files.size(file.resolveSibling(file.getFileName() + ".mv.db")));
         row.put("first_recall_ms", Stats.round(firstRecall(file, session) / 1e6));
         try (var files = Files.walk(file.resolveSibling(file.getFileName() + ".recall"))) {
             files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
