@@ -44,7 +44,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code every}): with the default 1,000, snapshots at 1k, 2k, ... 8k, 10k, 12k, 14k, 16k, 20k,
  * 24k, 28k, 32k, 40k, ... A snapshot's size grows with the state, so a fixed interval would
  * write O(n²) bytes over a log of n events; this one writes four snapshots per doubling of the
- * log, O(n) bytes in all (about seven times the newest snapshot), while the events after the
+ * log, O(n) bytes in all (about six times the newest snapshot), while the events after the
  * newest snapshot stay fewer than {@code every} or a quarter of the log, whichever is more.
  */
 final class Snapshots {
