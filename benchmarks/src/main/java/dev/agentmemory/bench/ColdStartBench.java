@@ -9,10 +9,24 @@ import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.invocation.InvocationContext;
 import dev.langchain4j.rag.query.Metadata;
 import dev.langchain4j.rag.query.Query;
+import dev.agentmemory.core.event.Change;
+import dev.agentmemory.core.event.LoggedEvent;
+import dev.agentmemory.core.spi.EventStore;
+import dev.agentmemory.core.spi.Partition;
+import dev.agentmemory.core.spi.StoredSnapshot;
+import dev.agentmemory.core.spi.StoredEvent;
+import dev.agentmemory.core.spi.StoredVector;
+import dev.agentmemory.core.spi.VectorModel;
+import dev.agentmemory.core.store.InMemoryEventStore;
+import dev.agentmemory.store.jdbc.JdbcStores;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A {@code perf} row: heap per stored memory and the first recall of a user in a new memory
@@ -20,7 +34,10 @@ import java.util.Comparator;
  * user (hashing embedding model, 384 dimensions, so that loading is quick).
  * <ul>
  *   <li>heap: everything in memory (store and episodic index), used heap after full GCs before
- *       and after loading, per record, and the same less the vector (384 float32, 1,536 bytes);</li>
+ *       and after loading, per record; the store's share of it (its log and its copy of the
+ *       vectors: measured as the heap a copy of them takes), which an H2 file or PostgreSQL keeps
+ *       out of the heap; and the rest, the records and the episodic index, less the vector (384
+ *       float32, 1,536 bytes);</li>
  *   <li>cold start: on an H2 file with its index directory, written and closed by one memory;
  *       a new {@link AgentMemory} on the same files then answers its first recall of the user (the
  *       engine loads the user, the index catches up with the log), and again with the index
@@ -41,30 +58,49 @@ final class ColdStartBench {
         ObjectNode json = JsonNodeFactory.instance.objectNode();
         ArrayNode rows = json.putArray("rows");
         out.printf("%ncold start and heap (hashing embeddings, %d dims; vector = %d bytes)%n", DIMENSIONS, DIMENSIONS * 4);
-        out.printf("%-9s %14s %20s %16s %16s %18s%n", "memories", "heap B/memory", "beyond vector B", "load s",
-                "first recall ms", "no index dir ms");
+        out.printf("%-9s %14s %10s %16s %20s %10s %16s %18s%n", "memories", "heap B/memory", "store B",
+                "records+index B", "beyond vector B", "load s", "first recall ms", "no index dir ms");
         for (int n : sizes) {
             ObjectNode row = rows.addObject();
             row.put("memories", n);
             heap(n, row);
             coldStart(n, row);
-            out.printf("%-9d %14s %20s %16s %16s %18s%n", n, Stats.f3(row.get("heap_bytes_per_memory").asDouble()),
+            out.printf("%-9d %14s %10s %16s %20s %10s %16s %18s%n", n, Stats.f3(row.get("heap_bytes_per_memory").asDouble()),
+                    Stats.f3(row.get("store_heap_bytes_per_memory").asDouble()),
+                    Stats.f3(row.get("records_and_index_bytes_per_memory").asDouble()),
                     Stats.f3(row.get("heap_bytes_beyond_vector").asDouble()), Stats.f3(row.get("load_seconds").asDouble()),
                     Stats.f3(row.get("first_recall_ms").asDouble()), Stats.f3(row.get("first_recall_rebuilt_index_ms").asDouble()));
+            out.printf("%-9s log %d events, %d snapshots saved (%d chars, last at seq %d), H2 file %d bytes%n", "",
+                    row.get("log_events").asLong(), row.get("snapshots_saved").asLong(),
+                    row.get("snapshot_chars_saved").asLong(), row.get("last_snapshot_seq").asLong(),
+                    row.get("h2_file_bytes").asLong());
         }
         return json;
     }
 
     private static void heap(int n, ObjectNode row) {
         long before = usedHeap();
-        AgentMemory memory = AgentMemory.builder().embeddingModel(new TurnOverheadBench.HashingEmbeddingModel(DIMENSIONS)).build();
+        InMemoryEventStore store = new InMemoryEventStore();
+        TurnOverheadBench.HashingEmbeddingModel model = new TurnOverheadBench.HashingEmbeddingModel(DIMENSIONS);
+        AgentMemory memory = AgentMemory.builder().store(store).embeddingModel(model).build();
         try {
             SessionRef session = new SessionRef("perf", "heap", "chat");
             new ChatTurns(memory, "fact.", 5).preload(session, n);
             long after = usedHeap();
             double perMemory = (after - before) / (double) n;
+            // the episodic index's ids of the records, whose vectors the store keeps
+            List<String> recordItems = new ArrayList<>();
+            for (LoggedEvent e : memory.engine().admin().log(memory.caller(session))) {
+                if (e.change() instanceof Change.RecordWritten w) {
+                    recordItems.add("r|" + w.record().id());
+                }
+            }
+            double storeShare = storeHeap(store, new Partition(session.tenant(), session.user()), recordItems, model)
+                    / (double) n;
             row.put("heap_bytes_per_memory", Stats.round(perMemory));
-            row.put("heap_bytes_beyond_vector", Stats.round(perMemory - DIMENSIONS * 4));
+            row.put("store_heap_bytes_per_memory", Stats.round(storeShare));
+            row.put("records_and_index_bytes_per_memory", Stats.round(perMemory - storeShare));
+            row.put("heap_bytes_beyond_vector", Stats.round(perMemory - storeShare - DIMENSIONS * 4));
             // keep the memory reachable until measured
             row.put("indexed", memory.engine() != null);
         } finally {
@@ -72,16 +108,65 @@ final class ColdStartBench {
         }
     }
 
+    /**
+     * The heap the in-memory store's log and vectors of the user take: measured as that of a copy
+     * of them (new strings and arrays, nothing shared with the original).
+     */
+    private static long storeHeap(InMemoryEventStore store, Partition user, List<String> recordItems,
+                                  TurnOverheadBench.HashingEmbeddingModel model) {
+        List<StoredEvent> log = store.read(user, 0);
+        VectorModel vectorModel = new VectorModel(model.getClass().getName() + ":" + model.modelName(), model.dimension());
+        Map<String, StoredVector> vectors = store.vectors(user, vectorModel, recordItems);
+        long base = usedHeap();
+        InMemoryEventStore copy = new InMemoryEventStore();
+        copy.append(user, 0, log.stream().map(e -> new StoredEvent(e.seq(), e.at(), fresh(e.type()), fresh(e.actor()),
+                fresh(e.traceId()), fresh(e.payload()))).toList());
+        copy.saveVectors(user, vectorModel, vectors.values().stream()
+                .map(v -> new StoredVector(fresh(v.item()), v.seq(), v.vector().clone())).toList());
+        long with = usedHeap();
+        if (copy.lastSequence(user) != log.size()) {
+            throw new IllegalStateException("the copy of the store lost events");
+        }
+        return with - base;
+    }
+
+    private static String fresh(String s) {
+        return new String(s.toCharArray());
+    }
+
     private void coldStart(int n, ObjectNode row) throws Exception {
         Path run = Files.createTempDirectory(dir, "cold");
         Path file = run.resolve("memory");
         SessionRef session = new SessionRef("perf", "cold", "chat");
         long t = System.nanoTime();
-        try (AgentMemory first = AgentMemory.builder().h2File(file)
+        // the writer keeps the default snapshot interval (it grows with the log); its store counts
+        // the snapshots saved and their characters
+        AtomicLong snapshots = new AtomicLong();
+        AtomicLong snapshotChars = new AtomicLong();
+        AtomicLong lastSnapshotSeq = new AtomicLong();
+        EventStore counting = new EventStore.ForwardingEventStore(JdbcStores.h2File(file)) {
+            @Override
+            public boolean saveSnapshot(Partition partition, StoredSnapshot snapshot) {
+                boolean kept = super.saveSnapshot(partition, snapshot);
+                if (kept) {
+                    snapshots.incrementAndGet();
+                    snapshotChars.addAndGet(snapshot.payload().length());
+                    lastSnapshotSeq.set(snapshot.seq());
+                }
+                return kept;
+            }
+        };
+        try (counting; AgentMemory first = AgentMemory.builder().store(counting)
+                .indexDirectory(file.resolveSibling(file.getFileName() + ".recall"))
                 .embeddingModel(new TurnOverheadBench.HashingEmbeddingModel(DIMENSIONS)).build()) {
             new ChatTurns(first, "fact.", 9).preload(session, n);
+            row.put("log_events", counting.lastSequence(new Partition(session.tenant(), session.user())));
         }
         row.put("load_seconds", Stats.round((System.nanoTime() - t) / 1e9));
+        row.put("snapshots_saved", snapshots.get());
+        row.put("snapshot_chars_saved", snapshotChars.get());
+        row.put("last_snapshot_seq", lastSnapshotSeq.get());
+        row.put("h2_file_bytes", Files.size(file.resolveSibling(file.getFileName() + ".mv.db")));
         row.put("first_recall_ms", Stats.round(firstRecall(file, session) / 1e6));
         try (var files = Files.walk(file.resolveSibling(file.getFileName() + ".recall"))) {
             files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());

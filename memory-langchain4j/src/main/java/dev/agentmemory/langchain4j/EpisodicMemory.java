@@ -66,8 +66,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * items it may leave in the tail are the ones in the window, which are never recalled.
  *
  * <p>After a restart, the first recall for a user brings the index in step with that user's log:
- * items missing from the index are embedded and added, forgotten ones are removed. With an
- * index kept in a directory (next to an H2 file) nothing already indexed is embedded again.
+ * items missing from the index are added (their vectors loaded from the store, or embedded),
+ * forgotten ones are removed. An index kept in a directory (next to an H2 file) commits, on
+ * close, the last event of each user's log it reflects; the next process reads only the events
+ * from there on (and the whole log when the store does not hold that event as it was).
  *
  * <p>Several instances over one shared store each keep an index of their own. Before it answers,
  * a recall asks the engine to catch up with the store ({@code admin().sync}): the engine tells
@@ -86,6 +88,13 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     private final MemoryEngine engine;
     private final String agent;
     private final Set<String> caughtUp = ConcurrentHashMap.newKeySet();
+    /**
+     * Per user: the last event of the log that the index reflects with every event before it
+     * (the tail aside: its items are on their way). Read from the index's last commit, advanced
+     * by commits that follow it without a gap and by a catch-up, and written with the index's
+     * next commit ({@link #close}), so that a new process applies only the events after it.
+     */
+    private final Map<String, Position> applied = new ConcurrentHashMap<>();
     /** Vectors of recent queries, so that a user message is embedded once (see {@link #vectorsFor}). */
     private final RecentVectors recentQueries = new RecentVectors(RecentVectors.DEFAULT_SIZE);
     /** Guards {@link #tail}; held only for map operations, never across an index write, so a commit never waits for one. */
@@ -132,6 +141,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
         this.engine = engine;
         this.agent = agent;
         this.lineage = new Lineage(engine);
+        this.applied.putAll(Position.read(index.commitData()));
     }
 
     static String partitionKey(String tenant, String user) {
@@ -287,7 +297,22 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
         }
         // forgets that do not go through MemoryEngine.forget (the record limit) reach the store's vectors too
         deleteStored(partition, gone);
-        return enqueue(part, add) | added;
+        boolean any = enqueue(part, add) | added;
+        advance(part, events);
+        return any;
+    }
+
+    /** After {@code events} were applied: the user's position moves to their last when they follow it without a gap. */
+    private void advance(String part, List<LoggedEvent> events) {
+        if (events.isEmpty()) {
+            return;
+        }
+        LoggedEvent first = events.get(0);
+        LoggedEvent last = events.get(events.size() - 1);
+        applied.compute(part, (k, p) -> {
+            long at = p == null ? 0 : p.seq();
+            return first.seq() <= at + 1 && last.seq() > at ? Position.of(last) : p;
+        });
     }
 
     /** Puts items in their user's tail, with the vector of a recent query of the same text when there is one. */
@@ -735,7 +760,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
             } else if (!inWindow.contains(h.id())) {
                 String ref = "message:" + a.get("session") + "#" + a.get("index");
                 if (shown.add(ref)) {
-                    Lineage.Label label = lineage.message(caller, stated.statedBy(part, ref, h.text()));
+                    Lineage.Label label = lineage.message(caller, statedBy(caller, part, ref, h.text()));
                     out.add(messageContent(h, ref, caller, label));
                 }
             }
@@ -798,85 +823,207 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     }
 
     /**
-     * Once per user and process: adds what the user's log holds but the index lacks (embedding
-     * it), and removes what was forgotten, superseded or archived.
+     * The records a past message states ({@link StatedRecords}); the user's table is built from
+     * the engine's state the first time one of their messages is labelled, under the user's lock,
+     * so that no commit of theirs changes the state meanwhile (later commits keep it in step).
+     */
+    private Set<String> statedBy(Caller caller, String part, String ref, String text) {
+        if (!stated.holds(part)) {
+            engine.admin().holding(caller, state -> {
+                if (!stated.holds(part)) {
+                    stated.build(part, state.records());
+                }
+                return null;
+            });
+        }
+        return stated.statedBy(part, ref, text);
+    }
+
+    /**
+     * Once per user and process, before the first recall: brings the index in step with the
+     * user's log from the last event it reflects ({@link #applied}, kept in the index's commit):
+     * adds what the events after it add and the index lacks, removes what they forget,
+     * supersede or archive. When the log does not hold that event as it was (another database,
+     * or a log that was replaced), the user's items are rebuilt from the whole log. Runs with the
+     * user's lock held, so no commit's events are applied meanwhile.
      */
     private void catchUp(Caller caller, String part) {
         if (caughtUp.contains(part)) {
             return;
         }
-        synchronized (caughtUp) {
+        // the user's lock orders this with their commits (and with another recall's catch-up)
+        engine.admin().holding(caller, state -> {
             if (caughtUp.contains(part)) {
-                return;
+                return null;
             }
-            Partition partition = new Partition(caller.tenant(), caller.user());
-            Map<String, Pending> live = new java.util.LinkedHashMap<>();
-            Map<String, String> statedBy = new HashMap<>();
-            Set<String> seen = new HashSet<>();
-            for (LoggedEvent e : engine.admin().log(caller)) {
-                Change c = e.change();
-                if (c instanceof Change.MessagesAppended m) {
-                    for (StoredMessage msg : m.messages()) {
-                        seen.add(messageId(caller.tenant(), caller.user(), m.session(), msg.index()));
-                        Pending p = message(partition, m.session(), msg, e);
-                        if (p != null) {
-                            live.put(p.id(), p);
-                        }
-                    }
-                } else if (c instanceof Change.RecordWritten w) {
-                    w.superseded().forEach(id -> live.remove(recordId(id)));
-                    seen.add(recordId(w.record().id()));
-                    stated.written(part, w.record());
-                    statedIn(partition, w.record().sourceRef()).ifPresent(m -> statedBy.put(w.record().id(), m));
-                    Pending p = record(partition, w.record(), e.seq());
+            Position from = applied.get(part);
+            List<LoggedEvent> log;
+            boolean rebuild = false;
+            if (from == null) {
+                log = engine.admin().log(caller);
+            } else {
+                log = engine.admin().log(caller, from.seq() - 1);
+                if (!from.matches(log)) {
+                    LOG.log(System.Logger.Level.INFO, "the recall index of " + part + " followed a log that differs"
+                            + " from the stored one at seq " + from.seq() + "; rebuilding its items from the log");
+                    log = engine.admin().log(caller);
+                    rebuild = true;
+                }
+            }
+            replay(caller, part, log, rebuild);
+            if (!log.isEmpty()) {
+                applied.put(part, Position.of(log.get(log.size() - 1)));
+            } else if (rebuild) {
+                applied.remove(part);
+            }
+            caughtUp.add(part);
+            return null;
+        });
+    }
+
+    /**
+     * Applies the net effect of {@code events} (a stretch of the user's log up to its end) to the
+     * index: removes the items they remove, adds the items they leave in place that the index
+     * lacks (not those in the tail, on their way in). With {@code wipe}, or when they forget the
+     * whole user, the user's items are deleted first.
+     */
+    private void replay(Caller caller, String part, List<LoggedEvent> events, boolean wipe) {
+        Partition partition = new Partition(caller.tenant(), caller.user());
+        Map<String, Pending> live = new LinkedHashMap<>();
+        Set<String> removed = new HashSet<>();
+        Map<String, String> statedBy = new HashMap<>();
+        for (LoggedEvent e : events) {
+            Change c = e.change();
+            if (c instanceof Change.MessagesAppended m) {
+                for (StoredMessage msg : m.messages()) {
+                    Pending p = message(partition, m.session(), msg, e);
                     if (p != null) {
+                        removed.remove(p.id());
                         live.put(p.id(), p);
                     }
-                } else if (c instanceof Change.RecordsForgotten f) {
-                    stated.forgotten(part, f.ids());
-                    f.ids().forEach(id -> {
-                        live.remove(recordId(id));
-                        String stated = statedBy.get(id);
-                        if (stated != null) {
-                            live.remove(stated);
-                        }
-                    });
-                } else if (c instanceof Change.RecordsArchived a) {
-                    a.ids().forEach(id -> live.remove(recordId(id)));
-                } else if (c instanceof Change.MessagesForgotten f) {
-                    f.indices().forEach(i -> live.remove(messageId(caller.tenant(), caller.user(), f.session(), i)));
-                } else if (c instanceof Change.MessagesRedacted r) {
-                    r.messages().forEach(m -> live.remove(messageId(caller.tenant(), caller.user(), r.session(), m.index())));
-                } else if (c instanceof Change.UserForgotten) {
-                    stated.userForgotten(part);
-                    live.clear();
                 }
-            }
-            for (String id : seen) {
-                if (!live.containsKey(id)) {
-                    index.delete(id);
+            } else if (c instanceof Change.RecordWritten w) {
+                w.superseded().forEach(id -> drop(live, removed, recordId(id)));
+                statedIn(partition, w.record().sourceRef()).ifPresent(m -> statedBy.put(w.record().id(), m));
+                Pending p = record(partition, w.record(), e.seq());
+                if (p != null) {
+                    removed.remove(p.id());
+                    live.put(p.id(), p);
                 }
-            }
-            // what the tail holds is on its way into the index: not embedded twice
-            Set<String> queued = new HashSet<>();
-            synchronized (tailLock) {
-                Map<String, Pending> q = tail.get(part);
-                if (q != null) {
-                    queued.addAll(q.keySet());
+            } else if (c instanceof Change.RecordsForgotten f) {
+                for (String id : f.ids()) {
+                    drop(live, removed, recordId(id));
+                    // the message the forgotten fact was stated in must not bring it back either
+                    String message = statedBy.get(id);
+                    if (message == null) {
+                        message = engine.record(caller, id).map(MemoryRecord::sourceRef)
+                                .flatMap(ref -> statedIn(partition, ref)).orElse(null);
+                    }
+                    if (message != null) {
+                        drop(live, removed, message);
+                    }
                 }
+            } else if (c instanceof Change.RecordsArchived a) {
+                a.ids().forEach(id -> drop(live, removed, recordId(id)));
+            } else if (c instanceof Change.MessagesForgotten f) {
+                f.indices().forEach(i -> drop(live, removed, messageId(caller.tenant(), caller.user(), f.session(), i)));
+            } else if (c instanceof Change.MessagesRedacted r) {
+                r.messages().forEach(m -> drop(live, removed,
+                        messageId(caller.tenant(), caller.user(), r.session(), m.index())));
+            } else if (c instanceof Change.UserForgotten) {
+                live.clear();
+                removed.clear();
+                wipe = true;
             }
-            Set<String> absent = new HashSet<>(index.absent(new ArrayList<>(live.keySet())));
-            absent.removeAll(queued);
-            mayBeStored.addAll(absent);
-            List<Pending> missing = new ArrayList<>();
-            for (Pending p : live.values()) {
-                if (absent.contains(p.id())) {
-                    missing.add(p);
-                }
-            }
-            upsert(missing);
-            caughtUp.add(part);
         }
+        if (wipe) {
+            index.deletePartition(part);
+        }
+        removed.forEach(index::delete);
+        // what the tail holds is on its way into the index: not embedded twice
+        Set<String> queued = new HashSet<>();
+        synchronized (tailLock) {
+            Map<String, Pending> q = tail.get(part);
+            if (q != null) {
+                queued.addAll(q.keySet());
+            }
+        }
+        Set<String> absent = new HashSet<>(index.absent(new ArrayList<>(live.keySet())));
+        absent.removeAll(queued);
+        mayBeStored.addAll(absent);
+        List<Pending> missing = new ArrayList<>();
+        for (Pending p : live.values()) {
+            if (absent.contains(p.id())) {
+                missing.add(p);
+            }
+        }
+        upsert(missing);
+    }
+
+    private static void drop(Map<String, Pending> live, Set<String> removed, String id) {
+        live.remove(id);
+        removed.add(id);
+    }
+
+    /**
+     * Where the index stands in a user's log: the event at {@code seq}, appended at
+     * {@code atMillis} ({@code -1}: not known), and every event before it are reflected in it.
+     */
+    record Position(long seq, long atMillis) {
+
+        /** Commit data key prefix of a user's position; the value is {@code <seq>:<epoch millis>}. */
+        static final String KEY = "applied|";
+
+        static Position of(LoggedEvent e) {
+            return new Position(e.seq(), e.at().toEpochMilli());
+        }
+
+        /** Whether {@code log}, read from this position's event on, starts with that event as it was. */
+        boolean matches(List<LoggedEvent> log) {
+            return !log.isEmpty() && log.get(0).seq() == seq
+                    && (atMillis < 0 || log.get(0).at().toEpochMilli() == atMillis);
+        }
+
+        /** The positions kept in an index commit's user data (entries not of this form are ignored). */
+        static Map<String, Position> read(Map<String, String> commitData) {
+            Map<String, Position> out = new HashMap<>();
+            commitData.forEach((k, v) -> {
+                if (k.startsWith(KEY)) {
+                    int colon = v.indexOf(':');
+                    try {
+                        long seq = Long.parseLong(colon < 0 ? v : v.substring(0, colon));
+                        long at = colon < 0 ? -1 : Long.parseLong(v.substring(colon + 1));
+                        if (seq > 0) {
+                            out.put(k.substring(KEY.length()), new Position(seq, at));
+                        }
+                    } catch (NumberFormatException e) {
+                        LOG.log(System.Logger.Level.WARNING, "ignoring the recall index position " + k + "=" + v
+                                + "; that user is caught up from the whole log");
+                    }
+                }
+            });
+            return out;
+        }
+    }
+
+    /**
+     * The positions to commit: each user's, or, for a user whose tail still holds items (not in
+     * the index yet), the event before the oldest of them (its time unknown).
+     */
+    private Map<String, String> positions() {
+        Map<String, Long> pending = new HashMap<>();
+        synchronized (tailLock) {
+            tail.forEach((part, q) -> q.values().forEach(p -> pending.merge(part, p.seq(), Math::min)));
+        }
+        Map<String, String> out = new HashMap<>();
+        applied.forEach((part, p) -> {
+            Long oldest = pending.get(part);
+            Position at = oldest != null && oldest <= p.seq() ? new Position(oldest - 1, -1) : p;
+            if (at.seq() > 0) {
+                out.put(Position.KEY + part, at.seq() + ":" + at.atMillis());
+            }
+        });
+        return out;
     }
 
     private java.time.Clock engineClock() {
@@ -903,6 +1050,12 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        try {
+            index.commit(positions());
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "committing the recall index failed; the next start catches it up"
+                    + " from its previous commit", e);
         }
         index.close();
     }

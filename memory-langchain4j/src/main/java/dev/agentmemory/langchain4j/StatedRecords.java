@@ -21,11 +21,27 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@link Statements}: it is the record's source message, or it contains the record's value as
  * whole words). Only ids, source references and value words are kept; what became of each record
  * is asked of the engine when a message is labelled. Summaries and summary bookkeeping are left
- * out (they state nothing of their own). Thread-safe.
+ * out (they state nothing of their own). A user's table exists once {@link #build} made it from
+ * the engine's state (the first time one of their messages is labelled); until then written
+ * records are not noted. Each value's words are kept as one string. Thread-safe.
  */
 final class StatedRecords {
 
-    private record Entry(String id, @Nullable String sourceRef, List<String> words) {
+    /** A record version: its id, source message and value words (joined by {@link #SEPARATOR}; one string, not one per word). */
+    private record Entry(String id, @Nullable String sourceRef, String joinedWords) {
+        static final String SEPARATOR = "\u0001";
+
+        List<String> words() {
+            return joinedWords.isEmpty() ? List.of() : List.of(joinedWords.split(SEPARATOR, -1));
+        }
+
+        @Nullable String firstWord() {
+            if (joinedWords.isEmpty()) {
+                return null;
+            }
+            int end = joinedWords.indexOf(SEPARATOR);
+            return end < 0 ? joinedWords : joinedWords.substring(0, end);
+        }
     }
 
     /** One user's records, indexed by their value's first word and by their source message. */
@@ -37,28 +53,54 @@ final class StatedRecords {
 
     private final Map<String, Catalog> partitions = new ConcurrentHashMap<>();
 
-    /** Notes a written record version of the user {@code partition} ({@code tenant/user}). */
+    /** Whether the user's table was built (and is kept in step since). */
+    boolean holds(String partition) {
+        return partitions.containsKey(partition);
+    }
+
+    /**
+     * Builds the user's table from their records (every version the state holds; tombstones are
+     * left out). The caller holds the user's lock, so no commit is noted meanwhile.
+     */
+    void build(String partition, Collection<MemoryRecord> records) {
+        Catalog c = new Catalog();
+        synchronized (c) {
+            for (MemoryRecord r : records) {
+                note(c, r);
+            }
+        }
+        partitions.put(partition, c);
+    }
+
+    /** Notes a written record version of the user {@code partition} ({@code tenant/user}) once their table is built. */
     void written(String partition, MemoryRecord r) {
+        Catalog c = partitions.get(partition);
+        if (c == null) {
+            return; // built from the state, this record included, when first needed
+        }
+        synchronized (c) {
+            note(c, r);
+        }
+    }
+
+    private static void note(Catalog c, MemoryRecord r) {
         if (r.value() == null || r.tags().contains(Summarizer.SUMMARY_TAG)
                 || r.key().path().equals(Summarizer.EXCLUDED_KEY)) {
+            return;
+        }
+        if (c.byId.containsKey(r.id())) {
             return;
         }
         List<String> words = Statements.valueWords(r.text());
         if (words.isEmpty() && r.sourceRef() == null) {
             return;
         }
-        Catalog c = partitions.computeIfAbsent(partition, k -> new Catalog());
-        synchronized (c) {
-            if (c.byId.containsKey(r.id())) {
-                return;
-            }
-            c.byId.put(r.id(), new Entry(r.id(), r.sourceRef(), words));
-            if (!words.isEmpty()) {
-                c.byFirstWord.computeIfAbsent(words.get(0), k -> new HashSet<>()).add(r.id());
-            }
-            if (r.sourceRef() != null) {
-                c.bySource.computeIfAbsent(r.sourceRef(), k -> new HashSet<>()).add(r.id());
-            }
+        c.byId.put(r.id(), new Entry(r.id(), r.sourceRef(), String.join(Entry.SEPARATOR, words)));
+        if (!words.isEmpty()) {
+            c.byFirstWord.computeIfAbsent(words.get(0), k -> new HashSet<>()).add(r.id());
+        }
+        if (r.sourceRef() != null) {
+            c.bySource.computeIfAbsent(r.sourceRef(), k -> new HashSet<>()).add(r.id());
         }
     }
 
@@ -74,8 +116,9 @@ final class StatedRecords {
                 if (e == null) {
                     continue;
                 }
-                if (!e.words().isEmpty()) {
-                    removeFrom(c.byFirstWord, e.words().get(0), id);
+                String first = e.firstWord();
+                if (first != null) {
+                    removeFrom(c.byFirstWord, first, id);
                 }
                 if (e.sourceRef() != null) {
                     removeFrom(c.bySource, e.sourceRef(), id);

@@ -43,6 +43,20 @@ final class AdminTools implements Admin {
     }
 
     @Override
+    public List<LoggedEvent> log(Caller caller, long afterSeq) {
+        if (afterSeq < 0) {
+            throw new IllegalArgumentException("afterSeq must be >= 0: " + afterSeq);
+        }
+        return runtime.log(caller, afterSeq);
+    }
+
+    @Override
+    public <T> T holding(Caller caller, java.util.function.Function<MemoryState, T> work) {
+        Objects.requireNonNull(work, "work");
+        return runtime.read(Objects.requireNonNull(caller, "caller"), s -> work.apply(MemoryState.viewOf(s)));
+    }
+
+    @Override
     public List<String> readableLog(Caller caller) {
         return log(caller).stream().map(e -> EventText.readable(e, caller.agent())).toList();
     }

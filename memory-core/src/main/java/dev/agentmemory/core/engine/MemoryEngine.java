@@ -469,7 +469,12 @@ public final class MemoryEngine implements AutoCloseable {
         /**
          * Writes a snapshot of a user's state every {@code events} events (after the commit that
          * reaches the next multiple), so that loading a user with a long history reads the
-         * snapshot plus the events after it instead of replaying the whole log. Snapshots are
+         * snapshot plus the events after it instead of replaying the whole log. The interval
+         * grows with the log, so that the bytes written stay proportional to it (a snapshot holds
+         * the whole state): {@code events} up to {@code 8 × events}, then a quarter of the largest
+         * power-of-two multiple of {@code events} at or below the user's sequence (with 1,000:
+         * at 1k, 2k, ... 8k, 10k, 12k, 14k, 16k, 20k, 24k, ...); a load reads at most
+         * {@code events} or a quarter of the log after the snapshot, whichever is more. Snapshots are
          * derived data in the store (stores without snapshot support keep none): checked by a
          * checksum, encrypted like the events when an encryption key is set, ignored and
          * rebuilt when damaged, deleted by a forget, compared with a full replay by
@@ -793,6 +798,24 @@ public final class MemoryEngine implements AutoCloseable {
 
         /** The user's log, decoded, in sequence order. */
         List<LoggedEvent> log(Caller caller);
+
+        /**
+         * The user's stored events with a sequence above {@code afterSeq}, decoded, in sequence
+         * order (the whole log for 0); empty when the log ends at or before it. What derived data
+         * that remembers the last event it applied reads to catch up.
+         *
+         * @throws IllegalArgumentException when {@code afterSeq} is negative
+         */
+        List<LoggedEvent> log(Caller caller, long afterSeq);
+
+        /**
+         * Runs {@code work} over the user's live state (loaded, and caught up with a shared store)
+         * with the user's lock held: no commit of that user, and so no call of a listener about
+         * one, happens while it runs. For derived data that must bring itself in step with the
+         * state without racing the events it listens to (an index catching up after a restart).
+         * {@code work} must not keep the state it is given; it may call the engine for the same user.
+         */
+        <T> T holding(Caller caller, java.util.function.Function<dev.agentmemory.core.internal.state.MemoryState, T> work);
 
         /**
          * The log in readable form, one line per event. Values are redacted when sensitive or when

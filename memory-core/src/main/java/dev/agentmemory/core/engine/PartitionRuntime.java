@@ -633,6 +633,11 @@ final class PartitionRuntime {
         return store.read(partition, 0).stream().map(codec::decode).toList();
     }
 
+    /** The caller's stored events after {@code afterSeq}, decoded, in sequence order (read without the lock). */
+    List<LoggedEvent> log(Caller caller, long afterSeq) {
+        return store.read(partition(caller), afterSeq).stream().map(codec::decode).toList();
+    }
+
     List<Partition> partitions(String tenant) {
         return store.partitions(tenant);
     }

@@ -34,9 +34,18 @@ import java.util.concurrent.ConcurrentHashMap;
  * and rebuilt.
  *
  * <p>One is written when a commit makes a partition's last sequence cross a multiple of the
- * interval, and at load when the log has grown by an interval past the snapshot used; a commit
- * that forgets anything deletes the partition's snapshots instead (no snapshot keeps a value
- * that was since forgotten). Called under the partition's lock by {@link PartitionRuntime}.
+ * interval at that sequence, and at load when the log has grown by that interval past the
+ * snapshot used; a commit that forgets anything deletes the partition's snapshots instead (no
+ * snapshot keeps a value that was since forgotten). Called under the partition's lock by
+ * {@link PartitionRuntime}.
+ *
+ * <p>The interval grows with the log ({@link #interval}): {@code every} up to {@code 8 × every}
+ * events, then a quarter of the power of two at or below the sequence (in units of
+ * {@code every}): with the default 1,000, snapshots at 1k, 2k, ... 8k, 10k, 12k, 14k, 16k, 20k,
+ * 24k, 28k, 32k, 40k, ... A snapshot's size grows with the state, so a fixed interval would
+ * write O(n²) bytes over a log of n events; this one writes four snapshots per doubling of the
+ * log, O(n) bytes in all (about six times the newest snapshot), while the events after the
+ * newest snapshot stay fewer than {@code every} or a quarter of the log, whichever is more.
  */
 final class Snapshots {
 
@@ -83,7 +92,7 @@ final class Snapshots {
             state = new PartitionState();
             applyAll(state, store.read(p, 0));
         }
-        if (every > 0 && state.lastSeq() - from >= every) {
+        if (every > 0 && state.lastSeq() - from >= interval(state.lastSeq())) {
             save(p, state);
         }
         return state;
@@ -102,13 +111,23 @@ final class Snapshots {
                 return;
             }
             long before = events.get(0).seq() - 1;
-            if (every > 0 && state.lastSeq() / every > before / every) {
+            long interval = every > 0 ? interval(state.lastSeq()) : 0;
+            if (every > 0 && state.lastSeq() / interval > before / interval) {
                 save(p, state);
             }
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "snapshot of " + p + " at seq " + state.lastSeq() + " failed; "
                     + "the log is intact, the next load replays more of it", e);
         }
+    }
+
+    /**
+     * The snapshot interval at sequence {@code seq}: {@code every} times the largest of 1 and a
+     * quarter of the power of two at or below {@code seq / every}. Every interval divides the
+     * later ones, so the multiples crossed stay multiples of every earlier interval.
+     */
+    long interval(long seq) {
+        return every * Math.max(1, Long.highestOneBit(seq / every) / 4);
     }
 
     /** Deletes the partition's snapshots before a rewrite of its log (a hard forget). */

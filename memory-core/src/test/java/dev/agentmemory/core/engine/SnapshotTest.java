@@ -70,6 +70,64 @@ class SnapshotTest {
     }
 
     @Test
+    void should_write_snapshot_bytes_in_proportion_to_a_long_log_and_load_a_bounded_tail() {
+        // given: a user whose state grows with every event (a new key each time), 100 events apart at first
+        CountingStore store = new CountingStore(new InMemoryEventStore());
+        int events = 20_000;
+        try (MemoryEngine writer = engine(store, EVERY)) {
+            for (int i = 0; i < events; i++) {
+                writer.write(alice, Proposal.set(alice.persistent(), "fact." + i, "value " + i).kind(Kind.DECISION).build());
+            }
+        }
+        long last = store.lastSequence(alicePartition);
+        StoredSnapshot newest = store.snapshot(alicePartition).orElseThrow();
+
+        // then: the snapshots written over the log weigh a few times the newest, not ~events/EVERY/2 times
+        // (a fixed interval of 100 writes 200 snapshots here, about 100 times the newest in all)
+        assertThat(store.snapshotsSaved()).isBetween(8L, 8L + 4 * 5 + 1);
+        assertThat(store.snapshotCharsSaved()).isLessThanOrEqualTo(8L * newest.payload().length());
+
+        // when: a cold load after the last commit
+        store.resetCounts();
+        MemoryEngine reader = engine(store, EVERY);
+        assertThat(reader.current(alice, alice.persistent(), MemoryKey.of("fact." + (events - 1)))).isPresent();
+
+        // then: it reads the newest snapshot and at most a quarter of the log after it, saving none
+        assertThat(store.lastReadFrom()).isEqualTo(newest.seq());
+        assertThat(store.eventsRead()).isEqualTo(last - newest.seq()).isLessThanOrEqualTo(last / 4);
+        assertThat(store.snapshotsSaved()).isZero();
+    }
+
+    @Test
+    void should_save_a_snapshot_at_load_when_the_tail_reaches_the_interval_at_the_logs_length() {
+        // given: a log of 2,500 events written without snapshots (at seq 2,500 the interval is 400)
+        CountingStore store = new CountingStore(new InMemoryEventStore());
+        try (MemoryEngine writer = engine(store, 0)) {
+            for (int i = 0; store.lastSequence(alicePartition) < 2_500; i++) {
+                writer.write(alice, Proposal.set(alice.persistent(), "fact." + i, "value " + i).kind(Kind.DECISION).build());
+            }
+        }
+
+        // when: loaded with snapshots on, then 299 events written (no multiple of 400 crossed) and loaded again
+        try (MemoryEngine engine = engine(store, EVERY)) {
+            assertThat(engine.current(alice, alice.persistent(), MemoryKey.of("fact.0"))).isPresent();
+            assertThat(store.snapshot(alicePartition)).get().extracting(StoredSnapshot::seq).isEqualTo(2_500L);
+            for (int i = 0; store.lastSequence(alicePartition) < 2_500 + 299; i++) {
+                engine.write(alice, Proposal.set(alice.persistent(), "more." + i, "value " + i).kind(Kind.DECISION).build());
+            }
+            assertThat(store.snapshot(alicePartition)).get().extracting(StoredSnapshot::seq).isEqualTo(2_500L);
+        }
+        store.resetCounts();
+        MemoryEngine reader = engine(store, EVERY);
+        assertThat(reader.current(alice, alice.persistent(), MemoryKey.of("more.0"))).isPresent();
+
+        // then: a tail of 299 events, under the interval at seq 2,799 (400): read, and no snapshot saved
+        assertThat(store.eventsRead()).isEqualTo(299);
+        assertThat(store.snapshotsSaved()).isZero();
+        assertThat(auditMatches(reader, alice)).isTrue();
+    }
+
+    @Test
     void should_serve_the_same_state_with_and_without_snapshots() {
         InMemoryEventStore shared = new InMemoryEventStore();
         try (MemoryEngine writer = engine(shared, 7)) {

@@ -21,6 +21,7 @@ public final class CountingStore extends ForwardingEventStore {
     private final AtomicLong eventsRead = new AtomicLong();
     private final AtomicLong lastReadFrom = new AtomicLong(-1);
     private final AtomicLong snapshotsSaved = new AtomicLong();
+    private final AtomicLong snapshotCharsSaved = new AtomicLong();
     private volatile UnaryOperator<StoredSnapshot> onSnapshotRead = UnaryOperator.identity();
 
     public CountingStore(EventStore delegate) {
@@ -42,6 +43,11 @@ public final class CountingStore extends ForwardingEventStore {
         return snapshotsSaved.get();
     }
 
+    /** Characters of the payloads of the snapshots the delegate kept so far. */
+    public long snapshotCharsSaved() {
+        return snapshotCharsSaved.get();
+    }
+
     /** Makes reads of snapshots return {@code f} of the stored one (to damage it). */
     public void alterSnapshots(UnaryOperator<StoredSnapshot> f) {
         onSnapshotRead = f;
@@ -51,6 +57,7 @@ public final class CountingStore extends ForwardingEventStore {
         eventsRead.set(0);
         lastReadFrom.set(-1);
         snapshotsSaved.set(0);
+        snapshotCharsSaved.set(0);
     }
 
     @Override
@@ -71,6 +78,7 @@ public final class CountingStore extends ForwardingEventStore {
         boolean kept = super.saveSnapshot(partition, snapshot);
         if (kept) {
             snapshotsSaved.incrementAndGet();
+            snapshotCharsSaved.addAndGet(snapshot.payload().length());
         }
         return kept;
     }

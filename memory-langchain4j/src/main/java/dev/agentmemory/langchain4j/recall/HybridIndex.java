@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.SearcherManager;
@@ -204,6 +205,35 @@ public final class HybridIndex implements AutoCloseable {
                 return writer.deletePartition(partition);
             } catch (IOException e) {
                 throw new UncheckedIOException("deleting partition " + partition + " failed", e);
+            }
+        }
+    }
+
+    /**
+     * The user data of the index's last commit ({@link #commit}), as read when it was opened; empty
+     * for a new index or one committed without any.
+     */
+    public Map<String, String> commitData() {
+        synchronized (writeLock) {
+            ensureOpen();
+            return writer.commitData();
+        }
+    }
+
+    /**
+     * Makes everything written so far durable (a directory-backed index survives a crash as of its
+     * last commit), with {@code data} as the commit's user data, replacing the previous one: the
+     * caller states in it what the committed items reflect (e.g. the last event of a log applied),
+     * and reads it back with {@link #commitData} after a restart.
+     */
+    public void commit(Map<String, String> data) {
+        requireNonNull(data, "data");
+        synchronized (writeLock) {
+            ensureOpen();
+            try {
+                writer.commit(data);
+            } catch (IOException e) {
+                throw new UncheckedIOException("committing the recall index failed", e);
             }
         }
     }

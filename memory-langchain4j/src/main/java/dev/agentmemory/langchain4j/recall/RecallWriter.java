@@ -11,7 +11,9 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.apache.lucene.codecs.KnnVectorsFormat;
 import org.apache.lucene.codecs.lucene912.Lucene912Codec;
@@ -185,6 +187,22 @@ final class RecallWriter implements Closeable {
         writer.deleteDocuments(term);
         searchers.maybeRefreshBlocking();
         return count;
+    }
+
+    /** The user data of the last commit (empty for a new index), or of the live commit data set since. */
+    Map<String, String> commitData() {
+        Map<String, String> out = new HashMap<>();
+        Iterable<Map.Entry<String, String>> live = writer.getLiveCommitData();
+        if (live != null) {
+            live.forEach(e -> out.put(e.getKey(), e.getValue()));
+        }
+        return out;
+    }
+
+    /** Commits everything written so far with {@code data} as the commit's user data. */
+    void commit(Map<String, String> data) throws IOException {
+        writer.setLiveCommitData(Map.copyOf(data).entrySet());
+        writer.commit();
     }
 
     /** Rewrites the segments holding deleted items and commits. */

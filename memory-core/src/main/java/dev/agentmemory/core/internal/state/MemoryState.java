@@ -32,6 +32,14 @@ public final class MemoryState {
         this.state = state;
     }
 
+    /**
+     * A read-only view of a live state, valid while its owner holds the user's lock (see
+     * {@code MemoryEngine.Admin#holding}); not a copy.
+     */
+    public static MemoryState viewOf(PartitionState state) {
+        return new MemoryState(Objects.requireNonNull(state, "state"));
+    }
+
     /** Replays {@code events} (in sequence order, starting at sequence 1) into a fresh state. */
     public static MemoryState replay(Collection<LoggedEvent> events) {
         return new MemoryState(PartitionState.replay(events));
