@@ -95,7 +95,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
      * Serializes moving tail items into the index with removals (taken before {@link #tailLock}),
      * so that an item removed from the tail is never written into the index afterwards. Held for
      * one index write at a time and fair: a recall waiting for it is next, after at most the one
-     * small write the indexing thread is making, never after the thread's whole backlog.
+     * item the indexing thread is writing, never after the thread's whole backlog.
      */
     private final ReentrantLock moveLock = new ReentrantLock(true);
     /**
@@ -120,10 +120,11 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     /** At most this many items per call of the embedding model (and per index write of a recall or a catch-up). */
     private static final int BATCH = 64;
     /**
-     * At most this many items per index write of the indexing thread: a recall that needs the
-     * move lock waits for one such write at most.
+     * Items per index write of the indexing thread: one, so that a recall that needs the move
+     * lock waits for one item's write at most (each write refreshes the searcher; with an instant
+     * model the thread lags the turns, and eight items per write made the waits as long as eight).
      */
-    private static final int INDEXER_WRITE = 8;
+    private static final int INDEXER_WRITE = 1;
     private volatile @Nullable VectorModel vectorModel;
     private final AtomicLong embeddedCount = new AtomicLong();
     private final AtomicLong loadedCount = new AtomicLong();
