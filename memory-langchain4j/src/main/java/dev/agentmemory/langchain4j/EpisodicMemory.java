@@ -46,6 +46,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The episodic layer: every user and AI message and every record value is embedded once, when
@@ -101,9 +102,17 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     private final Object tailLock = new Object();
     /**
      * Serializes moving tail items into the index with removals (taken before {@link #tailLock}),
-     * so that an item removed from the tail is never written into the index afterwards.
+     * so that an item removed from the tail is never written into the index afterwards. Held for
+     * one index write at a time and fair: a recall waiting for it is next, after at most the one
+     * item the indexing thread is writing, never after the thread's whole backlog.
      */
-    private final Object moveLock = new Object();
+    private final ReentrantLock moveLock = new ReentrantLock(true);
+    /**
+     * Orders keeping vectors in the store ({@link #keep}, after the index write, outside
+     * {@link #moveLock}) with deleting them ({@link #deleteStored}): no vector of a removed item is
+     * kept after its delete.
+     */
+    private final Object storeLock = new Object();
     /** Per user: items committed and not in the index yet, in commit order. Guarded by {@link #tailLock}. */
     private final Map<String, LinkedHashMap<String, Pending>> tail = new HashMap<>();
     /** Which records past messages state, for labelling message hits (see {@link Lineage}). */
@@ -117,8 +126,14 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     private final Set<String> removedOnForget = ConcurrentHashMap.newKeySet();
     private final Map<String, Integer> partitionsRemoved = new ConcurrentHashMap<>();
     private static final String INDEXER_THREAD = "agent-memory-indexer";
-    /** At most this many items per call of the embedding model (and per index write under the tail's lock). */
+    /** At most this many items per call of the embedding model (and per index write of a recall or a catch-up). */
     private static final int BATCH = 64;
+    /**
+     * Items per index write of the indexing thread: one, so that a recall that needs the move
+     * lock waits for one item's write at most (each write refreshes the searcher; with an instant
+     * model the thread lags the turns, and eight items per write made the waits as long as eight).
+     */
+    private static final int INDEXER_WRITE = 1;
     private volatile @Nullable VectorModel vectorModel;
     private final AtomicLong embeddedCount = new AtomicLong();
     private final AtomicLong loadedCount = new AtomicLong();
@@ -334,24 +349,30 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     /** Removes an item from the tail and the index; true when it was in either. */
     private boolean removeNow(String part, String id) {
         mayBeStored.remove(id);
-        synchronized (moveLock) {
+        moveLock.lock();
+        try {
             boolean wasQueued;
             synchronized (tailLock) {
                 Map<String, Pending> queued = tail.get(part);
                 wasQueued = queued != null && queued.remove(id) != null;
             }
             return index.delete(id) || wasQueued;
+        } finally {
+            moveLock.unlock();
         }
     }
 
     /** Removes a user's tail and index items; how many there were. */
     private int removePartitionNow(String part) {
-        synchronized (moveLock) {
+        moveLock.lock();
+        try {
             Map<String, Pending> queued;
             synchronized (tailLock) {
                 queued = tail.remove(part);
             }
             return (queued == null ? 0 : queued.size()) + index.deletePartition(part);
+        } finally {
+            moveLock.unlock();
         }
     }
 
@@ -363,13 +384,15 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     }
 
     /**
-     * Deletes the store's vectors of forgotten items. A vector is saved under {@link #moveLock}
-     * with its index write, and an item leaves the tail under that lock before this runs, so no
-     * vector of a forgotten item is saved after its delete.
+     * Deletes the store's vectors of forgotten items. It runs after the items left the tail and
+     * the index, under {@link #storeLock}, and {@link #keep} keeps only items still in the index,
+     * under that lock: no vector of a forgotten item is kept after its delete.
      */
     private void deleteStored(Partition partition, List<String> ids) {
         if (!ids.isEmpty() && engine.admin().keepsVectors()) {
-            engine.admin().deleteStoredVectors(new Caller(partition.tenant(), partition.user(), agent), ids);
+            synchronized (storeLock) {
+                engine.admin().deleteStoredVectors(new Caller(partition.tenant(), partition.user(), agent), ids);
+            }
         }
     }
 
@@ -406,14 +429,17 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
         synchronized (tailLock) {
             parts = new ArrayList<>(tail.keySet());
         }
-        parts.forEach(this::moveReady);
+        for (String part : parts) {
+            keep(moveReady(part, Set.of(), INDEXER_WRITE));
+        }
     }
 
     /**
      * Before a recall of user {@code part}: when the user's tail holds items that could be results
-     * (not in {@code inWindow}), embeds those that have no vector yet, here, then moves the
-     * user's tail items with a vector into the index; the only wait is for an index write the
-     * indexing thread may be making (one batch). A tail of window items only is left alone.
+     * (not in {@code inWindow}), embeds those that have no vector yet, here, then moves them into
+     * the index; the only wait is for the one small index write the indexing thread may be
+     * making. Items in the window (never results) are left to the indexing thread, and so is
+     * keeping the written vectors in the store.
      */
     private void indexTailOf(String part, Set<String> inWindow) {
         List<Pending> missing = new ArrayList<>();
@@ -433,7 +459,14 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
             List<Pending> batch = missing.subList(from, Math.min(missing.size(), from + BATCH));
             attach(batch, vectorsFor(batch));
         }
-        moveReady(part);
+        List<Pending> written = moveReady(part, inWindow, BATCH);
+        if (!written.isEmpty()) {
+            try {
+                indexer.execute(() -> keep(written));
+            } catch (RejectedExecutionException closed) {
+                keep(written);
+            }
+        }
     }
 
     /** Gives each item still in the tail (the same one, not removed or replaced meanwhile) its vector. */
@@ -449,18 +482,25 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
         }
     }
 
-    /** Moves the user's tail items that have a vector into the index, in commit order. */
-    private void moveReady(String part) {
-        synchronized (moveLock) {
-            while (true) {
-                List<Pending> ready = new ArrayList<>();
+    /**
+     * Moves the user's tail items that have a vector, except those in {@code leave}, into the
+     * index in commit order, at most {@code perWrite} items per index write; the move lock is
+     * held for one write at a time, so a removal or a recall waiting for it goes next. Returns
+     * the items written, whose vectors the caller keeps ({@link #keep}) outside the lock.
+     */
+    private List<Pending> moveReady(String part, Set<String> leave, int perWrite) {
+        List<Pending> written = new ArrayList<>();
+        while (true) {
+            List<Pending> ready = new ArrayList<>();
+            moveLock.lock();
+            try {
                 synchronized (tailLock) {
                     Map<String, Pending> queued = tail.get(part);
                     if (queued == null) {
-                        return;
+                        return written;
                     }
                     for (Pending p : queued.values()) {
-                        if (p.vector() != null && ready.size() < BATCH) {
+                        if (p.vector() != null && !leave.contains(p.id()) && ready.size() < perWrite) {
                             ready.add(p);
                         }
                     }
@@ -468,7 +508,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
                         if (queued.isEmpty()) {
                             tail.remove(part);
                         }
-                        return;
+                        return written;
                     }
                 }
                 // removals wait for this write (moveLock); commits that add do not (tailLock is free)
@@ -480,7 +520,10 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
                         ready.forEach(p -> queued.remove(p.id(), p));
                     }
                 }
+            } finally {
+                moveLock.unlock();
             }
+            written.addAll(ready);
         }
     }
 
@@ -534,22 +577,37 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
 
     /**
      * Keeps the vectors of written items in the store (when it keeps vectors), except those that
-     * came from it, for the other instances and the next start. Called under {@link #moveLock}
-     * with the index write, so it is ordered with forgets. A failure is logged: the vectors are
-     * derived data, and whoever lacks them embeds the texts again.
+     * came from it, for the other instances and the next start. Called after the index write,
+     * outside {@link #moveLock} (a store round trip never holds up a recall or a removal), and
+     * ordered with forgets by {@link #storeLock}: only items still in the index are kept. A
+     * failure is logged: the vectors are derived data, and whoever lacks them embeds the texts again.
      */
     private void keep(List<Pending> items) {
-        if (!engine.admin().keepsVectors()) {
+        if (items.isEmpty() || !engine.admin().keepsVectors()) {
             return;
         }
-        Map<Partition, List<StoredVector>> made = new LinkedHashMap<>();
-        for (Pending p : items) {
-            float[] v = p.vector();
-            if (v != null && !p.fromStore()) {
-                made.computeIfAbsent(p.owner(), k -> new ArrayList<>()).add(new StoredVector(p.id(), p.seq(), v));
+        synchronized (storeLock) {
+            keepIndexed(items);
+        }
+    }
+
+    /** {@link #keep} under {@link #storeLock}. */
+    private void keepIndexed(List<Pending> items) {
+        List<Pending> made = items.stream().filter(p -> p.vector() != null && !p.fromStore()).toList();
+        if (made.isEmpty()) {
+            return;
+        }
+        // an item removed since its write (a forget, a supersession) left the index before its
+        // vectors were deleted from the store: it is not kept again
+        Set<String> removed = new HashSet<>(index.absent(made.stream().map(Pending::id).toList()));
+        Map<Partition, List<StoredVector>> byOwner = new LinkedHashMap<>();
+        for (Pending p : made) {
+            if (!removed.contains(p.id())) {
+                byOwner.computeIfAbsent(p.owner(), k -> new ArrayList<>())
+                        .add(new StoredVector(p.id(), p.seq(), Objects.requireNonNull(p.vector(), "vector")));
             }
         }
-        made.forEach((owner, vectors) -> {
+        byOwner.forEach((owner, vectors) -> {
             try {
                 engine.admin().storeVectors(new Caller(owner.tenant(), owner.user(), agent), vectorModel(), vectors);
             } catch (RuntimeException e) {
@@ -574,7 +632,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
         return new long[] {embeddedCount.get(), loadedCount.get()};
     }
 
-    /** Writes items that have their vectors into the index. */
+    /** Writes items that have their vectors into the index (the caller keeps their vectors, {@link #keep}). */
     private void write(List<Pending> items) {
         List<IndexedItem> out = new ArrayList<>(items.size());
         for (Pending p : items) {
@@ -582,14 +640,14 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
                     Objects.requireNonNull(p.vector(), "a written item has its vector"), p.time(), p.attributes()));
         }
         index.upsertAll(out);
-        keep(items);
     }
 
-    /** Embeds items (see {@link #vectorsFor}) and writes them into the index; used by the catch-up. */
+    /** Embeds items (see {@link #vectorsFor}), writes them into the index and keeps their vectors; used by the catch-up. */
     private void upsert(List<Pending> pending) {
         for (int from = 0; from < pending.size(); from += BATCH) {
-            List<Pending> batch = pending.subList(from, Math.min(pending.size(), from + BATCH));
-            write(vectorsFor(batch));
+            List<Pending> batch = vectorsFor(pending.subList(from, Math.min(pending.size(), from + BATCH)));
+            write(batch);
+            keep(batch);
         }
     }
 
@@ -665,7 +723,11 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
         Partition p = request.partition();
         String part = partitionKey(p.tenant(), p.user());
         if (request.wholeUser()) {
-            int n = removePartitionNow(part);
+            int n;
+            // the engine deletes the user's stored vectors after this: a keep in progress ends first
+            synchronized (storeLock) {
+                n = removePartitionNow(part);
+            }
             Integer before = partitionsRemoved.remove(part);
             return n + (before == null ? 0 : before);
         }

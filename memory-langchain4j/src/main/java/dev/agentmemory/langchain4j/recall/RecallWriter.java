@@ -67,6 +67,10 @@ final class RecallWriter implements Closeable {
         merges.setNoCFSRatio(0.0);
         merges.setForceMergeDeletesPctAllowed(0.0);
         config.setMergePolicy(merges);
+        // A refresh follows every write; by default it waits up to 500 ms for merges of the
+        // segments it flushes (merge on refresh), and a recall or the indexer (holding the move
+        // lock a recall may wait for) then waited for HNSW graph merges: merges run beside them.
+        config.setMaxFullFlushMergeWaitMillis(0);
         config.setOpenMode(IndexWriterConfig.OpenMode.CREATE_OR_APPEND);
         this.writer = new IndexWriter(directory, config);
         this.searchers = new SearcherManager(writer, null);
