@@ -8,8 +8,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import org.apache.lucene.codecs.Codec;
+import org.apache.lucene.codecs.FilterCodec;
 import org.apache.lucene.codecs.KnnVectorsFormat;
-import org.apache.lucene.codecs.lucene912.Lucene912Codec;
+import org.apache.lucene.codecs.lucene99.Lucene99HnswScalarQuantizedVectorsFormat;
 import org.apache.lucene.codecs.lucene99.Lucene99HnswVectorsFormat;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
@@ -44,6 +46,8 @@ final class AnnTuning {
     private static final int K = 10;
     private static final int QUERIES = 200;
     private static final int WARMUP = 30;
+    /** {@code -Dann.format=int8}: the sweep's graph scores int8 (7-bit) vectors, its top k re-ranked on the floats. */
+    private static final boolean QUANTIZED = "int8".equals(System.getProperty("ann.format"));
 
     private AnnTuning() {
     }
@@ -170,10 +174,14 @@ final class AnnTuning {
 
     private static void sweep(Data data, int m, int beam, int[] ks) throws IOException {
         IndexWriterConfig config = new IndexWriterConfig();
-        config.setCodec(new Lucene912Codec() {
+        boolean int8 = QUANTIZED;
+        KnnVectorsFormat format = int8
+                ? new Lucene99HnswScalarQuantizedVectorsFormat(m, beam)
+                : new Lucene99HnswVectorsFormat(m, beam);
+        config.setCodec(new FilterCodec(Codec.getDefault().getName(), Codec.getDefault()) {
             @Override
-            public KnnVectorsFormat getKnnVectorsFormatForField(String field) {
-                return new Lucene99HnswVectorsFormat(m, beam);
+            public KnnVectorsFormat knnVectorsFormat() {
+                return format;
             }
         });
         config.setRAMBufferSizeMB(1024);
@@ -189,7 +197,9 @@ final class AnnTuning {
             }
             w.forceMerge(1);
         }
-        System.out.printf("graph of %,d M=%d beam=%d: %.1f s wall, %.1f s CPU%n", data.vectors().size(), m, beam,
+        System.out.printf("graph of %,d M=%d beam=%d%s, Lucene %s, Java %s, vector module %s: %.1f s wall, %.1f s CPU%n",
+                data.vectors().size(), m, beam, int8 ? " int8" : "", org.apache.lucene.util.Version.LATEST,
+                Runtime.version().feature(), ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent() ? "on" : "off",
                 (System.nanoTime() - t0) / 1e9, (cpu() - cpu0) / 1e9);
         float[][] all = data.vectors().stream().map(AnnTuning::unit).toArray(float[][]::new);
         try (DirectoryReader reader = DirectoryReader.open(dir)) {
@@ -230,6 +240,9 @@ final class AnnTuning {
                     long a = threadCpu();
                     TopDocs top = searcher.search(new KnnFloatVectorQuery("vector", v, k,
                             new TermQuery(new Term("partition", "u"))), k);
+                    if (int8) {
+                        top = rescore(top, all, v);
+                    }
                     long b = threadCpu();
                     if (q < Math.min(WARMUP, nq / 4)) {
                         continue;
@@ -252,6 +265,21 @@ final class AnnTuning {
                         median, exactMedian, exactMedian / median);
             }
         }
+    }
+
+    /** The graph's candidates ordered by their exact (float) dot product with the query. */
+    private static TopDocs rescore(TopDocs top, float[][] all, float[] q) {
+        ScoreDoc[] docs = top.scoreDocs.clone();
+        for (ScoreDoc sd : docs) {
+            float s = 0;
+            float[] v = all[sd.doc];
+            for (int j = 0; j < v.length; j++) {
+                s += v[j] * q[j];
+            }
+            sd.score = s;
+        }
+        java.util.Arrays.sort(docs, (x, y) -> Float.compare(y.score, x.score));
+        return new TopDocs(top.totalHits, docs);
     }
 
     private static int[] exactTop(float[][] all, float[] q) {

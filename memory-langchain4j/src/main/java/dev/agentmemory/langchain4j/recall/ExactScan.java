@@ -12,7 +12,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.apache.lucene.index.FloatVectorValues;
 import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.NumericDocValues;
@@ -69,7 +68,7 @@ final class ExactScan {
             LeafReader reader = leaf.reader();
             Bits live = reader.getLiveDocs();
             NumericDocValues norms = reader.getNormValues(F_TEXT);
-            FloatVectorValues vectors = vector == null ? null : reader.getFloatVectorValues(F_VECTOR);
+            SegmentVectors vectors = vector == null ? null : SegmentVectors.of(reader, F_VECTOR);
             NumericDocValues seconds = reader.getNumericDocValues(F_TIME_SECONDS);
             NumericDocValues nanos = reader.getNumericDocValues(F_TIME_NANOS);
             NumericDocValues superseded = reader.getNumericDocValues(F_SUPERSEDED_FLAG);
@@ -84,10 +83,11 @@ final class ExactScan {
                 }
                 Candidate c = new Candidate(leaf.docBase + d);
                 if (vector != null) {
-                    if (vectors == null || vectors.advance(d) != d) {
+                    float[] v = vectors == null ? null : vectors.vector(d);
+                    if (v == null) {
                         throw new IllegalStateException("recall index document " + c.doc + " has no vector");
                     }
-                    c.dense = Vectors.cosine(vector, vectors.vectorValue());
+                    c.dense = Vectors.cosine(vector, v);
                 }
                 if (seconds != null && nanos != null && seconds.advanceExact(d) && nanos.advanceExact(d)) {
                     c.time = Instant.ofEpochSecond(seconds.longValue(), nanos.longValue());

@@ -12,7 +12,6 @@ import org.apache.lucene.document.NumericDocValuesField;
 import org.apache.lucene.document.StoredField;
 import org.apache.lucene.document.StringField;
 import org.apache.lucene.document.TextField;
-import org.apache.lucene.index.FloatVectorValues;
 import org.apache.lucene.index.IndexableField;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.ReaderUtil;
@@ -140,11 +139,11 @@ final class IndexSchema {
     static float[] vectorOf(IndexSearcher searcher, int doc) throws IOException {
         List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
         LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(doc, leaves));
-        FloatVectorValues values = leaf.reader().getFloatVectorValues(F_VECTOR);
-        int target = doc - leaf.docBase;
-        if (values == null || values.advance(target) != target) {
+        SegmentVectors values = SegmentVectors.of(leaf.reader(), F_VECTOR);
+        float[] v = values == null ? null : values.vector(doc - leaf.docBase);
+        if (v == null) {
             throw new IllegalStateException("recall index document " + doc + " has no vector");
         }
-        return values.vectorValue().clone();
+        return v.clone();
     }
 }

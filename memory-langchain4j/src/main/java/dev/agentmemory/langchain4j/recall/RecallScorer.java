@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
-import org.apache.lucene.index.FloatVectorValues;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.NumericDocValues;
 import org.apache.lucene.index.ReaderUtil;
@@ -202,7 +201,7 @@ final class RecallScorer {
         NumericDocValues seconds = null;
         NumericDocValues nanos = null;
         NumericDocValues superseded = null;
-        FloatVectorValues vectors = null;
+        SegmentVectors vectors = null;
         for (Candidate c : byDoc) {
             int li = ReaderUtil.subIndex(c.doc, leaves);
             if (li != leafIndex) {
@@ -211,14 +210,15 @@ final class RecallScorer {
                 seconds = leaf.reader().getNumericDocValues(F_TIME_SECONDS);
                 nanos = leaf.reader().getNumericDocValues(F_TIME_NANOS);
                 superseded = leaf.reader().getNumericDocValues(F_SUPERSEDED_FLAG);
-                vectors = vector == null ? null : leaf.reader().getFloatVectorValues(F_VECTOR);
+                vectors = vector == null ? null : SegmentVectors.of(leaf.reader(), F_VECTOR);
             }
             int target = c.doc - leaves.get(li).docBase; // the leaf read above
             if (vector != null && Double.isNaN(c.dense)) {
-                if (vectors == null || vectors.advance(target) != target) {
+                float[] v = vectors == null ? null : vectors.vector(target);
+                if (v == null) {
                     throw new IllegalStateException("recall index document " + c.doc + " has no vector");
                 }
-                c.dense = Vectors.cosine(vector, vectors.vectorValue());
+                c.dense = Vectors.cosine(vector, v);
             }
             if (seconds != null && nanos != null && seconds.advanceExact(target) && nanos.advanceExact(target)) {
                 c.time = Instant.ofEpochSecond(seconds.longValue(), nanos.longValue());

@@ -15,9 +15,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.apache.lucene.codecs.KnnVectorsFormat;
-import org.apache.lucene.codecs.lucene912.Lucene912Codec;
-import org.apache.lucene.codecs.lucene99.Lucene99HnswVectorsFormat;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.StoredFields;
@@ -53,12 +50,7 @@ final class RecallWriter implements Closeable {
         IndexWriterConfig config = new IndexWriterConfig(analyzer);
         int maxConn = settings.hnswMaxConn();
         int beamWidth = settings.hnswBeamWidth();
-        config.setCodec(new Lucene912Codec() {
-            @Override
-            public KnnVectorsFormat getKnnVectorsFormatForField(String field) {
-                return new Lucene99HnswVectorsFormat(maxConn, beamWidth);
-            }
-        });
+        config.setCodec(RecallCodec.of(maxConn, beamWidth));
         config.setRAMBufferSizeMB(256);
         // Every write is followed by a refresh that flushes a small segment; packing each into a
         // compound file cost a copy and a checksum pass per write (a fifth of the indexer's time).

@@ -1,0 +1,126 @@
+package dev.agentmemory.langchain4j.recall;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import org.apache.lucene.index.FloatVectorValues;
+import org.apache.lucene.index.LeafReader;
+import org.apache.lucene.search.DocIdSetIterator;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The stored vectors of one segment, read by document, the same way on Lucene 9 and Lucene 10
+ * (one jar runs on either; the build tests both, see the {@code lucene10} profile). Lucene 9's
+ * {@code FloatVectorValues} is itself the iterator over documents and returns the current
+ * document's vector; Lucene 10's hands out an iterator whose position is an ordinal and returns
+ * the vector of an ordinal. Neither shape compiles against the other version, so the two calls
+ * that differ are bound once, when this class loads, to whichever the Lucene on the class path
+ * has (constant method handles: the JIT inlines them like direct calls).
+ *
+ * <p>Forward only, like every Lucene iterator: documents are asked for in increasing order.
+ */
+final class SegmentVectors {
+
+    /** True on Lucene 10 and later (vectors by ordinal through an iterator). */
+    static final boolean ORDINALS;
+    /** Lucene 10: {@code KnnVectorValues.iterator()}; Lucene 9: {@code FloatVectorValues.vectorValue()}. */
+    private static final MethodHandle ITERATOR_OR_CURRENT;
+    /** Lucene 10: {@code DocIndexIterator.index()} and {@code FloatVectorValues.vectorValue(int)}. */
+    private static final @Nullable MethodHandle ORDINAL;
+    private static final @Nullable MethodHandle VECTOR_AT;
+
+    static {
+        MethodHandles.Lookup lookup = MethodHandles.publicLookup();
+        MethodHandle vectorAt = find(lookup, MethodType.methodType(float[].class, int.class), "vectorValue");
+        try {
+            if (vectorAt != null) {
+                Class<?> docIndexIterator = Class.forName("org.apache.lucene.index.KnnVectorValues$DocIndexIterator");
+                ORDINALS = true;
+                ITERATOR_OR_CURRENT = lookup.findVirtual(FloatVectorValues.class, "iterator",
+                        MethodType.methodType(docIndexIterator)).asType(
+                        MethodType.methodType(DocIdSetIterator.class, FloatVectorValues.class));
+                ORDINAL = lookup.findVirtual(docIndexIterator, "index", MethodType.methodType(int.class))
+                        .asType(MethodType.methodType(int.class, DocIdSetIterator.class));
+                VECTOR_AT = vectorAt;
+            } else {
+                ORDINALS = false;
+                ITERATOR_OR_CURRENT = lookup.findVirtual(FloatVectorValues.class, "vectorValue",
+                        MethodType.methodType(float[].class));
+                ORDINAL = null;
+                VECTOR_AT = null;
+            }
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError("unsupported Lucene version: " + e);
+        }
+    }
+
+    private final FloatVectorValues values;
+    private final DocIdSetIterator docs;
+
+    private SegmentVectors(FloatVectorValues values) throws IOException {
+        this.values = values;
+        this.docs = ORDINALS ? (DocIdSetIterator) invoke(ITERATOR_OR_CURRENT, values) : (DocIdSetIterator) (Object) values;
+    }
+
+    /** The vectors of {@code field} in this segment; null when no document of it has one. */
+    static @Nullable SegmentVectors of(LeafReader reader, String field) throws IOException {
+        FloatVectorValues values = reader.getFloatVectorValues(field);
+        return values == null ? null : new SegmentVectors(values);
+    }
+
+    /**
+     * The vector of document {@code doc} of the segment (not a copy: valid until the next call),
+     * or null when it has none. {@code doc} must not be below the one asked for before.
+     */
+    float @Nullable [] vector(int doc) throws IOException {
+        int at = docs.docID();
+        if (at < doc) {
+            at = docs.advance(doc);
+        }
+        if (at != doc) {
+            return null;
+        }
+        if (ORDINALS) {
+            int ordinal = (int) invoke(requireBound(ORDINAL), docs);
+            return (float[]) invokeWithInt(requireBound(VECTOR_AT), values, ordinal);
+        }
+        return (float[]) invoke(ITERATOR_OR_CURRENT, values);
+    }
+
+    private static @Nullable MethodHandle find(MethodHandles.Lookup lookup, MethodType type, String name) {
+        try {
+            return lookup.findVirtual(FloatVectorValues.class, name, type);
+        } catch (NoSuchMethodException | IllegalAccessException absent) {
+            return null;
+        }
+    }
+
+    private static MethodHandle requireBound(@Nullable MethodHandle h) {
+        if (h == null) {
+            throw new IllegalStateException("not bound on this Lucene version");
+        }
+        return h;
+    }
+
+    private static Object invoke(MethodHandle h, Object target) throws IOException {
+        try {
+            return h.invoke(target);
+        } catch (IOException | RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new UncheckedIOException(new IOException("reading a vector failed", e));
+        }
+    }
+
+    private static Object invokeWithInt(MethodHandle h, Object target, int arg) throws IOException {
+        try {
+            return h.invoke(target, arg);
+        } catch (IOException | RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new UncheckedIOException(new IOException("reading a vector failed", e));
+        }
+    }
+}
