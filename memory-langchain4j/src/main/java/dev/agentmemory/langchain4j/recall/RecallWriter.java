@@ -15,6 +15,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.lucene.index.IndexFormatTooNewException;
+import org.apache.lucene.index.IndexFormatTooOldException;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.StoredFields;
@@ -37,6 +39,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class RecallWriter implements Closeable {
 
+    private static final System.Logger LOG = System.getLogger(RecallWriter.class.getName());
+
     private final IndexSettings settings;
     private final RecallAnalyzer analyzer;
     private final SupersessionDetector detector;
@@ -47,6 +51,40 @@ final class RecallWriter implements Closeable {
         this.settings = settings;
         this.analyzer = analyzer;
         this.detector = new SupersessionDetector(settings.supersessionMinCosine(), settings.supersessionMinOverlap());
+        this.writer = openWriter(directory, analyzer, settings);
+        this.searchers = new SearcherManager(writer, null);
+    }
+
+    /**
+     * Opens the index in {@code directory}, or creates it. An index written by another major
+     * version of Lucene (after an application moved between Lucene 9 and 10, see the README) is
+     * unreadable here: it is replaced by an empty one, whose empty commit data tells the caller to
+     * rebuild it from the log (the index is derived data).
+     */
+    private static IndexWriter openWriter(Directory directory, RecallAnalyzer analyzer, IndexSettings settings)
+            throws IOException {
+        try {
+            return new IndexWriter(directory, config(analyzer, settings, IndexWriterConfig.OpenMode.CREATE_OR_APPEND));
+        } catch (IndexFormatTooOldException | IndexFormatTooNewException e) {
+            LOG.log(System.Logger.Level.WARNING, "the recall index was written by another Lucene version ("
+                    + e.getMessage() + "); starting it anew, it is rebuilt from the memory log");
+        } catch (IllegalArgumentException e) {
+            if (!String.valueOf(e.getMessage()).startsWith("Could not load codec")) {
+                throw e;
+            }
+            LOG.log(System.Logger.Level.WARNING, "the recall index was written with a codec this Lucene version"
+                    + " does not have (" + e.getMessage() + "); starting it anew, it is rebuilt from the memory log");
+        }
+        // a new index reads the last commit too (to go on from its generation): remove the files first
+        for (String file : directory.listAll()) {
+            if (!file.equals(IndexWriter.WRITE_LOCK_NAME)) {
+                directory.deleteFile(file);
+            }
+        }
+        return new IndexWriter(directory, config(analyzer, settings, IndexWriterConfig.OpenMode.CREATE));
+    }
+
+    private static IndexWriterConfig config(RecallAnalyzer analyzer, IndexSettings settings, IndexWriterConfig.OpenMode mode) {
         IndexWriterConfig config = new IndexWriterConfig(analyzer);
         int maxConn = settings.hnswMaxConn();
         int beamWidth = settings.hnswBeamWidth();
@@ -63,9 +101,8 @@ final class RecallWriter implements Closeable {
         // segments it flushes (merge on refresh), and a recall or the indexer (holding the move
         // lock a recall may wait for) then waited for HNSW graph merges: merges run beside them.
         config.setMaxFullFlushMergeWaitMillis(0);
-        config.setOpenMode(IndexWriterConfig.OpenMode.CREATE_OR_APPEND);
-        this.writer = new IndexWriter(directory, config);
-        this.searchers = new SearcherManager(writer, null);
+        config.setOpenMode(mode);
+        return config;
     }
 
     /** The searchers over what was written (each write refreshes them before it returns). */
