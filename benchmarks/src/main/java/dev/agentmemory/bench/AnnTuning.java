@@ -13,6 +13,7 @@ import org.apache.lucene.codecs.FilterCodec;
 import org.apache.lucene.codecs.KnnVectorsFormat;
 import org.apache.lucene.codecs.lucene99.Lucene99HnswScalarQuantizedVectorsFormat;
 import org.apache.lucene.codecs.lucene99.Lucene99HnswVectorsFormat;
+import org.apache.lucene.codecs.perfield.PerFieldKnnVectorsFormat;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
 import org.apache.lucene.document.KnnFloatVectorField;
@@ -178,10 +179,17 @@ final class AnnTuning {
         KnnVectorsFormat format = int8
                 ? new Lucene99HnswScalarQuantizedVectorsFormat(m, beam)
                 : new Lucene99HnswVectorsFormat(m, beam);
+        // the default codec's name and a per-field vector format, as the library's codec: readable by any reader
+        KnnVectorsFormat perField = new PerFieldKnnVectorsFormat() {
+            @Override
+            public KnnVectorsFormat getKnnVectorsFormatForField(String field) {
+                return format;
+            }
+        };
         config.setCodec(new FilterCodec(Codec.getDefault().getName(), Codec.getDefault()) {
             @Override
             public KnnVectorsFormat knnVectorsFormat() {
-                return format;
+                return perField;
             }
         });
         config.setRAMBufferSizeMB(1024);

@@ -78,9 +78,15 @@ final class PerfSuite implements Suite {
         json.put("dimensions", DIMENSIONS);
         json.put("cores", Runtime.getRuntime().availableProcessors());
         json.put("java", System.getProperty("java.version"));
+        // Lucene 10 on Java 21+ computes vector distances with the Vector API only when the JVM
+        // was started with --add-modules jdk.incubator.vector
+        json.put("lucene", org.apache.lucene.util.Version.LATEST.toString());
+        json.put("vector_module", ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent());
         boolean realOnly = "real".equals(System.getProperty("perf.vectors"));
         json.put("vectors", realOnly ? "real MiniLM" : randomVectors() ? "random unit" : "clustered synthetic");
         PrintStream out = context.out();
+        out.printf("Java %s, Lucene %s, vector module %s%n", System.getProperty("java.version"),
+                org.apache.lucene.util.Version.LATEST, json.get("vector_module").asBoolean() ? "on" : "off");
         if (Boolean.getBoolean("perf.coldStartOnly")) {
             json.set("cold_start", coldStart(limit, out));
             return json;
