@@ -1,0 +1,119 @@
+package dev.agentmemory.langchain4j.recall;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.apache.lucene.codecs.Codec;
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.FieldInfo;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.SegmentCommitInfo;
+import org.apache.lucene.index.SegmentInfos;
+import org.apache.lucene.store.FSDirectory;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What the recall index needs of Lucene, on whichever version runs the tests (9.12 by default,
+ * 10.3 with the {@code lucene10} profile on Java 21+): the files name the running Lucene's own
+ * codec, so a plain reader of that version opens them; vectors read back per document exactly as
+ * written, across segments and deletes; and the graph search ranks a partition as the exact
+ * scan does.
+ */
+class LuceneVersionsTest {
+
+    private static final Instant T0 = Instant.parse("2024-05-01T10:00:00Z");
+    private static final int DIMS = 16;
+
+    @TempDir
+    Path dir;
+
+    private static float[] randomVector(Random random) {
+        float[] v = new float[DIMS];
+        for (int i = 0; i < DIMS; i++) {
+            v[i] = (float) random.nextGaussian();
+        }
+        return v;
+    }
+
+    private static IndexedItem item(int i, String partition, float[] v) {
+        return new IndexedItem("m" + i, partition, "memory number " + i, v, T0.plusSeconds(i), Map.of());
+    }
+
+    @Test
+    void should_write_files_a_plain_reader_of_the_running_lucene_opens_and_read_vectors_back_as_written()
+            throws IOException {
+        Random random = new Random(7);
+        List<float[]> written = new ArrayList<>();
+        Path path = dir.resolve("index");
+        try (HybridIndex index = HybridIndex.builder(DIMS).directory(path).supersessionDetection(false).build()) {
+            // three segments (each call is a write and a refresh), one item deleted from the first
+            for (int batch = 0; batch < 3; batch++) {
+                List<IndexedItem> items = new ArrayList<>();
+                for (int i = batch * 10; i < batch * 10 + 10; i++) {
+                    float[] v = randomVector(random);
+                    written.add(v);
+                    items.add(item(i, "acme/alice", v));
+                }
+                index.upsertAll(items);
+            }
+            index.delete("m3");
+            index.commit(Map.of());
+        }
+
+        try (FSDirectory directory = FSDirectory.open(path)) {
+            SegmentInfos infos = SegmentInfos.readLatestCommit(directory);
+            assertThat(infos.size()).isGreaterThan(1);
+            for (SegmentCommitInfo segment : infos) {
+                assertThat(segment.info.getCodec().getName()).isEqualTo(Codec.getDefault().getName());
+            }
+            try (DirectoryReader reader = DirectoryReader.open(directory)) {
+                assertThat(reader.numDocs()).isEqualTo(29);
+                for (LeafReaderContext leaf : reader.leaves()) {
+                    FieldInfo vectors = leaf.reader().getFieldInfos().fieldInfo(IndexSchema.F_VECTOR);
+                    assertThat(vectors.getAttribute("PerFieldKnnVectorsFormat.format"))
+                            .isEqualTo("Lucene99HnswVectorsFormat");
+                }
+            }
+        }
+        try (HybridIndex reopened = HybridIndex.builder(DIMS).directory(path).build()) {
+            assertThat(reopened.find("m3")).isEmpty();
+            for (int i = 0; i < written.size(); i++) {
+                if (i == 3) {
+                    continue;
+                }
+                float[] unit = Vectors.unit(written.get(i), DIMS, "v");
+                assertThat(reopened.find("m" + i).orElseThrow().vectorNoCopy()).as("m%d", i).containsExactly(unit);
+            }
+        }
+    }
+
+    @Test
+    void should_rank_a_partition_through_the_graph_as_the_exact_scan_does() {
+        Random random = new Random(11);
+        List<IndexedItem> items = new ArrayList<>();
+        for (int i = 0; i < 600; i++) {
+            // another partition's items interleaved with Alice's: the graph search filters them out
+            items.add(item(i, i % 3 == 0 ? "acme/bob" : "acme/alice", randomVector(random)));
+        }
+        try (HybridIndex graph = HybridIndex.builder(DIMS).supersessionDetection(false).exactSearchBelow(0)
+                .denseCandidates(100, 10).build();
+             HybridIndex exact = HybridIndex.builder(DIMS).supersessionDetection(false)
+                     .exactSearchBelow(Integer.MAX_VALUE).build()) {
+            graph.upsertAll(items);
+            exact.upsertAll(items);
+            for (int q = 0; q < 20; q++) {
+                RecallQuery query = RecallQuery.of("acme/alice", "", randomVector(random), 10, T0.plusSeconds(700));
+                List<String> byGraph = graph.search(query).stream().map(RecallHit::id).toList();
+                List<String> byScan = exact.search(query).stream().map(RecallHit::id).toList();
+                assertThat(byGraph).as("query %d", q).hasSize(10).isEqualTo(byScan);
+            }
+        }
+    }
+}
