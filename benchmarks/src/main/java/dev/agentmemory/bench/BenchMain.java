@@ -24,7 +24,8 @@ public final class BenchMain {
     }
 
     public static void main(String[] args) throws Exception {
-        int rc = run(args, System.out, System.err);
+        OptionalInt relaunched = VectorModule.relaunchIfMissing(BenchMain.class, args);
+        int rc = relaunched.isPresent() ? relaunched.getAsInt() : run(args, System.out, System.err);
         if (rc != 0) {
             System.exit(rc);
         }
