@@ -376,7 +376,7 @@ final class PerfSuite implements Suite {
 
     /** Our index scoring every item exactly (its graph, never searched, built as cheaply as Lucene allows). */
     private static HybridIndex exactReference(List<IndexedItem> items) {
-        HybridIndex exact = HybridIndex.builder(DIMENSIONS).supersessionDetection(false).hnsw(2, 1)
+        HybridIndex exact = HybridIndex.builder(DIMENSIONS).supersessionDetection(false).hnsw(2, 2)
                 .exactSearchBelow(Integer.MAX_VALUE).build();
         exact.upsertAll(items);
         return exact;

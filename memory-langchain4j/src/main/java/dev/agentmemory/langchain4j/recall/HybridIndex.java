@@ -445,13 +445,16 @@ public final class HybridIndex implements AutoCloseable {
             return this;
         }
 
-        /** HNSW graph parameters: max connections per node (2..512) and construction beam width (1..3200). */
+        /**
+         * HNSW graph parameters: max connections per node (2..512) and construction beam width
+         * (2..3200; Lucene 10 cannot build a graph with a beam of 1).
+         */
         public Builder hnsw(int maxConn, int beamWidth) {
             if (maxConn < 2 || maxConn > 512) {
                 throw new IllegalArgumentException("hnsw maxConn must be in 2..512: " + maxConn);
             }
-            if (beamWidth < 1 || beamWidth > 3200) {
-                throw new IllegalArgumentException("hnsw beamWidth must be in 1..3200: " + beamWidth);
+            if (beamWidth < 2 || beamWidth > 3200) {
+                throw new IllegalArgumentException("hnsw beamWidth must be in 2..3200: " + beamWidth);
             }
             this.hnswMaxConn = maxConn;
             this.hnswBeamWidth = beamWidth;

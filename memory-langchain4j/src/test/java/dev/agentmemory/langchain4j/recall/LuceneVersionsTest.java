@@ -116,4 +116,20 @@ class LuceneVersionsTest {
             }
         }
     }
+
+    @Test
+    void should_build_and_search_a_graph_with_the_smallest_settings_the_builder_accepts() {
+        Random random = new Random(3);
+        List<IndexedItem> items = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            items.add(item(i, "acme/alice", randomVector(random)));
+        }
+        float[] first = items.get(0).vectorNoCopy();
+        try (HybridIndex index = HybridIndex.builder(DIMS).hnsw(2, 2).exactSearchBelow(0)
+                .supersessionDetection(false).build()) {
+            index.upsertAll(items);
+            List<RecallHit> hits = index.search(RecallQuery.of("acme/alice", "", first, 1, T0.plusSeconds(60)));
+            assertThat(hits).extracting(RecallHit::id).containsExactly("m0");
+        }
+    }
 }

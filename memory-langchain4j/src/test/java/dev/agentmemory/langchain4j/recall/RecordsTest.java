@@ -51,6 +51,7 @@ class RecordsTest {
     void should_reject_invalid_builder_settings_naming_them() {
         assertThatThrownBy(() -> HybridIndex.builder(0)).hasMessage("dimensions must be in 1..4096: 0");
         assertThatThrownBy(() -> HybridIndex.builder(8).hnsw(1, 100)).hasMessage("hnsw maxConn must be in 2..512: 1");
+        assertThatThrownBy(() -> HybridIndex.builder(8).hnsw(16, 1)).hasMessage("hnsw beamWidth must be in 2..3200: 1");
         assertThatThrownBy(() -> HybridIndex.builder(8).supersessionThresholds(1.5, 0.5))
                 .hasMessage("supersession minCosine must be in (0, 1]: 1.5");
         assertThatThrownBy(() -> HybridIndex.builder(8).weights(0, 0, 1))
