@@ -5,10 +5,6 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentmemory.langchain4j.AgentMemory;
 import dev.agentmemory.langchain4j.SessionRef;
-import dev.langchain4j.data.message.UserMessage;
-import dev.langchain4j.invocation.InvocationContext;
-import dev.langchain4j.rag.query.Metadata;
-import dev.langchain4j.rag.query.Query;
 import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.event.LoggedEvent;
 import dev.agentmemory.core.spi.EventStore;
@@ -38,16 +34,20 @@ import java.util.concurrent.atomic.AtomicLong;
  *       vectors: measured as the heap a copy of them takes), which an H2 file or PostgreSQL keeps
  *       out of the heap; and the rest, the records and the episodic index, less the vector (384
  *       float32, 1,536 bytes);</li>
- *   <li>cold start: on an H2 file with its index directory, written and closed by one memory;
- *       a new {@link AgentMemory} on the same files then answers its first recall of the user (the
- *       engine loads the user, the index catches up with the log), and again with the index
- *       directory deleted (rebuilt from the log with the vectors stored in the file). Same JVM,
- *       so classes are loaded and compiled: a new process adds its start-up.</li>
+ *   <li>cold start: on an H2 file with its index directory, written and closed by one memory (the
+ *       user, and a user of ten memories); then, each in a new JVM ({@link ColdStartProbe}), the
+ *       first recall of the user by a memory opened on the same files the default way
+ *       ({@code h2File}, index directory next to it), the same with the engine's load of the user
+ *       timed apart, the user of ten (the start-up cost whatever the user's size) with the default
+ *       embedding model's first call, and, up to 10k ({@code -Dperf.coldStartRebuild=true} above),
+ *       with the index directory deleted (rebuilt from the log with the vectors stored in the file).
+ *       {@code -Dperf.coldStartKeep=DIR} writes the files under DIR and keeps them;
+ *       {@code -Dperf.coldStartHeap=false} skips the heap part.</li>
  * </ul>
  */
 final class ColdStartBench {
 
-    private static final int DIMENSIONS = 384;
+    static final int DIMENSIONS = 384;
     private final Path dir;
 
     ColdStartBench(Path dir) {
@@ -63,7 +63,14 @@ final class ColdStartBench {
         for (int n : sizes) {
             ObjectNode row = rows.addObject();
             row.put("memories", n);
-            heap(n, row);
+            if (Boolean.parseBoolean(System.getProperty("perf.coldStartHeap", "true"))) {
+                heap(n, row);
+            } else {
+                for (String f : List.of("heap_bytes_per_memory", "store_heap_bytes_per_memory",
+                        "records_and_index_bytes_per_memory", "heap_bytes_beyond_vector")) {
+                    row.put(f, Double.NaN);
+                }
+            }
             coldStart(n, row);
             out.printf("%-9d %14s %10s %16s %20s %10s %16s %18s%n", n, Stats.f3(row.get("heap_bytes_per_memory").asDouble()),
                     Stats.f3(row.get("store_heap_bytes_per_memory").asDouble()),
@@ -74,6 +81,10 @@ final class ColdStartBench {
                     row.get("log_events").asLong(), row.get("snapshots_saved").asLong(),
                     row.get("snapshot_chars_saved").asLong(), row.get("last_snapshot_seq").asLong(),
                     row.get("h2_file_bytes").asLong());
+            out.printf("%-9s default configuration (H2 file, index on disk): heap %s B per memory%n", "",
+                    Stats.f3(row.get("default_config_heap_bytes_per_memory").asDouble()));
+            out.printf("%-9s new process, index dir kept: %s%n%-9s load split out: %s%n%-9s a user of ten: %s%n", "",
+                    row.get("new_process"), "", row.get("new_process_load_split"), "", row.get("new_process_user_of_ten"));
         }
         return json;
     }
@@ -135,9 +146,11 @@ final class ColdStartBench {
     }
 
     private void coldStart(int n, ObjectNode row) throws Exception {
-        Path run = Files.createTempDirectory(dir, "cold");
+        String keep = System.getProperty("perf.coldStartKeep");
+        Path run = keep != null ? Files.createDirectories(Path.of(keep, "cold-" + n)) : Files.createTempDirectory(dir, "cold");
         Path file = run.resolve("memory");
         SessionRef session = new SessionRef("perf", "cold", "chat");
+        SessionRef small = new SessionRef("perf", "small", "chat");
         long t = System.nanoTime();
         // the writer keeps the default snapshot interval (it grows with the log); its store counts
         // the snapshots saved and their characters
@@ -160,6 +173,8 @@ final class ColdStartBench {
                 .indexDirectory(file.resolveSibling(file.getFileName() + ".recall"))
                 .embeddingModel(new TurnOverheadBench.HashingEmbeddingModel(DIMENSIONS)).build()) {
             new ChatTurns(first, "fact.", 9).preload(session, n);
+            // a user of ten memories in the same files: what a first recall costs whatever the user's size
+            new ChatTurns(first, "fact.", 10).preload(small, 10);
             row.put("log_events", counting.lastSequence(new Partition(session.tenant(), session.user())));
         }
         row.put("load_seconds", Stats.round((System.nanoTime() - t) / 1e9));
@@ -167,23 +182,26 @@ final class ColdStartBench {
         row.put("snapshot_chars_saved", snapshotChars.get());
         row.put("last_snapshot_seq", lastSnapshotSeq.get());
         row.put("h2_file_bytes", Files.size(file.resolveSibling(file.getFileName() + ".mv.db")));
-        row.put("first_recall_ms", Stats.round(firstRecall(file, session) / 1e6));
-        try (var files = Files.walk(file.resolveSibling(file.getFileName() + ".recall"))) {
-            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-        }
-        row.put("first_recall_rebuilt_index_ms", Stats.round(firstRecall(file, session) / 1e6));
-    }
-
-    /** Nanoseconds of the first recall of the user by a new memory on the file. */
-    private static long firstRecall(Path file, SessionRef session) {
-        TurnOverheadBench.HashingEmbeddingModel model = new TurnOverheadBench.HashingEmbeddingModel(DIMENSIONS);
-        try (AgentMemory memory = AgentMemory.builder().h2File(file).embeddingModel(model).build()) {
-            String question = "What did we choose about the delivery?";
-            Query query = Query.from(question, Metadata.builder().chatMessage(UserMessage.from(question))
-                    .invocationContext(InvocationContext.builder().chatMemoryId(session).build()).build());
-            long t = System.nanoTime();
-            memory.contentRetriever().retrieve(query);
-            return System.nanoTime() - t;
+        // each in a new JVM, the H2 file with its index directory (the default configuration)
+        ObjectNode plain = ColdStartProbe.inNewProcess(file, session);
+        ObjectNode split = ColdStartProbe.inNewProcess(file, session, "split");
+        ObjectNode tiny = ColdStartProbe.inNewProcess(file, small, "model");
+        row.put("first_recall_ms", plain.get("first_recall_ms").asDouble());
+        row.set("new_process", plain);
+        row.set("new_process_load_split", split);
+        row.set("new_process_user_of_ten", tiny);
+        // the default configuration's heap per memory: the open memory with the user loaded and
+        // recalled, less the same with the user of ten (H2's page cache and Lucene's fixed parts alike)
+        row.put("default_config_heap_bytes_per_memory", Stats.round((plain.get("heap_bytes").asDouble()
+                - tiny.get("heap_bytes").asDouble()) / (n - 10)));
+        if (Boolean.parseBoolean(System.getProperty("perf.coldStartRebuild", Boolean.toString(n <= 10_000)))) {
+            try (var files = Files.walk(file.resolveSibling(file.getFileName() + ".recall"))) {
+                files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            }
+            ObjectNode rebuilt = ColdStartProbe.inNewProcess(file, session);
+            row.put("first_recall_rebuilt_index_ms", rebuilt.get("first_recall_ms").asDouble());
+        } else {
+            row.put("first_recall_rebuilt_index_ms", Double.NaN);
         }
     }
 

@@ -499,8 +499,13 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
                     if (queued == null) {
                         return written;
                     }
+                    // stops at perWrite items: scanning the whole tail for each write made a
+                    // backlog of n items cost n^2 / 2 steps
                     for (Pending p : queued.values()) {
-                        if (p.vector() != null && !leave.contains(p.id()) && ready.size() < perWrite) {
+                        if (ready.size() >= perWrite) {
+                            break;
+                        }
+                        if (p.vector() != null && !leave.contains(p.id())) {
                             ready.add(p);
                         }
                     }
