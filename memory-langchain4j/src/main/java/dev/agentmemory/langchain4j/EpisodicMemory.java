@@ -137,6 +137,8 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     private volatile @Nullable VectorModel vectorModel;
     private final AtomicLong embeddedCount = new AtomicLong();
     private final AtomicLong loadedCount = new AtomicLong();
+    /** Tail items looked at while choosing what to move into the index (for tests: linear in the backlog). */
+    private final AtomicLong tailItemsExamined = new AtomicLong();
     /**
      * Items another instance may have embedded and kept in the store (those of followed events
      * and of a catch-up from the log); the store is asked for these only, so that indexing this
@@ -505,6 +507,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
                         if (ready.size() >= perWrite) {
                             break;
                         }
+                        tailItemsExamined.incrementAndGet();
                         if (p.vector() != null && !leave.contains(p.id())) {
                             ready.add(p);
                         }
@@ -635,6 +638,11 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     /** How many texts this instance embedded for its index, and how many vectors it loaded from the store. */
     long[] vectorCounts() {
         return new long[] {embeddedCount.get(), loadedCount.get()};
+    }
+
+    /** How many tail items the moves into the index have looked at so far. */
+    long tailItemsExamined() {
+        return tailItemsExamined.get();
     }
 
     /** Writes items that have their vectors into the index (the caller keeps their vectors, {@link #keep}). */
