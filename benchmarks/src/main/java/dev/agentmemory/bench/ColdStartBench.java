@@ -5,6 +5,10 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentmemory.langchain4j.AgentMemory;
 import dev.agentmemory.langchain4j.SessionRef;
+import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.invocation.InvocationContext;
+import dev.langchain4j.rag.query.Metadata;
+import dev.langchain4j.rag.query.Query;
 import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.event.LoggedEvent;
 import dev.agentmemory.core.spi.EventStore;
@@ -30,10 +34,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * user (hashing embedding model, 384 dimensions, so that loading is quick).
  * <ul>
  *   <li>heap: everything in memory (store and episodic index), used heap after full GCs before
- *       and after loading, per record; the store's share of it (its log and its copy of the
- *       vectors: measured as the heap a copy of them takes), which an H2 file or PostgreSQL keeps
- *       out of the heap; and the rest, the records and the episodic index, less the vector (384
- *       float32, 1,536 bytes);</li>
+ *       loading and after loading and one recall, per record; the store's share of it (its log,
+ *       its copy of the vectors and its snapshot of the user's state: measured as the heap a copy
+ *       of them takes), which an H2 file or PostgreSQL keeps out of the heap; and the rest, the
+ *       records and the episodic index, less the vector (384 float32, 1,536 bytes);</li>
  *   <li>cold start: on an H2 file with its index directory, written and closed by one memory (the
  *       user, and a user of ten memories); then, each in a new JVM ({@link ColdStartProbe}), the
  *       first recall of the user by a memory opened on the same files the default way
@@ -41,6 +45,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *       timed apart, the user of ten (the start-up cost whatever the user's size) with the default
  *       embedding model's first call, and, up to 10k ({@code -Dperf.coldStartRebuild=true} above),
  *       with the index directory deleted (rebuilt from the log with the vectors stored in the file).
+ *       The files are written by the engine without an index, then the index is built by the
+ *       catch-up of a first recall ({@code -Dperf.coldStartLoad=indexer}: by the indexing thread
+ *       while the records are written, one item per index write, hours at 100k).
  *       {@code -Dperf.coldStartKeep=DIR} writes the files under DIR and keeps them;
  *       {@code -Dperf.coldStartHeap=false} skips the heap part.</li>
  * </ul>
@@ -81,6 +88,8 @@ final class ColdStartBench {
                     row.get("log_events").asLong(), row.get("snapshots_saved").asLong(),
                     row.get("snapshot_chars_saved").asLong(), row.get("last_snapshot_seq").asLong(),
                     row.get("h2_file_bytes").asLong());
+            out.printf("%-9s load: %s (records %s s, index catch-up %s s)%n", "", row.get("load").asText(),
+                    row.get("records_seconds"), row.get("index_catch_up_seconds"));
             out.printf("%-9s default configuration (H2 file, index on disk): heap %s B per memory%n", "",
                     Stats.f3(row.get("default_config_heap_bytes_per_memory").asDouble()));
             out.printf("%-9s new process, index dir kept: %s%n%-9s load split out: %s%n%-9s a user of ten: %s%n", "",
@@ -93,10 +102,25 @@ final class ColdStartBench {
         long before = usedHeap();
         InMemoryEventStore store = new InMemoryEventStore();
         TurnOverheadBench.HashingEmbeddingModel model = new TurnOverheadBench.HashingEmbeddingModel(DIMENSIONS);
+        SessionRef session = new SessionRef("perf", "heap", "chat");
+        boolean throughIndexer = "indexer".equals(System.getProperty("perf.coldStartLoad", "catchUp"));
+        if (!throughIndexer) {
+            // the records first, by a memory without an index; the index below catches up with them
+            try (AgentMemory records = AgentMemory.builder().store(store).build()) {
+                new ChatTurns(records, "fact.", 5).preload(session, n);
+            }
+        }
         AgentMemory memory = AgentMemory.builder().store(store).embeddingModel(model).build();
         try {
-            SessionRef session = new SessionRef("perf", "heap", "chat");
-            new ChatTurns(memory, "fact.", 5).preload(session, n);
+            if (throughIndexer) {
+                new ChatTurns(memory, "fact.", 5).preload(session, n);
+            }
+            // a recall: the index caught up, and what a recall builds per user (the ranking of
+            // persistent keys) is counted too
+            memory.contentRetriever().retrieve(Query.from("What did we choose?", Metadata.builder()
+                    .chatMessage(UserMessage.from("What did we choose?"))
+                    .invocationContext(InvocationContext.builder().chatMemoryId(session).build()).build()));
+            memory.awaitIndexed();
             long after = usedHeap();
             double perMemory = (after - before) / (double) n;
             // the episodic index's ids of the records, whose vectors the store keeps
@@ -120,8 +144,8 @@ final class ColdStartBench {
     }
 
     /**
-     * The heap the in-memory store's log and vectors of the user take: measured as that of a copy
-     * of them (new strings and arrays, nothing shared with the original).
+     * The heap the in-memory store's log, vectors and snapshot of the user take: measured as that of
+     * a copy of them (new strings and arrays, nothing shared with the original).
      */
     private static long storeHeap(InMemoryEventStore store, Partition user, List<String> recordItems,
                                   TurnOverheadBench.HashingEmbeddingModel model) {
@@ -134,6 +158,8 @@ final class ColdStartBench {
                 fresh(e.traceId()), fresh(e.payload()))).toList());
         copy.saveVectors(user, vectorModel, vectors.values().stream()
                 .map(v -> new StoredVector(fresh(v.item()), v.seq(), v.vector().clone())).toList());
+        // and its snapshot of the user's state (the engine saves one as the log grows)
+        store.snapshot(user).ifPresent(sn -> copy.saveSnapshot(user, new StoredSnapshot(sn.seq(), fresh(sn.payload()))));
         long with = usedHeap();
         if (copy.lastSequence(user) != log.size()) {
             throw new IllegalStateException("the copy of the store lost events");
@@ -169,14 +195,36 @@ final class ColdStartBench {
                 return kept;
             }
         };
-        try (counting; AgentMemory first = AgentMemory.builder().store(counting)
-                .indexDirectory(file.resolveSibling(file.getFileName() + ".recall"))
-                .embeddingModel(new TurnOverheadBench.HashingEmbeddingModel(DIMENSIONS)).build()) {
-            new ChatTurns(first, "fact.", 9).preload(session, n);
-            // a user of ten memories in the same files: what a first recall costs whatever the user's size
-            new ChatTurns(first, "fact.", 10).preload(small, 10);
-            row.put("log_events", counting.lastSequence(new Partition(session.tenant(), session.user())));
+        boolean throughIndexer = "indexer".equals(System.getProperty("perf.coldStartLoad", "catchUp"));
+        try (counting) {
+            // the records through the engine; the episodic index either follows each commit (its
+            // indexing thread, one item per index write) or, by default, is built afterwards by the
+            // catch-up of the user's first recall (what a new index directory, or a lost one, does)
+            try (AgentMemory first = throughIndexer ? AgentMemory.builder().store(counting)
+                    .indexDirectory(file.resolveSibling(file.getFileName() + ".recall"))
+                    .embeddingModel(new TurnOverheadBench.HashingEmbeddingModel(DIMENSIONS)).build()
+                    : AgentMemory.builder().store(counting).build()) {
+                new ChatTurns(first, "fact.", 9).preload(session, n);
+                // a user of ten memories in the same files: what a first recall costs whatever the user's size
+                new ChatTurns(first, "fact.", 10).preload(small, 10);
+                row.put("log_events", counting.lastSequence(new Partition(session.tenant(), session.user())));
+            }
+            row.put("records_seconds", Stats.round((System.nanoTime() - t) / 1e9));
+            if (!throughIndexer) {
+                long indexing = System.nanoTime();
+                try (AgentMemory indexed = AgentMemory.builder().store(counting)
+                        .indexDirectory(file.resolveSibling(file.getFileName() + ".recall"))
+                        .embeddingModel(new TurnOverheadBench.HashingEmbeddingModel(DIMENSIONS)).build()) {
+                    for (SessionRef user : List.of(session, small)) {
+                        indexed.contentRetriever().retrieve(Query.from("What did we choose?", Metadata.builder()
+                                .chatMessage(UserMessage.from("What did we choose?"))
+                                .invocationContext(InvocationContext.builder().chatMemoryId(user).build()).build()));
+                    }
+                }
+                row.put("index_catch_up_seconds", Stats.round((System.nanoTime() - indexing) / 1e9));
+            }
         }
+        row.put("load", throughIndexer ? "indexing thread" : "records, then the index by a catch-up");
         row.put("load_seconds", Stats.round((System.nanoTime() - t) / 1e9));
         row.put("snapshots_saved", snapshots.get());
         row.put("snapshot_chars_saved", snapshotChars.get());

@@ -37,6 +37,8 @@ import java.util.concurrent.TimeUnit;
  *       GCs, less that before it was built): with the user of ten beside it, the heap per memory of
  *       the default configuration.</li>
  * </ul>
+ * Each phase also in CPU time of the main thread ({@code *_cpu_ms}): wall times on a loaded
+ * machine are mostly waiting for a core.
  * Arguments: {@code <h2 file> <tenant> <user> [split] [model] [hold]} ({@code hold}: two minutes
  * open after the measurement, for a class histogram).
  */
@@ -55,17 +57,23 @@ final class ColdStartProbe {
         out.put("jvm_ms", jvm);
         long before = usedHeap();
         long t = System.nanoTime();
+        long c = cpu();
         try (AgentMemory memory = AgentMemory.builder().h2File(file)
                 .embeddingModel(new TurnOverheadBench.HashingEmbeddingModel(ColdStartBench.DIMENSIONS)).build()) {
             out.put("open_ms", ms(System.nanoTime() - t));
+            out.put("open_cpu_ms", ms(cpu() - c));
             if (split) {
                 t = System.nanoTime();
+                c = cpu();
                 memory.engine().admin().sync(memory.caller(session));
                 out.put("load_ms", ms(System.nanoTime() - t));
+                out.put("load_cpu_ms", ms(cpu() - c));
             }
             t = System.nanoTime();
+            c = cpu();
             memory.contentRetriever().retrieve(query(session, "What did we choose about the delivery?"));
             out.put("first_recall_ms", ms(System.nanoTime() - t));
+            out.put("first_recall_cpu_ms", ms(cpu() - c));
             t = System.nanoTime();
             memory.contentRetriever().retrieve(query(session, "Which colour did we settle on for the kitchen?"));
             out.put("second_recall_ms", ms(System.nanoTime() - t));
@@ -84,6 +92,11 @@ final class ColdStartProbe {
             out.put("model_first_call_ms", ms(System.nanoTime() - t));
         }
         System.out.println(new ObjectMapper().writeValueAsString(out));
+    }
+
+    /** CPU time of this thread (the main one: class loading and our work; not GC nor the JIT's threads). */
+    private static long cpu() {
+        return ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
     }
 
     private static long usedHeap() {
