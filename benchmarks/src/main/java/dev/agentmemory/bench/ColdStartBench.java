@@ -212,8 +212,8 @@ final class ColdStartBench {
             row.put("records_seconds", Stats.round((System.nanoTime() - t) / 1e9));
             if (!throughIndexer) {
                 long indexing = System.nanoTime();
-                try (AgentMemory indexed = AgentMemory.builder().store(counting)
-                        .indexDirectory(file.resolveSibling(file.getFileName() + ".recall"))
+                // a memory closes its store: the index's one opens the file again
+                try (AgentMemory indexed = AgentMemory.builder().h2File(file)
                         .embeddingModel(new TurnOverheadBench.HashingEmbeddingModel(DIMENSIONS)).build()) {
                     for (SessionRef user : List.of(session, small)) {
                         indexed.contentRetriever().retrieve(Query.from("What did we choose?", Metadata.builder()
