@@ -34,20 +34,27 @@ import java.util.concurrent.atomic.AtomicLong;
  * user (hashing embedding model, 384 dimensions, so that loading is quick).
  * <ul>
  *   <li>heap: everything in memory (store and episodic index), used heap after full GCs before
- *       and after loading, per record; the store's share of it (its log and its copy of the
- *       vectors: measured as the heap a copy of them takes), which an H2 file or PostgreSQL keeps
- *       out of the heap; and the rest, the records and the episodic index, less the vector (384
- *       float32, 1,536 bytes);</li>
- *   <li>cold start: on an H2 file with its index directory, written and closed by one memory;
- *       a new {@link AgentMemory} on the same files then answers its first recall of the user (the
- *       engine loads the user, the index catches up with the log), and again with the index
- *       directory deleted (rebuilt from the log with the vectors stored in the file). Same JVM,
- *       so classes are loaded and compiled: a new process adds its start-up.</li>
+ *       loading and after loading and one recall, per record; the store's share of it (its log,
+ *       its copy of the vectors and its snapshot of the user's state: measured as the heap a copy
+ *       of them takes), which an H2 file or PostgreSQL keeps out of the heap; and the rest, the
+ *       records and the episodic index, less the vector (384 float32, 1,536 bytes);</li>
+ *   <li>cold start: on an H2 file with its index directory, written and closed by one memory (the
+ *       user, and a user of ten memories); then, each in a new JVM ({@link ColdStartProbe}), the
+ *       first recall of the user by a memory opened on the same files the default way
+ *       ({@code h2File}, index directory next to it), the same with the engine's load of the user
+ *       timed apart, the user of ten (the start-up cost whatever the user's size) with the default
+ *       embedding model's first call, and, up to 10k ({@code -Dperf.coldStartRebuild=true} above),
+ *       with the index directory deleted (rebuilt from the log with the vectors stored in the file).
+ *       The files are written by the engine without an index, then the index is built by the
+ *       catch-up of a first recall ({@code -Dperf.coldStartLoad=indexer}: by the indexing thread
+ *       while the records are written, one item per index write, hours at 100k).
+ *       {@code -Dperf.coldStartKeep=DIR} writes the files under DIR and keeps them;
+ *       {@code -Dperf.coldStartHeap=false} skips the heap part.</li>
  * </ul>
  */
 final class ColdStartBench {
 
-    private static final int DIMENSIONS = 384;
+    static final int DIMENSIONS = 384;
     private final Path dir;
 
     ColdStartBench(Path dir) {
@@ -63,7 +70,14 @@ final class ColdStartBench {
         for (int n : sizes) {
             ObjectNode row = rows.addObject();
             row.put("memories", n);
-            heap(n, row);
+            if (Boolean.parseBoolean(System.getProperty("perf.coldStartHeap", "true"))) {
+                heap(n, row);
+            } else {
+                for (String f : List.of("heap_bytes_per_memory", "store_heap_bytes_per_memory",
+                        "records_and_index_bytes_per_memory", "heap_bytes_beyond_vector")) {
+                    row.put(f, Double.NaN);
+                }
+            }
             coldStart(n, row);
             out.printf("%-9d %14s %10s %16s %20s %10s %16s %18s%n", n, Stats.f3(row.get("heap_bytes_per_memory").asDouble()),
                     Stats.f3(row.get("store_heap_bytes_per_memory").asDouble()),
@@ -74,6 +88,12 @@ final class ColdStartBench {
                     row.get("log_events").asLong(), row.get("snapshots_saved").asLong(),
                     row.get("snapshot_chars_saved").asLong(), row.get("last_snapshot_seq").asLong(),
                     row.get("h2_file_bytes").asLong());
+            out.printf("%-9s load: %s (records %s s, index catch-up %s s)%n", "", row.get("load").asText(),
+                    row.get("records_seconds"), row.get("index_catch_up_seconds"));
+            out.printf("%-9s default configuration (H2 file, index on disk): heap %s B per memory%n", "",
+                    Stats.f3(row.get("default_config_heap_bytes_per_memory").asDouble()));
+            out.printf("%-9s new process, index dir kept: %s%n%-9s load split out: %s%n%-9s a user of ten: %s%n", "",
+                    row.get("new_process"), "", row.get("new_process_load_split"), "", row.get("new_process_user_of_ten"));
         }
         return json;
     }
@@ -82,10 +102,25 @@ final class ColdStartBench {
         long before = usedHeap();
         InMemoryEventStore store = new InMemoryEventStore();
         TurnOverheadBench.HashingEmbeddingModel model = new TurnOverheadBench.HashingEmbeddingModel(DIMENSIONS);
+        SessionRef session = new SessionRef("perf", "heap", "chat");
+        boolean throughIndexer = "indexer".equals(System.getProperty("perf.coldStartLoad", "catchUp"));
+        if (!throughIndexer) {
+            // the records first, by a memory without an index; the index below catches up with them
+            try (AgentMemory records = AgentMemory.builder().store(store).build()) {
+                new ChatTurns(records, "fact.", 5).preload(session, n);
+            }
+        }
         AgentMemory memory = AgentMemory.builder().store(store).embeddingModel(model).build();
         try {
-            SessionRef session = new SessionRef("perf", "heap", "chat");
-            new ChatTurns(memory, "fact.", 5).preload(session, n);
+            if (throughIndexer) {
+                new ChatTurns(memory, "fact.", 5).preload(session, n);
+            }
+            // a recall: the index caught up, and what a recall builds per user (the ranking of
+            // persistent keys) is counted too
+            memory.contentRetriever().retrieve(Query.from("What did we choose?", Metadata.builder()
+                    .chatMessage(UserMessage.from("What did we choose?"))
+                    .invocationContext(InvocationContext.builder().chatMemoryId(session).build()).build()));
+            memory.awaitIndexed();
             long after = usedHeap();
             double perMemory = (after - before) / (double) n;
             // the episodic index's ids of the records, whose vectors the store keeps
@@ -109,8 +144,8 @@ final class ColdStartBench {
     }
 
     /**
-     * The heap the in-memory store's log and vectors of the user take: measured as that of a copy
-     * of them (new strings and arrays, nothing shared with the original).
+     * The heap the in-memory store's log, vectors and snapshot of the user take: measured as that of
+     * a copy of them (new strings and arrays, nothing shared with the original).
      */
     private static long storeHeap(InMemoryEventStore store, Partition user, List<String> recordItems,
                                   TurnOverheadBench.HashingEmbeddingModel model) {
@@ -123,6 +158,8 @@ final class ColdStartBench {
                 fresh(e.traceId()), fresh(e.payload()))).toList());
         copy.saveVectors(user, vectorModel, vectors.values().stream()
                 .map(v -> new StoredVector(fresh(v.item()), v.seq(), v.vector().clone())).toList());
+        // and its snapshot of the user's state (the engine saves one as the log grows)
+        store.snapshot(user).ifPresent(sn -> copy.saveSnapshot(user, new StoredSnapshot(sn.seq(), fresh(sn.payload()))));
         long with = usedHeap();
         if (copy.lastSequence(user) != log.size()) {
             throw new IllegalStateException("the copy of the store lost events");
@@ -135,9 +172,11 @@ final class ColdStartBench {
     }
 
     private void coldStart(int n, ObjectNode row) throws Exception {
-        Path run = Files.createTempDirectory(dir, "cold");
+        String keep = System.getProperty("perf.coldStartKeep");
+        Path run = keep != null ? Files.createDirectories(Path.of(keep, "cold-" + n)) : Files.createTempDirectory(dir, "cold");
         Path file = run.resolve("memory");
         SessionRef session = new SessionRef("perf", "cold", "chat");
+        SessionRef small = new SessionRef("perf", "small", "chat");
         long t = System.nanoTime();
         // the writer keeps the default snapshot interval (it grows with the log); its store counts
         // the snapshots saved and their characters
@@ -156,34 +195,61 @@ final class ColdStartBench {
                 return kept;
             }
         };
-        try (counting; AgentMemory first = AgentMemory.builder().store(counting)
-                .indexDirectory(file.resolveSibling(file.getFileName() + ".recall"))
-                .embeddingModel(new TurnOverheadBench.HashingEmbeddingModel(DIMENSIONS)).build()) {
-            new ChatTurns(first, "fact.", 9).preload(session, n);
-            row.put("log_events", counting.lastSequence(new Partition(session.tenant(), session.user())));
+        boolean throughIndexer = "indexer".equals(System.getProperty("perf.coldStartLoad", "catchUp"));
+        try (counting) {
+            // the records through the engine; the episodic index either follows each commit (its
+            // indexing thread, one item per index write) or, by default, is built afterwards by the
+            // catch-up of the user's first recall (what a new index directory, or a lost one, does)
+            try (AgentMemory first = throughIndexer ? AgentMemory.builder().store(counting)
+                    .indexDirectory(file.resolveSibling(file.getFileName() + ".recall"))
+                    .embeddingModel(new TurnOverheadBench.HashingEmbeddingModel(DIMENSIONS)).build()
+                    : AgentMemory.builder().store(counting).build()) {
+                new ChatTurns(first, "fact.", 9).preload(session, n);
+                // a user of ten memories in the same files: what a first recall costs whatever the user's size
+                new ChatTurns(first, "fact.", 10).preload(small, 10);
+                row.put("log_events", counting.lastSequence(new Partition(session.tenant(), session.user())));
+            }
+            row.put("records_seconds", Stats.round((System.nanoTime() - t) / 1e9));
+            if (!throughIndexer) {
+                long indexing = System.nanoTime();
+                // a memory closes its store: the index's one opens the file again
+                try (AgentMemory indexed = AgentMemory.builder().h2File(file)
+                        .embeddingModel(new TurnOverheadBench.HashingEmbeddingModel(DIMENSIONS)).build()) {
+                    for (SessionRef user : List.of(session, small)) {
+                        indexed.contentRetriever().retrieve(Query.from("What did we choose?", Metadata.builder()
+                                .chatMessage(UserMessage.from("What did we choose?"))
+                                .invocationContext(InvocationContext.builder().chatMemoryId(user).build()).build()));
+                    }
+                }
+                row.put("index_catch_up_seconds", Stats.round((System.nanoTime() - indexing) / 1e9));
+            }
         }
+        row.put("load", throughIndexer ? "indexing thread" : "records, then the index by a catch-up");
         row.put("load_seconds", Stats.round((System.nanoTime() - t) / 1e9));
         row.put("snapshots_saved", snapshots.get());
         row.put("snapshot_chars_saved", snapshotChars.get());
         row.put("last_snapshot_seq", lastSnapshotSeq.get());
         row.put("h2_file_bytes", Files.size(file.resolveSibling(file.getFileName() + ".mv.db")));
-        row.put("first_recall_ms", Stats.round(firstRecall(file, session) / 1e6));
-        try (var files = Files.walk(file.resolveSibling(file.getFileName() + ".recall"))) {
-            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-        }
-        row.put("first_recall_rebuilt_index_ms", Stats.round(firstRecall(file, session) / 1e6));
-    }
-
-    /** Nanoseconds of the first recall of the user by a new memory on the file. */
-    private static long firstRecall(Path file, SessionRef session) {
-        TurnOverheadBench.HashingEmbeddingModel model = new TurnOverheadBench.HashingEmbeddingModel(DIMENSIONS);
-        try (AgentMemory memory = AgentMemory.builder().h2File(file).embeddingModel(model).build()) {
-            String question = "What did we choose about the delivery?";
-            Query query = Query.from(question, Metadata.builder().chatMessage(UserMessage.from(question))
-                    .invocationContext(InvocationContext.builder().chatMemoryId(session).build()).build());
-            long t = System.nanoTime();
-            memory.contentRetriever().retrieve(query);
-            return System.nanoTime() - t;
+        // each in a new JVM, the H2 file with its index directory (the default configuration)
+        ObjectNode plain = ColdStartProbe.inNewProcess(file, session);
+        ObjectNode split = ColdStartProbe.inNewProcess(file, session, "split");
+        ObjectNode tiny = ColdStartProbe.inNewProcess(file, small, "model");
+        row.put("first_recall_ms", plain.get("first_recall_ms").asDouble());
+        row.set("new_process", plain);
+        row.set("new_process_load_split", split);
+        row.set("new_process_user_of_ten", tiny);
+        // the default configuration's heap per memory: the open memory with the user loaded and
+        // recalled, less the same with the user of ten (H2's page cache and Lucene's fixed parts alike)
+        row.put("default_config_heap_bytes_per_memory", Stats.round((plain.get("heap_bytes").asDouble()
+                - tiny.get("heap_bytes").asDouble()) / (n - 10)));
+        if (Boolean.parseBoolean(System.getProperty("perf.coldStartRebuild", Boolean.toString(n <= 10_000)))) {
+            try (var files = Files.walk(file.resolveSibling(file.getFileName() + ".recall"))) {
+                files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            }
+            ObjectNode rebuilt = ColdStartProbe.inNewProcess(file, session);
+            row.put("first_recall_rebuilt_index_ms", rebuilt.get("first_recall_ms").asDouble());
+        } else {
+            row.put("first_recall_rebuilt_index_ms", Double.NaN);
         }
     }
 

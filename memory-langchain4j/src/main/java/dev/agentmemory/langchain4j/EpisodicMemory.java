@@ -129,6 +129,13 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     /** At most this many items per call of the embedding model (and per index write of a recall or a catch-up). */
     private static final int BATCH = 64;
     /**
+     * Items per index write of a catch-up: each write ends with a refresh, a new segment the
+     * index later merges (HNSW graphs included); a rebuild of 10,000 items in writes of 64 spent
+     * half its time merging 157 segments. A catch-up runs once per user and process, under the
+     * user's lock, on the recall that needs it.
+     */
+    private static final int CATCH_UP_WRITE = 1_024;
+    /**
      * Items per index write of the indexing thread: one, so that a recall that needs the move
      * lock waits for one item's write at most (each write refreshes the searcher; with an instant
      * model the thread lags the turns, and eight items per write made the waits as long as eight).
@@ -137,6 +144,9 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     private volatile @Nullable VectorModel vectorModel;
     private final AtomicLong embeddedCount = new AtomicLong();
     private final AtomicLong loadedCount = new AtomicLong();
+    /** Tail items looked at while choosing what to move into the index (for tests: linear in the backlog). */
+    private final AtomicLong tailItemsExamined = new AtomicLong();
+    private final AtomicLong catchUpWrites = new AtomicLong();
     /**
      * Items another instance may have embedded and kept in the store (those of followed events
      * and of a catch-up from the log); the store is asked for these only, so that indexing this
@@ -499,8 +509,14 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
                     if (queued == null) {
                         return written;
                     }
+                    // stops at perWrite items: scanning the whole tail for each write made a
+                    // backlog of n items cost n^2 / 2 steps
                     for (Pending p : queued.values()) {
-                        if (p.vector() != null && !leave.contains(p.id()) && ready.size() < perWrite) {
+                        if (ready.size() >= perWrite) {
+                            break;
+                        }
+                        tailItemsExamined.incrementAndGet();
+                        if (p.vector() != null && !leave.contains(p.id())) {
                             ready.add(p);
                         }
                     }
@@ -632,6 +648,11 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
         return new long[] {embeddedCount.get(), loadedCount.get()};
     }
 
+    /** How many tail items the moves into the index have looked at so far. */
+    long tailItemsExamined() {
+        return tailItemsExamined.get();
+    }
+
     /** Writes items that have their vectors into the index (the caller keeps their vectors, {@link #keep}). */
     private void write(List<Pending> items) {
         List<IndexedItem> out = new ArrayList<>(items.size());
@@ -642,13 +663,26 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
         index.upsertAll(out);
     }
 
-    /** Embeds items (see {@link #vectorsFor}), writes them into the index and keeps their vectors; used by the catch-up. */
+    /**
+     * Embeds items (see {@link #vectorsFor}, {@link #BATCH} per call of the model), writes them into
+     * the index {@link #CATCH_UP_WRITE} per write and keeps their vectors; used by the catch-up.
+     */
     private void upsert(List<Pending> pending) {
-        for (int from = 0; from < pending.size(); from += BATCH) {
-            List<Pending> batch = vectorsFor(pending.subList(from, Math.min(pending.size(), from + BATCH)));
+        for (int from = 0; from < pending.size(); from += CATCH_UP_WRITE) {
+            List<Pending> chunk = pending.subList(from, Math.min(pending.size(), from + CATCH_UP_WRITE));
+            List<Pending> batch = new ArrayList<>(chunk.size());
+            for (int at = 0; at < chunk.size(); at += BATCH) {
+                batch.addAll(vectorsFor(chunk.subList(at, Math.min(chunk.size(), at + BATCH))));
+            }
             write(batch);
+            catchUpWrites.incrementAndGet();
             keep(batch);
         }
+    }
+
+    /** How many index writes catch-ups made (for tests: a rebuild writes in a few large writes). */
+    long catchUpWrites() {
+        return catchUpWrites.get();
     }
 
     /**

@@ -158,6 +158,13 @@ public final class HybridIndex implements AutoCloseable {
         }
     }
 
+    /** How many deletes by id the writer buffered so far (for tests). */
+    long deletesBuffered() {
+        synchronized (writeLock) {
+            return writer.deletesBuffered();
+        }
+    }
+
     /**
      * Merges the index into a single segment (one HNSW graph), which makes vector search both
      * faster and more accurate after a bulk load. Costs a rewrite of the whole index; call it

@@ -46,6 +46,8 @@ final class RecallWriter implements Closeable {
     private final SupersessionDetector detector;
     private final IndexWriter writer;
     private final SearcherManager searchers;
+    /** Deletes by id buffered in the writer (for tests: none for ids new to the index). */
+    private long deletesBuffered;
 
     RecallWriter(Directory directory, RecallAnalyzer analyzer, IndexSettings settings) throws IOException {
         this.settings = settings;
@@ -188,6 +190,11 @@ final class RecallWriter implements Closeable {
         searchers.maybeRefreshBlocking();
     }
 
+    /** How many deletes by id were buffered so far. */
+    long deletesBuffered() {
+        return deletesBuffered;
+    }
+
     /** Merges the index into one segment. */
     void optimize() throws IOException {
         writer.forceMerge(1);
@@ -257,11 +264,15 @@ final class RecallWriter implements Closeable {
      * without it: each is superseded by the newest remaining item that replaces it, or current.
      */
     private boolean removeExisting(IndexSearcher searcher, String id) throws IOException {
-        writer.deleteDocuments(new Term(F_ID, id));
+        // every write is refreshed before the next one, and a batch refreshes before an id it
+        // wrote comes again (mustSee): an id the searcher does not hold is in no segment, and a
+        // delete buffered for it cost a term lookup in every segment at the next flush, for nothing
         int doc = IndexSchema.docOf(searcher, id);
         if (doc < 0) {
             return false;
         }
+        writer.deleteDocuments(new Term(F_ID, id));
+        deletesBuffered++;
         TopDocs replaced = searcher.search(new TermQuery(new Term(F_SUPERSEDED_BY, id)), Integer.MAX_VALUE);
         StoredFields stored = searcher.storedFields();
         for (ScoreDoc sd : replaced.scoreDocs) {

@@ -55,6 +55,13 @@ public final class PartitionState {
     private final Map<String, OrderedWindow> ordered = new HashMap<>();
     private static final Comparator<StoredMessage> WINDOW_ORDER =
             Comparator.comparingLong(StoredMessage::order).thenComparingLong(StoredMessage::index);
+    /**
+     * One instance of each scope and agent name of the records, shared by them: a record decoded
+     * from the log or a snapshot brings its own copies (a scope and two agent names, about 240
+     * bytes a record). A cache of equal values, not part of {@link #equals}; never undone.
+     */
+    private final Map<Scope, Scope> scopes = new HashMap<>();
+    private final Map<String, String> agents = new HashMap<>();
     private long lastSeq;
     private long liveRecords;
     /** Source of {@link #recordsRevision} values: unique across every state of this JVM. */
@@ -104,9 +111,14 @@ public final class PartitionState {
         PartitionState s = new PartitionState();
         s.lastSeq = image.lastSeq();
         s.liveRecords = image.liveRecords();
-        image.records().forEach(r -> s.records.put(r.id(), r));
-        image.versions().forEach(v -> s.versions.computeIfAbsent(v.scope(), k -> new LinkedHashMap<>())
-                .put(v.key(), new ArrayList<>(v.ids())));
+        image.records().forEach(r -> s.records.put(r.id(), s.shared(r)));
+        for (StateImage.Versions v : image.versions()) {
+            // the key instance of its first record, rather than a copy of it per entry
+            MemoryRecord first = v.ids().isEmpty() ? null : s.records.get(v.ids().get(0));
+            MemoryKey key = first != null && first.key().equals(v.key()) ? first.key() : v.key();
+            s.versions.computeIfAbsent(s.scopes.computeIfAbsent(v.scope(), k -> k), k -> new LinkedHashMap<>())
+                    .put(key, new ArrayList<>(v.ids()));
+        }
         image.tasks().forEach(t -> s.tasks.computeIfAbsent(t.session(), k -> new LinkedHashMap<>()).put(t.task(), t));
         image.aliases().forEach((alias, entities) -> s.aliases.put(alias, new TreeSet<>(entities)));
         image.actions().forEach(r -> s.actions.put(r.operationId(), r));
@@ -280,7 +292,7 @@ public final class PartitionState {
             for (String id : w.superseded()) {
                 update(id, r -> r.status() == Status.FORGOTTEN ? r : r.status(Status.SUPERSEDED));
             }
-            MemoryRecord r = w.record();
+            MemoryRecord r = shared(w.record());
             MemoryRecord before = put(records, r.id(), r);
             if (before == null && r.status() != Status.FORGOTTEN) {
                 liveRecords++;
@@ -478,6 +490,12 @@ public final class PartitionState {
             }
             update(before.id(), r -> r.status(Status.ACTIVE));
         }
+    }
+
+    /** The record with this state's instances of its scope and agent names ({@link #scopes}). */
+    private MemoryRecord shared(MemoryRecord r) {
+        return r.sharing(scopes.computeIfAbsent(r.scope(), k -> k), agents.computeIfAbsent(r.ownerAgent(), k -> k),
+                agents.computeIfAbsent(r.writerAgent(), k -> k));
     }
 
     private void update(String id, java.util.function.UnaryOperator<MemoryRecord> f) {
