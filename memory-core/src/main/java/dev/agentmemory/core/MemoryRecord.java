@@ -168,26 +168,6 @@ public record MemoryRecord(
                 writerAgent, tags, extraction, verification, evidence, sensitive, archived, recordedAt, seq);
     }
 
-    /**
-     * A copy holding the given instances of its scope and agent names, which must equal this
-     * record's: a user's state keeps one instance of each, shared by its records (records
-     * decoded from the log or a snapshot each bring their own copies).
-     *
-     * @throws IllegalArgumentException when one of them differs from this record's
-     */
-    public MemoryRecord sharing(Scope sameScope, String sameOwnerAgent, String sameWriterAgent) {
-        if (!scope.equals(sameScope) || !ownerAgent.equals(sameOwnerAgent) || !writerAgent.equals(sameWriterAgent)) {
-            throw new IllegalArgumentException("sharing needs equal parts: " + sameScope + ", " + sameOwnerAgent + ", "
-                    + sameWriterAgent + " for record " + id + " of " + scope + ", " + ownerAgent + ", " + writerAgent);
-        }
-        if (scope == sameScope && ownerAgent == sameOwnerAgent && writerAgent == sameWriterAgent) {
-            return this;
-        }
-        return new MemoryRecord(id, sameScope, key, value, kind, source, sourceRef, trust, confidence, observedAt,
-                validFrom, validTo, expiresAt, status, version, supersedes, conflictsWith, access, sameOwnerAgent,
-                sameWriterAgent, tags, extraction, verification, evidence, sensitive, archived, recordedAt, seq);
-    }
-
     /** A copy with the given status (used by replay). */
     public MemoryRecord status(Status newStatus) {
         return withStatus(newStatus);

@@ -494,8 +494,16 @@ public final class PartitionState {
 
     /** The record with this state's instances of its scope and agent names ({@link #scopes}). */
     private MemoryRecord shared(MemoryRecord r) {
-        return r.sharing(scopes.computeIfAbsent(r.scope(), k -> k), agents.computeIfAbsent(r.ownerAgent(), k -> k),
-                agents.computeIfAbsent(r.writerAgent(), k -> k));
+        Scope scope = scopes.computeIfAbsent(r.scope(), k -> k);
+        String owner = agents.computeIfAbsent(r.ownerAgent(), k -> k);
+        String writer = agents.computeIfAbsent(r.writerAgent(), k -> k);
+        if (scope == r.scope() && owner == r.ownerAgent() && writer == r.writerAgent()) {
+            return r;
+        }
+        return new MemoryRecord(r.id(), scope, r.key(), r.value(), r.kind(), r.source(), r.sourceRef(), r.trust(),
+                r.confidence(), r.observedAt(), r.validFrom(), r.validTo(), r.expiresAt(), r.status(), r.version(),
+                r.supersedes(), r.conflictsWith(), r.access(), owner, writer, r.tags(), r.extraction(),
+                r.verification(), r.evidence(), r.sensitive(), r.archived(), r.recordedAt(), r.seq());
     }
 
     private void update(String id, java.util.function.UnaryOperator<MemoryRecord> f) {
