@@ -130,8 +130,10 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     private static final int BATCH = 64;
     /**
      * Items per index write of the indexing thread: one, so that a recall that needs the move
-     * lock waits for one item's write at most (each write refreshes the searcher; with an instant
-     * model the thread lags the turns, and eight items per write made the waits as long as eight).
+     * lock waits for one item's write at most (with an instant model the thread lags the turns,
+     * and eight items per write made the waits as long as eight, when each write refreshed the
+     * searcher). No write refreshes it now: the next read does, once for every item written
+     * since, whether they are this instance's or followed from another's log.
      */
     private static final int INDEXER_WRITE = 1;
     private volatile @Nullable VectorModel vectorModel;
@@ -625,6 +627,11 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
             vectorModel = m;
         }
         return m;
+    }
+
+    /** How many times the index refreshed what its searches see ({@link HybridIndex#refreshes()}). */
+    long indexRefreshes() {
+        return index.refreshes();
     }
 
     /** How many texts this instance embedded for its index, and how many vectors it loaded from the store. */

@@ -46,8 +46,11 @@ import org.jspecify.annotations.Nullable;
  * items of the same {@linkplain #SPEAKER_ATTRIBUTE speaker} can replace each other.
  *
  * <p><b>Threading.</b> Thread-safe: writes are serialized, searches run concurrently and see every
- * write that returned before they started. Writes are visible immediately; a directory-backed
- * index commits on {@link #close()} (it is derived data, rebuilt from the memory log if lost).
+ * write that returned before they started. Writes are visible to every read that follows; a
+ * write does not refresh Lucene's searchers itself: the first read after it does, once for
+ * everything written since ({@link #refreshes()}), so that many writes between two reads cost
+ * one refresh (one small segment). A directory-backed index commits on {@link #close()} (it is
+ * derived data, rebuilt from the memory log if lost).
  *
  * <p>This class is the front door: it validates input, serializes writes and opens and closes
  * the index. The parts behind it: {@code IndexSettings} (configuration), {@code IndexSchema} (the
@@ -260,29 +263,46 @@ public final class HybridIndex implements AutoCloseable {
      */
     public List<String> absent(List<String> ids) {
         requireNonNull(ids, "ids");
-        ensureOpen();
-        try {
-            IndexSearcher searcher = searchers.acquire();
+        synchronized (writeLock) {
+            ensureOpen();
             try {
-                List<String> out = new java.util.ArrayList<>();
-                for (String id : ids) {
-                    if (IndexSchema.docOf(searcher, id) < 0) {
-                        out.add(id);
-                    }
-                }
-                return out;
-            } finally {
-                searchers.release(searcher);
+                // the writes since the last refresh answer first: no refresh for this question
+                return writer.absent(ids);
+            } catch (IOException e) {
+                throw new UncheckedIOException("reading the recall index failed", e);
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException("reading the recall index failed", e);
+        }
+    }
+
+    /**
+     * How many times the index refreshed what its searches see: the first read after writes
+     * refreshes once, for all of them (each refresh makes Lucene flush a small segment, later
+     * merged). A diagnostic, for tests and benchmarks.
+     */
+    public long refreshes() {
+        return writer.refreshes();
+    }
+
+    /** Before a read: refreshes the searchers when something was written since their last refresh. */
+    private void fresh() {
+        ensureOpen();
+        if (!writer.stale()) {
+            return;
+        }
+        synchronized (writeLock) {
+            ensureOpen();
+            try {
+                writer.refreshIfStale();
+            } catch (IOException e) {
+                throw new UncheckedIOException("refreshing the recall index failed", e);
+            }
         }
     }
 
     /** The item with this id, if present, as it was written (vector normalised to unit length). */
     public Optional<IndexedItem> find(String id) {
         requireNonNull(id, "id");
-        ensureOpen();
+        fresh();
         try {
             IndexSearcher searcher = searchers.acquire();
             try {
@@ -306,7 +326,7 @@ public final class HybridIndex implements AutoCloseable {
      */
     public Optional<String> supersededBy(String id) {
         requireNonNull(id, "id");
-        ensureOpen();
+        fresh();
         try {
             IndexSearcher searcher = searchers.acquire();
             try {
@@ -323,7 +343,7 @@ public final class HybridIndex implements AutoCloseable {
 
     /** Number of items (superseded ones included) in all partitions. */
     public int size() {
-        ensureOpen();
+        fresh();
         try {
             IndexSearcher searcher = searchers.acquire();
             try {
@@ -346,7 +366,7 @@ public final class HybridIndex implements AutoCloseable {
     public List<RecallHit> search(RecallQuery query) {
         requireNonNull(query, "query");
         float[] vector = query.vectorNoCopy() == null ? null : unitVector(query.vectorNoCopy(), "query vector");
-        ensureOpen();
+        fresh();
         try {
             IndexSearcher searcher = searchers.acquire();
             try {

@@ -37,6 +37,14 @@ import org.jspecify.annotations.Nullable;
  * The write side of the recall index: the Lucene writer and its searcher refreshes, replacing
  * and deleting items, and write-time supersession detection (a new item is compared with the
  * current near neighbours of its partition). Not thread-safe: the caller serializes every call.
+ *
+ * <p><b>Refreshes.</b> A write does not refresh the searchers: each refresh flushes a small
+ * segment, and a segment per item cost its flush plus the merges of those segments (HNSW graphs
+ * rebuilt on the merge threads). The searchers are refreshed when something must see what was
+ * written: a read ({@link #refreshIfStale}, called by the index before every search), a write
+ * whose check could pair with an item written since, or a delete of an item that the searchers
+ * do not show as it is now. What changed since the last refresh is kept here ({@link #pending}),
+ * so that {@link #absent} answers without one.
  */
 final class RecallWriter implements Closeable {
 
@@ -45,6 +53,20 @@ final class RecallWriter implements Closeable {
     private final SupersessionDetector detector;
     private final IndexWriter writer;
     private final SearcherManager searchers;
+    /** Items written since the last refresh (the searchers do not show them), in order. */
+    private final List<Unrefreshed> unrefreshed = new ArrayList<>();
+    /** Per id changed since the last refresh: whether the index now holds it (written) or not (deleted). */
+    private final Map<String, Boolean> pending = new HashMap<>();
+    /**
+     * Whether items the searchers show were changed since the last refresh (marked superseded,
+     * deleted): then the searchers' view of them is stale, not only short of new items.
+     */
+    private boolean changedShown;
+    /** Whether a whole partition was deleted since the last refresh (its ids are not in {@link #pending}). */
+    private boolean partitionDeleted;
+    /** Whether anything was written or deleted since the last refresh; read by searches without the write lock. */
+    private volatile boolean stale;
+    private volatile long refreshes;
 
     RecallWriter(Directory directory, RecallAnalyzer analyzer, IndexSettings settings) throws IOException {
         this.settings = settings;
@@ -76,9 +98,57 @@ final class RecallWriter implements Closeable {
         this.searchers = new SearcherManager(writer, null);
     }
 
-    /** The searchers over what was written (each write refreshes them before it returns). */
+    /** The searchers; they show what was written as of the last refresh ({@link #refreshIfStale}). */
     SearcherManager searchers() {
         return searchers;
+    }
+
+    /** Whether something was written or deleted since the last refresh (no lock needed). */
+    boolean stale() {
+        return stale;
+    }
+
+    /** How many times the searchers were refreshed. */
+    long refreshes() {
+        return refreshes;
+    }
+
+    /** Refreshes the searchers when something was written or deleted since they were last refreshed. */
+    void refreshIfStale() throws IOException {
+        if (!stale) {
+            return;
+        }
+        searchers.maybeRefreshBlocking();
+        refreshes++;
+        unrefreshed.clear();
+        pending.clear();
+        changedShown = false;
+        partitionDeleted = false;
+        stale = false;
+    }
+
+    /**
+     * The ids among {@code ids} that the index does not hold now, in their order: the changes
+     * since the last refresh first, then the searchers (no refresh, unless a whole partition was
+     * deleted since).
+     */
+    List<String> absent(List<String> ids) throws IOException {
+        if (partitionDeleted) {
+            refreshIfStale();
+        }
+        IndexSearcher searcher = searchers.acquire();
+        try {
+            List<String> out = new ArrayList<>();
+            for (String id : ids) {
+                Boolean now = pending.get(id);
+                if (now == null ? IndexSchema.docOf(searcher, id) < 0 : !now) {
+                    out.add(id);
+                }
+            }
+            return out;
+        } finally {
+            searchers.release(searcher);
+        }
     }
 
     /**
@@ -92,40 +162,44 @@ final class RecallWriter implements Closeable {
         }
         // Each item is checked against what was written before it. The searcher is
         // refreshed (a new segment) only when an item written since the last refresh
-        // could change that check, or when a check changed items already indexed.
-        List<Unrefreshed> unrefreshed = new ArrayList<>();
-        boolean changedIndexed = false;
+        // could change that check, or when a check or a delete changed items it shows.
         IndexSearcher searcher = searchers.acquire();
         try {
             for (int i = 0; i < items.size(); i++) {
                 IndexedItem item = items.get(i);
-                if (changedIndexed || mustSee(unrefreshed, item, unit.get(i))) {
+                if (changedShown || partitionDeleted || mustSee(item, unit.get(i))) {
                     searchers.release(searcher);
                     searcher = null;
-                    searchers.maybeRefreshBlocking();
+                    refreshIfStale();
                     searcher = searchers.acquire();
-                    unrefreshed.clear();
                 }
                 if (removeExisting(searcher, item.id())) {
                     searchers.release(searcher);
                     searcher = null;
-                    searchers.maybeRefreshBlocking();
+                    changedShown = true;
+                    stale = true;
+                    refreshIfStale();
                     searcher = searchers.acquire();
-                    unrefreshed.clear();
                 }
                 Set<String> terms = analyzer.terms(F_TEXT, item.text());
                 Detection d = detect(searcher, item, unit.get(i), terms);
                 writer.addDocument(IndexSchema.toDocument(new Stored(item.id(), item.partition(), item.text(),
                         item.time(), item.attributes(), d.supersededBy()), unit.get(i)));
-                changedIndexed = d.markedOthers();
-                unrefreshed.add(new Unrefreshed(item, unit.get(i)));
+                written(item, unit.get(i));
+                changedShown |= d.markedOthers();
             }
         } finally {
             if (searcher != null) {
                 searchers.release(searcher);
             }
         }
-        searchers.maybeRefreshBlocking();
+    }
+
+    /** Notes an item written since the last refresh. */
+    private void written(IndexedItem item, float[] unit) {
+        unrefreshed.add(new Unrefreshed(item, unit));
+        pending.put(item.id(), true);
+        stale = true;
     }
 
     /**
@@ -136,37 +210,51 @@ final class RecallWriter implements Closeable {
      * flushed, for nothing.
      */
     private void bulkWrite(List<IndexedItem> items, List<float[]> unit) throws IOException {
+        if (changedShown || partitionDeleted) {
+            refreshIfStale();
+        }
         IndexSearcher searcher = searchers.acquire();
-        Set<String> inBatch = new java.util.HashSet<>();
         try {
             for (int i = 0; i < items.size(); i++) {
                 IndexedItem item = items.get(i);
                 boolean indexed = IndexSchema.docOf(searcher, item.id()) >= 0;
                 if (indexed) {
                     removeExisting(searcher, item.id());
+                    changedShown = true;
                 }
                 org.apache.lucene.document.Document doc = IndexSchema.toDocument(new Stored(item.id(), item.partition(),
                         item.text(), item.time(), item.attributes(), null), unit.get(i));
-                if (inBatch.add(item.id()) && !indexed) {
+                // an id written since the last refresh (in this batch or before) is replaced
+                if (!indexed && !pending.containsKey(item.id())) {
                     writer.addDocument(doc);
                 } else {
                     writer.updateDocument(new Term(F_ID, item.id()), doc);
                 }
+                written(item, unit.get(i));
             }
         } finally {
             searchers.release(searcher);
         }
-        searchers.maybeRefreshBlocking();
     }
 
     /** Merges the index into one segment. */
     void optimize() throws IOException {
         writer.forceMerge(1);
-        searchers.maybeRefreshBlocking();
+        stale = true;
+        refreshIfStale();
     }
 
-    /** Deletes the item with this id, restoring the items it superseded; whether it was there. */
+    /**
+     * Deletes the item with this id, restoring the items it superseded; whether it was there. An
+     * id the index does not hold costs no refresh; one it holds is deleted from a refreshed view
+     * (the items it superseded may have been written since the last refresh).
+     */
     boolean delete(String id) throws IOException {
+        if (absent(List.of(id)).size() == 1) {
+            writer.deleteDocuments(new Term(F_ID, id)); // nothing to find; the buffered delete is harmless
+            return false;
+        }
+        refreshIfStale();
         IndexSearcher searcher = searchers.acquire();
         boolean found;
         try {
@@ -174,13 +262,16 @@ final class RecallWriter implements Closeable {
         } finally {
             searchers.release(searcher);
         }
-        searchers.maybeRefreshBlocking();
+        pending.put(id, false);
+        changedShown = true;
+        stale = true;
         return found;
     }
 
     /** Deletes every item of a partition; how many there were. */
     int deletePartition(String partition) throws IOException {
         Term term = new Term(F_PARTITION, partition);
+        refreshIfStale();
         IndexSearcher searcher = searchers.acquire();
         int count;
         try {
@@ -189,7 +280,11 @@ final class RecallWriter implements Closeable {
             searchers.release(searcher);
         }
         writer.deleteDocuments(term);
-        searchers.maybeRefreshBlocking();
+        if (count > 0) {
+            partitionDeleted = true;
+            changedShown = true;
+            stale = true;
+        }
         return count;
     }
 
@@ -213,7 +308,8 @@ final class RecallWriter implements Closeable {
     void purgeDeleted() throws IOException {
         writer.forceMergeDeletes(true);
         writer.commit();
-        searchers.maybeRefreshBlocking();
+        stale = true;
+        refreshIfStale();
         writer.deleteUnusedFiles();
     }
 
@@ -366,22 +462,25 @@ final class RecallWriter implements Closeable {
     private record Detection(@Nullable String supersededBy, boolean markedOthers) {
     }
 
-    /** An item of the current batch written since the searcher was last refreshed. */
+    /** An item written since the searcher was last refreshed. */
     private record Unrefreshed(IndexedItem item, float[] unit) {
     }
 
     /**
-     * Whether the searcher must be refreshed before {@code item} is checked: the batch's items
-     * written since the last refresh are invisible to it, which changes nothing only when none of
-     * them has this id or could be one of its near-duplicates (same partition and speaker, cosine
-     * at least the detector's minimum).
+     * Whether the searcher must be refreshed before {@code item} is checked: the items written
+     * (or deleted) since the last refresh are invisible to it, which changes nothing only when
+     * none of them has this id or could be one of its near-duplicates (same partition and
+     * speaker, both stating something, cosine at least the detector's minimum).
      */
-    private boolean mustSee(List<Unrefreshed> unrefreshed, IndexedItem item, float[] unit) {
+    private boolean mustSee(IndexedItem item, float[] unit) {
+        if (pending.containsKey(item.id())) {
+            return true;
+        }
+        // a text that states nothing pairs with nothing (see replacements)
+        boolean states = SupersessionDetector.states(item.text());
         for (Unrefreshed u : unrefreshed) {
-            if (u.item().id().equals(item.id())) {
-                return true;
-            }
-            if (u.item().partition().equals(item.partition()) && IndexSchema.sameSpeaker(u.item().attributes(), item.attributes())
+            if (states && u.item().partition().equals(item.partition()) && IndexSchema.sameSpeaker(u.item().attributes(), item.attributes())
+                    && SupersessionDetector.states(u.item().text())
                     && Vectors.cosine(u.unit(), unit) >= detector.scanCosine()) {
                 return true;
             }
