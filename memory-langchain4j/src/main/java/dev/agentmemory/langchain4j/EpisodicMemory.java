@@ -132,8 +132,9 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
      * Items per index write of the indexing thread: one, so that a recall that needs the move
      * lock waits for one item's write at most (with an instant model the thread lags the turns,
      * and eight items per write made the waits as long as eight, when each write refreshed the
-     * searcher). No write refreshes it now: the next read does, once for every item written
-     * since, whether they are this instance's or followed from another's log.
+     * searcher). No write refreshes it now: the thread refreshes once when its queue is empty,
+     * for every item it wrote (this instance's, or a batch followed from another's log), and a
+     * read that comes first refreshes itself, never waiting for a write.
      */
     private static final int INDEXER_WRITE = 1;
     private volatile @Nullable VectorModel vectorModel;
@@ -420,6 +421,11 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
                 attach(batch, vectorsFor(batch));
             }
             moveAllReady();
+            if (pendingItems() == 0) {
+                // nothing left for a next pass: one refresh for all this one wrote (a followed
+                // batch, this instance's turn), here rather than in the next recall
+                index.refresh();
+            }
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "indexing the recall tail failed; a recall embeds what it needs,"
                     + " and the next start catches the index up from the log", e);

@@ -283,19 +283,22 @@ public final class HybridIndex implements AutoCloseable {
         return writer.refreshes();
     }
 
-    /** Before a read: refreshes the searchers when something was written since their last refresh. */
+    /**
+     * Makes every write and delete that returned visible to searches now, if a read has not
+     * already; every read does this first, so calling it only moves the cost of a refresh (a
+     * small Lucene segment) to a moment where no read is waiting, e.g. after a batch of writes.
+     */
+    public void refresh() {
+        fresh();
+    }
+
+    /** Before a read: refreshes the searchers when something was written since their last refresh (never waits for a write). */
     private void fresh() {
         ensureOpen();
-        if (!writer.stale()) {
-            return;
-        }
-        synchronized (writeLock) {
-            ensureOpen();
-            try {
-                writer.refreshIfStale();
-            } catch (IOException e) {
-                throw new UncheckedIOException("refreshing the recall index failed", e);
-            }
+        try {
+            writer.refreshIfStale();
+        } catch (IOException e) {
+            throw new UncheckedIOException("refreshing the recall index failed", e);
         }
     }
 

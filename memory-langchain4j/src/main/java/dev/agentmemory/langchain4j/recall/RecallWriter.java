@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.lucene.codecs.KnnVectorsFormat;
 import org.apache.lucene.codecs.lucene912.Lucene912Codec;
 import org.apache.lucene.codecs.lucene99.Lucene99HnswVectorsFormat;
@@ -27,6 +28,7 @@ import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.KnnFloatVectorQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.ReferenceManager;
 import org.apache.lucene.search.SearcherManager;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TopDocs;
@@ -36,15 +38,17 @@ import org.jspecify.annotations.Nullable;
 /**
  * The write side of the recall index: the Lucene writer and its searcher refreshes, replacing
  * and deleting items, and write-time supersession detection (a new item is compared with the
- * current near neighbours of its partition). Not thread-safe: the caller serializes every call.
+ * current near neighbours of its partition). Not thread-safe: the caller serializes every call,
+ * except {@link #refreshIfStale} and {@link #refreshes}, which any thread may call at any time.
  *
  * <p><b>Refreshes.</b> A write does not refresh the searchers: each refresh flushes a small
  * segment, and a segment per item cost its flush plus the merges of those segments (HNSW graphs
  * rebuilt on the merge threads). The searchers are refreshed when something must see what was
- * written: a read ({@link #refreshIfStale}, called by the index before every search), a write
- * whose check could pair with an item written since, or a delete of an item that the searchers
- * do not show as it is now. What changed since the last refresh is kept here ({@link #pending}),
- * so that {@link #absent} answers without one.
+ * written: a read ({@link #refreshIfStale}, which any thread may call without the caller's write
+ * lock, so a search never waits for a write), a write whose check could pair with an item
+ * written since, or a delete of an item that the searchers do not show as it is now. Changes are
+ * numbered; a refresh covers those made before it began, and what changed after the last one is
+ * kept here ({@link #pending}), so that {@link #absent} answers without a refresh.
  */
 final class RecallWriter implements Closeable {
 
@@ -53,20 +57,22 @@ final class RecallWriter implements Closeable {
     private final SupersessionDetector detector;
     private final IndexWriter writer;
     private final SearcherManager searchers;
-    /** Items written since the last refresh (the searchers do not show them), in order. */
+    /** The number of the last change (write or delete) made; only the caller holding the write lock changes it. */
+    private volatile long changes;
+    /** The number of the last change that the searchers show (a refresh that began after it completed). */
+    private final AtomicLong refreshedThrough = new AtomicLong();
+    private final AtomicLong refreshes = new AtomicLong();
+    /** Items written and maybe not shown yet (after {@link #prune}: written after the last refresh), in order. */
     private final List<Unrefreshed> unrefreshed = new ArrayList<>();
-    /** Per id changed since the last refresh: whether the index now holds it (written) or not (deleted). */
-    private final Map<String, Boolean> pending = new HashMap<>();
+    /** Per id changed and maybe not shown yet: whether the index now holds it (written) or not (deleted). */
+    private final Map<String, Pending> pending = new HashMap<>();
     /**
-     * Whether items the searchers show were changed since the last refresh (marked superseded,
-     * deleted): then the searchers' view of them is stale, not only short of new items.
+     * The last change to items the searchers may show (marked superseded, deleted): until a
+     * refresh covers it, their view of those items is stale, not only short of new items.
      */
-    private boolean changedShown;
-    /** Whether a whole partition was deleted since the last refresh (its ids are not in {@link #pending}). */
-    private boolean partitionDeleted;
-    /** Whether anything was written or deleted since the last refresh; read by searches without the write lock. */
-    private volatile boolean stale;
-    private volatile long refreshes;
+    private long changedShownAt;
+    /** The last delete of a whole partition (its ids are not in {@link #pending}). */
+    private long partitionDeletedAt;
 
     RecallWriter(Directory directory, RecallAnalyzer analyzer, IndexSettings settings) throws IOException {
         this.settings = settings;
@@ -96,6 +102,18 @@ final class RecallWriter implements Closeable {
         config.setOpenMode(IndexWriterConfig.OpenMode.CREATE_OR_APPEND);
         this.writer = new IndexWriter(directory, config);
         this.searchers = new SearcherManager(writer, null);
+        this.searchers.addListener(new ReferenceManager.RefreshListener() {
+            @Override
+            public void beforeRefresh() {
+            }
+
+            @Override
+            public void afterRefresh(boolean didRefresh) {
+                if (didRefresh) {
+                    refreshes.incrementAndGet();
+                }
+            }
+        });
     }
 
     /** The searchers; they show what was written as of the last refresh ({@link #refreshIfStale}). */
@@ -103,45 +121,62 @@ final class RecallWriter implements Closeable {
         return searchers;
     }
 
-    /** Whether something was written or deleted since the last refresh (no lock needed). */
-    boolean stale() {
-        return stale;
-    }
-
-    /** How many times the searchers were refreshed. */
+    /** How many times the searchers were refreshed (and showed something new). */
     long refreshes() {
-        return refreshes;
+        return refreshes.get();
     }
 
-    /** Refreshes the searchers when something was written or deleted since they were last refreshed. */
+    /**
+     * Refreshes the searchers when a change was made since they were last refreshed; when it
+     * returns, they show every change made before it was called. Any thread, with or without the
+     * caller's write lock.
+     */
     void refreshIfStale() throws IOException {
-        if (!stale) {
+        long through = changes;
+        if (through <= refreshedThrough.get()) {
             return;
         }
         searchers.maybeRefreshBlocking();
-        refreshes++;
-        unrefreshed.clear();
-        pending.clear();
-        changedShown = false;
-        partitionDeleted = false;
-        stale = false;
+        refreshedThrough.accumulateAndGet(through, Math::max);
+    }
+
+    /** Numbers a change just made (the caller holds the write lock). */
+    private long changed() {
+        long c = changes + 1;
+        changes = c;
+        return c;
+    }
+
+    /**
+     * A searcher, after forgetting what the searchers show by now: the refresh read before the
+     * searcher is acquired shows at most what that searcher shows.
+     */
+    private IndexSearcher acquire() throws IOException {
+        long shown = refreshedThrough.get();
+        unrefreshed.removeIf(u -> u.change() <= shown);
+        pending.values().removeIf(p -> p.change() <= shown);
+        return searchers.acquire();
+    }
+
+    private boolean unshown(long change) {
+        return change > refreshedThrough.get();
     }
 
     /**
      * The ids among {@code ids} that the index does not hold now, in their order: the changes
-     * since the last refresh first, then the searchers (no refresh, unless a whole partition was
-     * deleted since).
+     * the searchers do not show yet first, then the searchers (no refresh, unless a whole
+     * partition was deleted since the last one).
      */
     List<String> absent(List<String> ids) throws IOException {
-        if (partitionDeleted) {
+        if (unshown(partitionDeletedAt)) {
             refreshIfStale();
         }
-        IndexSearcher searcher = searchers.acquire();
+        IndexSearcher searcher = acquire();
         try {
             List<String> out = new ArrayList<>();
             for (String id : ids) {
-                Boolean now = pending.get(id);
-                if (now == null ? IndexSchema.docOf(searcher, id) < 0 : !now) {
+                Pending now = pending.get(id);
+                if (now == null ? IndexSchema.docOf(searcher, id) < 0 : !now.present()) {
                     out.add(id);
                 }
             }
@@ -163,30 +198,31 @@ final class RecallWriter implements Closeable {
         // Each item is checked against what was written before it. The searcher is
         // refreshed (a new segment) only when an item written since the last refresh
         // could change that check, or when a check or a delete changed items it shows.
-        IndexSearcher searcher = searchers.acquire();
+        IndexSearcher searcher = acquire();
         try {
             for (int i = 0; i < items.size(); i++) {
                 IndexedItem item = items.get(i);
-                if (changedShown || partitionDeleted || mustSee(item, unit.get(i))) {
+                if (unshown(changedShownAt) || unshown(partitionDeletedAt) || mustSee(item, unit.get(i))) {
                     searchers.release(searcher);
                     searcher = null;
                     refreshIfStale();
-                    searcher = searchers.acquire();
+                    searcher = acquire();
                 }
                 if (removeExisting(searcher, item.id())) {
                     searchers.release(searcher);
                     searcher = null;
-                    changedShown = true;
-                    stale = true;
+                    changedShownAt = changed();
                     refreshIfStale();
-                    searcher = searchers.acquire();
+                    searcher = acquire();
                 }
                 Set<String> terms = analyzer.terms(F_TEXT, item.text());
                 Detection d = detect(searcher, item, unit.get(i), terms);
                 writer.addDocument(IndexSchema.toDocument(new Stored(item.id(), item.partition(), item.text(),
                         item.time(), item.attributes(), d.supersededBy()), unit.get(i)));
-                written(item, unit.get(i));
-                changedShown |= d.markedOthers();
+                long c = written(item, unit.get(i));
+                if (d.markedOthers()) {
+                    changedShownAt = c;
+                }
             }
         } finally {
             if (searcher != null) {
@@ -195,11 +231,12 @@ final class RecallWriter implements Closeable {
         }
     }
 
-    /** Notes an item written since the last refresh. */
-    private void written(IndexedItem item, float[] unit) {
-        unrefreshed.add(new Unrefreshed(item, unit));
-        pending.put(item.id(), true);
-        stale = true;
+    /** Numbers an item just written; the searchers show it after the next refresh. */
+    private long written(IndexedItem item, float[] unit) {
+        long c = changed();
+        unrefreshed.add(new Unrefreshed(item, unit, c));
+        pending.put(item.id(), new Pending(true, c));
+        return c;
     }
 
     /**
@@ -210,17 +247,17 @@ final class RecallWriter implements Closeable {
      * flushed, for nothing.
      */
     private void bulkWrite(List<IndexedItem> items, List<float[]> unit) throws IOException {
-        if (changedShown || partitionDeleted) {
+        if (unshown(changedShownAt) || unshown(partitionDeletedAt)) {
             refreshIfStale();
         }
-        IndexSearcher searcher = searchers.acquire();
+        IndexSearcher searcher = acquire();
         try {
             for (int i = 0; i < items.size(); i++) {
                 IndexedItem item = items.get(i);
                 boolean indexed = IndexSchema.docOf(searcher, item.id()) >= 0;
                 if (indexed) {
                     removeExisting(searcher, item.id());
-                    changedShown = true;
+                    changedShownAt = changed();
                 }
                 org.apache.lucene.document.Document doc = IndexSchema.toDocument(new Stored(item.id(), item.partition(),
                         item.text(), item.time(), item.attributes(), null), unit.get(i));
@@ -240,7 +277,7 @@ final class RecallWriter implements Closeable {
     /** Merges the index into one segment. */
     void optimize() throws IOException {
         writer.forceMerge(1);
-        stale = true;
+        changed();
         refreshIfStale();
     }
 
@@ -255,16 +292,16 @@ final class RecallWriter implements Closeable {
             return false;
         }
         refreshIfStale();
-        IndexSearcher searcher = searchers.acquire();
+        IndexSearcher searcher = acquire();
         boolean found;
         try {
             found = removeExisting(searcher, id);
         } finally {
             searchers.release(searcher);
         }
-        pending.put(id, false);
-        changedShown = true;
-        stale = true;
+        long c = changed();
+        pending.put(id, new Pending(false, c));
+        changedShownAt = c;
         return found;
     }
 
@@ -272,7 +309,7 @@ final class RecallWriter implements Closeable {
     int deletePartition(String partition) throws IOException {
         Term term = new Term(F_PARTITION, partition);
         refreshIfStale();
-        IndexSearcher searcher = searchers.acquire();
+        IndexSearcher searcher = acquire();
         int count;
         try {
             count = searcher.count(new TermQuery(term));
@@ -281,9 +318,8 @@ final class RecallWriter implements Closeable {
         }
         writer.deleteDocuments(term);
         if (count > 0) {
-            partitionDeleted = true;
-            changedShown = true;
-            stale = true;
+            partitionDeletedAt = changed();
+            changedShownAt = partitionDeletedAt;
         }
         return count;
     }
@@ -308,7 +344,7 @@ final class RecallWriter implements Closeable {
     void purgeDeleted() throws IOException {
         writer.forceMergeDeletes(true);
         writer.commit();
-        stale = true;
+        changed();
         refreshIfStale();
         writer.deleteUnusedFiles();
     }
@@ -462,8 +498,12 @@ final class RecallWriter implements Closeable {
     private record Detection(@Nullable String supersededBy, boolean markedOthers) {
     }
 
-    /** An item written since the searcher was last refreshed. */
-    private record Unrefreshed(IndexedItem item, float[] unit) {
+    /** An item written, and the number of that change. */
+    private record Unrefreshed(IndexedItem item, float[] unit, long change) {
+    }
+
+    /** The last change to an id: whether it left the item in the index, and its number. */
+    private record Pending(boolean present, long change) {
     }
 
     /**

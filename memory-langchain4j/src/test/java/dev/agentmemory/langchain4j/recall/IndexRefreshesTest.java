@@ -13,9 +13,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A write does not refresh what searches see; the next read does, once for every write before
- * it, and every read (search, find, absent) still answers as of every write and delete that
- * returned before it.
+ * A write does not refresh what searches see; the next read (or {@link HybridIndex#refresh()})
+ * does, once for every write before it, and every read (search, find, absent) still answers as
+ * of every write and delete that returned before it.
  */
 class IndexRefreshesTest {
 
