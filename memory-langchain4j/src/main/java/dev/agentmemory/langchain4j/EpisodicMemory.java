@@ -805,8 +805,10 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
         // this session's window are never recalled (the model sees them), so the reply just
         // committed is left to the indexing thread; nothing here waits for that thread
         indexTailOf(part, inWindow);
+        // the window's messages are never results: a search does not refresh only to show those
+        // just written (the indexing thread refreshes for them once its pass is done)
         List<RecallHit> hits = index.search(RecallQuery.of(part, text, query, Math.max(max * 3, max + 10),
-                engine.clock().instant()).withMinScore(minScore));
+                engine.clock().instant()).withMinScore(minScore), inWindow);
         List<Content> out = new ArrayList<>();
         String asking = session == null ? null : session.session();
         for (RecallHit h : hits) {

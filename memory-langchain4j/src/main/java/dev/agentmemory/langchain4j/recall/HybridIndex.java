@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.SearcherManager;
 import org.apache.lucene.store.ByteBuffersDirectory;
@@ -367,9 +368,26 @@ public final class HybridIndex implements AutoCloseable {
      * @throws IllegalArgumentException when the query vector has the wrong number of dimensions or is zero
      */
     public List<RecallHit> search(RecallQuery query) {
+        return search(query, Set.of());
+    }
+
+    /**
+     * Searches like {@link #search(RecallQuery)}, for a caller that leaves the items with the
+     * ids {@code leftOut} out of what it uses (e.g. messages the model sees anyway). When the
+     * only writes that searches do not show yet are of those items, it reads without a refresh:
+     * they may then count in the partition's term statistics or not, nothing else. A delete, or a
+     * write of any other item, that returned before the call is always seen.
+     *
+     * @throws IllegalArgumentException when the query vector has the wrong number of dimensions or is zero
+     */
+    public List<RecallHit> search(RecallQuery query, Set<String> leftOut) {
         requireNonNull(query, "query");
+        requireNonNull(leftOut, "leftOut");
         float[] vector = query.vectorNoCopy() == null ? null : unitVector(query.vectorNoCopy(), "query vector");
-        fresh();
+        ensureOpen();
+        if (writer.mustRefresh(leftOut)) {
+            fresh();
+        }
         try {
             IndexSearcher searcher = searchers.acquire();
             try {

@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.lucene.codecs.KnnVectorsFormat;
 import org.apache.lucene.codecs.lucene912.Lucene912Codec;
@@ -64,15 +65,18 @@ final class RecallWriter implements Closeable {
     private final AtomicLong refreshes = new AtomicLong();
     /** Items written and maybe not shown yet (after {@link #prune}: written after the last refresh), in order. */
     private final List<Unrefreshed> unrefreshed = new ArrayList<>();
-    /** Per id changed and maybe not shown yet: whether the index now holds it (written) or not (deleted). */
-    private final Map<String, Pending> pending = new HashMap<>();
+    /**
+     * Per id changed and maybe not shown yet: whether the index now holds it (written) or not
+     * (deleted). Changed by the writer, read by searches ({@link #mustRefresh}) without its lock.
+     */
+    private final Map<String, Pending> pending = new ConcurrentHashMap<>();
     /**
      * The last change to items the searchers may show (marked superseded, deleted): until a
      * refresh covers it, their view of those items is stale, not only short of new items.
      */
-    private long changedShownAt;
+    private volatile long changedShownAt;
     /** The last delete of a whole partition (its ids are not in {@link #pending}). */
-    private long partitionDeletedAt;
+    private volatile long partitionDeletedAt;
 
     RecallWriter(Directory directory, RecallAnalyzer analyzer, IndexSettings settings) throws IOException {
         this.settings = settings;
@@ -138,6 +142,29 @@ final class RecallWriter implements Closeable {
         }
         searchers.maybeRefreshBlocking();
         refreshedThrough.accumulateAndGet(through, Math::max);
+    }
+
+    /**
+     * Whether a search must refresh the searchers before it reads, for a caller that leaves the
+     * items {@code leftOut} out of what it uses: yes when they do not show a delete, a change to
+     * an item they show, or a new item other than those. Any thread, without the write lock; a
+     * change made concurrently (not returned before this call) may be missed.
+     */
+    boolean mustRefresh(Set<String> leftOut) {
+        long shown = refreshedThrough.get();
+        if (changes <= shown) {
+            return false;
+        }
+        if (changedShownAt > shown || partitionDeletedAt > shown) {
+            return true;
+        }
+        for (Map.Entry<String, Pending> e : pending.entrySet()) {
+            Pending p = e.getValue();
+            if (p.change() > shown && (!p.present() || !leftOut.contains(e.getKey()))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Numbers a change just made (the caller holds the write lock). */
