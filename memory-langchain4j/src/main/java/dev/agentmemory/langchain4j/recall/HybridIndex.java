@@ -374,9 +374,10 @@ public final class HybridIndex implements AutoCloseable {
     /**
      * Searches like {@link #search(RecallQuery)}, for a caller that leaves the items with the
      * ids {@code leftOut} out of what it uses (e.g. messages the model sees anyway). When the
-     * only writes that searches do not show yet are of those items, it reads without a refresh:
-     * they may then count in the partition's term statistics or not, nothing else. A delete, or a
-     * write of any other item, that returned before the call is always seen.
+     * only writes that searches do not show yet are of those items, it reads without a refresh,
+     * as if those writes had not been made yet (with what they changed in other items: an older
+     * item they supersede may still be current). A delete, or a write of any other item, that
+     * returned before the call is always seen.
      *
      * @throws IllegalArgumentException when the query vector has the wrong number of dimensions or is zero
      */

@@ -77,6 +77,13 @@ final class RecallWriter implements Closeable {
     private volatile long changedShownAt;
     /** The last delete of a whole partition (its ids are not in {@link #pending}). */
     private volatile long partitionDeletedAt;
+    /**
+     * The last delete (of an item or a partition): every search must see it. A change a write
+     * makes to items already shown (marking them superseded, replacing the same id) belongs to
+     * the written item's entry in {@link #pending} instead: a search that leaves that item out
+     * may read the index as it was before the write.
+     */
+    private volatile long deletedAt;
 
     RecallWriter(Directory directory, RecallAnalyzer analyzer, IndexSettings settings) throws IOException {
         this.settings = settings;
@@ -146,16 +153,17 @@ final class RecallWriter implements Closeable {
 
     /**
      * Whether a search must refresh the searchers before it reads, for a caller that leaves the
-     * items {@code leftOut} out of what it uses: yes when they do not show a delete, a change to
-     * an item they show, or a new item other than those. Any thread, without the write lock; a
-     * change made concurrently (not returned before this call) may be missed.
+     * items {@code leftOut} out of what it uses: yes when they do not show a delete or the write
+     * of an item other than those; the writes of those items (with what they changed in items
+     * already shown) may stay unshown, as if they had not been made yet. Any thread, without the
+     * write lock; a change made concurrently (not returned before this call) may be missed.
      */
     boolean mustRefresh(Set<String> leftOut) {
         long shown = refreshedThrough.get();
         if (changes <= shown) {
             return false;
         }
-        if (changedShownAt > shown || partitionDeletedAt > shown) {
+        if (deletedAt > shown) {
             return true;
         }
         for (Map.Entry<String, Pending> e : pending.entrySet()) {
@@ -329,6 +337,7 @@ final class RecallWriter implements Closeable {
         long c = changed();
         pending.put(id, new Pending(false, c));
         changedShownAt = c;
+        deletedAt = c;
         return found;
     }
 
@@ -347,6 +356,7 @@ final class RecallWriter implements Closeable {
         if (count > 0) {
             partitionDeletedAt = changed();
             changedShownAt = partitionDeletedAt;
+            deletedAt = partitionDeletedAt;
         }
         return count;
     }
