@@ -164,4 +164,27 @@ class IndexRefreshesTest {
             assertThat(unreadRefreshes).isLessThan(read.refreshes());
         }
     }
+
+    @Test
+    void should_search_without_a_refresh_when_only_left_out_items_are_unshown_and_see_every_other_change() {
+        // given: an item a search saw, then one the caller leaves out (a message in its window)
+        add("seen", ALICE, "I play the cello.", T0);
+        assertThat(search(index, ALICE, "What instrument do I play?")).containsExactly("seen");
+        long refreshed = index.refreshes();
+        add("window", ALICE, "My sister lives in Lisbon.", T0.plusSeconds(1));
+        RecallQuery question = RecallQuery.of(ALICE, "Where does my sister live?",
+                SharedEmbeddingModel.embed("Where does my sister live?"), 20, T0.plus(Duration.ofDays(10)));
+
+        // when / then: leaving it out, no refresh; another item's write, or a delete, is seen at once
+        assertThat(index.search(question, java.util.Set.of("window"))).extracting(RecallHit::id).containsExactly("seen");
+        assertThat(index.refreshes()).isEqualTo(refreshed);
+        add("other", ALICE, "Our cat is called Miso.", T0.plusSeconds(2));
+        assertThat(index.search(question, java.util.Set.of("window"))).extracting(RecallHit::id)
+                .containsExactlyInAnyOrder("seen", "window", "other");
+        assertThat(index.refreshes()).isEqualTo(refreshed + 1);
+        add("window2", ALICE, "My brother lives in Porto.", T0.plusSeconds(3));
+        index.delete("seen");
+        assertThat(index.search(question, java.util.Set.of("window", "window2"))).extracting(RecallHit::id)
+                .doesNotContain("seen").contains("other");
+    }
 }
