@@ -132,9 +132,9 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
      * Items per index write of the indexing thread: one, so that a recall that needs the move
      * lock waits for one item's write at most (with an instant model the thread lags the turns,
      * and eight items per write made the waits as long as eight, when each write refreshed the
-     * searcher). No write refreshes it now: the thread refreshes once when its queue is empty,
-     * for every item it wrote (this instance's, or a batch followed from another's log), and a
-     * read that comes first refreshes itself, never waiting for a write.
+     * searcher). No write refreshes it now: the thread refreshes once when a pass leaves the
+     * tail empty, for every item it wrote (this instance's, or a batch followed from another's
+     * log), and a search that needs them first refreshes itself, never waiting for a write.
      */
     private static final int INDEXER_WRITE = 1;
     private volatile @Nullable VectorModel vectorModel;
