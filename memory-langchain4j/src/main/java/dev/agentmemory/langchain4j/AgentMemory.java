@@ -283,6 +283,12 @@ public final class AgentMemory implements AutoCloseable {
         }
     }
 
+    /** How many times the episodic index refreshed what its searches see (0 without one); for tests. */
+    long recallIndexRefreshes() {
+        EpisodicMemory index = episodic;
+        return index == null ? 0 : index.indexRefreshes();
+    }
+
     /**
      * What the episodic index has not indexed yet, for health checks: empty without an embedding
      * model. A recall waits for the backlog at most 30 s and then fails, so a backlog whose oldest

@@ -137,8 +137,11 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     private static final int CATCH_UP_WRITE = 1_024;
     /**
      * Items per index write of the indexing thread: one, so that a recall that needs the move
-     * lock waits for one item's write at most (each write refreshes the searcher; with an instant
-     * model the thread lags the turns, and eight items per write made the waits as long as eight).
+     * lock waits for one item's write at most (with an instant model the thread lags the turns,
+     * and eight items per write made the waits as long as eight, when each write refreshed the
+     * searcher). No write refreshes it now: the thread refreshes once when a pass leaves the
+     * tail empty, for every item it wrote (this instance's, or a batch followed from another's
+     * log), and a search that needs them first refreshes itself, never waiting for a write.
      */
     private static final int INDEXER_WRITE = 1;
     private volatile @Nullable VectorModel vectorModel;
@@ -428,6 +431,11 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
                 attach(batch, vectorsFor(batch));
             }
             moveAllReady();
+            if (pendingItems() == 0) {
+                // nothing left for a next pass: one refresh for all this one wrote (a followed
+                // batch, this instance's turn), here rather than in the next recall
+                index.refresh();
+            }
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "indexing the recall tail failed; a recall embeds what it needs,"
                     + " and the next start catches the index up from the log", e);
@@ -643,6 +651,11 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
         return m;
     }
 
+    /** How many times the index refreshed what its searches see ({@link HybridIndex#refreshes()}). */
+    long indexRefreshes() {
+        return index.refreshes();
+    }
+
     /** How many texts this instance embedded for its index, and how many vectors it loaded from the store. */
     long[] vectorCounts() {
         return new long[] {embeddedCount.get(), loadedCount.get()};
@@ -826,8 +839,10 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
         // this session's window are never recalled (the model sees them), so the reply just
         // committed is left to the indexing thread; nothing here waits for that thread
         indexTailOf(part, inWindow);
+        // the window's messages are never results: a search does not refresh only to show those
+        // just written (the indexing thread refreshes for them once its pass is done)
         List<RecallHit> hits = index.search(RecallQuery.of(part, text, query, Math.max(max * 3, max + 10),
-                engine.clock().instant()).withMinScore(minScore));
+                engine.clock().instant()).withMinScore(minScore), inWindow);
         List<Content> out = new ArrayList<>();
         String asking = session == null ? null : session.session();
         for (RecallHit h : hits) {

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.SearcherManager;
 import org.apache.lucene.store.ByteBuffersDirectory;
@@ -46,8 +47,11 @@ import org.jspecify.annotations.Nullable;
  * items of the same {@linkplain #SPEAKER_ATTRIBUTE speaker} can replace each other.
  *
  * <p><b>Threading.</b> Thread-safe: writes are serialized, searches run concurrently and see every
- * write that returned before they started. Writes are visible immediately; a directory-backed
- * index commits on {@link #close()} (it is derived data, rebuilt from the memory log if lost).
+ * write that returned before they started. Writes are visible to every read that follows; a
+ * write does not refresh Lucene's searchers itself: the first read after it does, once for
+ * everything written since ({@link #refreshes()}), so that many writes between two reads cost
+ * one refresh (one small segment). A directory-backed index commits on {@link #close()} (it is
+ * derived data, rebuilt from the memory log if lost).
  *
  * <p>This class is the front door: it validates input, serializes writes and opens and closes
  * the index. The parts behind it: {@code IndexSettings} (configuration), {@code IndexSchema} (the
@@ -267,29 +271,49 @@ public final class HybridIndex implements AutoCloseable {
      */
     public List<String> absent(List<String> ids) {
         requireNonNull(ids, "ids");
+        synchronized (writeLock) {
+            ensureOpen();
+            try {
+                // the writes since the last refresh answer first: no refresh for this question
+                return writer.absent(ids);
+            } catch (IOException e) {
+                throw new UncheckedIOException("reading the recall index failed", e);
+            }
+        }
+    }
+
+    /**
+     * How many times the index refreshed what its searches see: the first read after writes
+     * refreshes once, for all of them (each refresh makes Lucene flush a small segment, later
+     * merged). A diagnostic, for tests and benchmarks.
+     */
+    public long refreshes() {
+        return writer.refreshes();
+    }
+
+    /**
+     * Makes every write and delete that returned visible to searches now, if a read has not
+     * already; every read does this first, so calling it only moves the cost of a refresh (a
+     * small Lucene segment) to a moment where no read is waiting, e.g. after a batch of writes.
+     */
+    public void refresh() {
+        fresh();
+    }
+
+    /** Before a read: refreshes the searchers when something was written since their last refresh (never waits for a write). */
+    private void fresh() {
         ensureOpen();
         try {
-            IndexSearcher searcher = searchers.acquire();
-            try {
-                List<String> out = new java.util.ArrayList<>();
-                for (String id : ids) {
-                    if (IndexSchema.docOf(searcher, id) < 0) {
-                        out.add(id);
-                    }
-                }
-                return out;
-            } finally {
-                searchers.release(searcher);
-            }
+            writer.refreshIfStale();
         } catch (IOException e) {
-            throw new UncheckedIOException("reading the recall index failed", e);
+            throw new UncheckedIOException("refreshing the recall index failed", e);
         }
     }
 
     /** The item with this id, if present, as it was written (vector normalised to unit length). */
     public Optional<IndexedItem> find(String id) {
         requireNonNull(id, "id");
-        ensureOpen();
+        fresh();
         try {
             IndexSearcher searcher = searchers.acquire();
             try {
@@ -313,7 +337,7 @@ public final class HybridIndex implements AutoCloseable {
      */
     public Optional<String> supersededBy(String id) {
         requireNonNull(id, "id");
-        ensureOpen();
+        fresh();
         try {
             IndexSearcher searcher = searchers.acquire();
             try {
@@ -330,7 +354,7 @@ public final class HybridIndex implements AutoCloseable {
 
     /** Number of items (superseded ones included) in all partitions. */
     public int size() {
-        ensureOpen();
+        fresh();
         try {
             IndexSearcher searcher = searchers.acquire();
             try {
@@ -351,9 +375,27 @@ public final class HybridIndex implements AutoCloseable {
      * @throws IllegalArgumentException when the query vector has the wrong number of dimensions or is zero
      */
     public List<RecallHit> search(RecallQuery query) {
+        return search(query, Set.of());
+    }
+
+    /**
+     * Searches like {@link #search(RecallQuery)}, for a caller that leaves the items with the
+     * ids {@code leftOut} out of what it uses (e.g. messages the model sees anyway). When the
+     * only writes that searches do not show yet are of those items, it reads without a refresh,
+     * as if those writes had not been made yet (with what they changed in other items: an older
+     * item they supersede may still be current). A delete, or a write of any other item, that
+     * returned before the call is always seen.
+     *
+     * @throws IllegalArgumentException when the query vector has the wrong number of dimensions or is zero
+     */
+    public List<RecallHit> search(RecallQuery query, Set<String> leftOut) {
         requireNonNull(query, "query");
+        requireNonNull(leftOut, "leftOut");
         float[] vector = query.vectorNoCopy() == null ? null : unitVector(query.vectorNoCopy(), "query vector");
         ensureOpen();
+        if (writer.mustRefresh(leftOut)) {
+            fresh();
+        }
         try {
             IndexSearcher searcher = searchers.acquire();
             try {

@@ -15,6 +15,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.lucene.index.IndexFormatTooNewException;
 import org.apache.lucene.index.IndexFormatTooOldException;
 import org.apache.lucene.index.IndexWriter;
@@ -26,6 +28,7 @@ import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.KnnFloatVectorQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.ReferenceManager;
 import org.apache.lucene.search.SearcherManager;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TopDocs;
@@ -35,17 +38,51 @@ import org.jspecify.annotations.Nullable;
 /**
  * The write side of the recall index: the Lucene writer and its searcher refreshes, replacing
  * and deleting items, and write-time supersession detection (a new item is compared with the
- * current near neighbours of its partition). Not thread-safe: the caller serializes every call.
+ * current near neighbours of its partition). Not thread-safe: the caller serializes every call,
+ * except {@link #refreshIfStale} and {@link #refreshes}, which any thread may call at any time.
+ *
+ * <p><b>Refreshes.</b> A write does not refresh the searchers: each refresh flushes a small
+ * segment, and a segment per item cost its flush plus the merges of those segments (HNSW graphs
+ * rebuilt on the merge threads). The searchers are refreshed when something must see what was
+ * written: a read ({@link #refreshIfStale}, which any thread may call without the caller's write
+ * lock, so a search never waits for a write), a write whose check could pair with an item
+ * written since, or a delete of an item that the searchers do not show as it is now. Changes are
+ * numbered; a refresh covers those made before it began, and what changed after the last one is
+ * kept here ({@link #pending}), so that {@link #absent} answers without a refresh.
  */
 final class RecallWriter implements Closeable {
-
-    private static final System.Logger LOG = System.getLogger(RecallWriter.class.getName());
 
     private final IndexSettings settings;
     private final RecallAnalyzer analyzer;
     private final SupersessionDetector detector;
     private final IndexWriter writer;
     private final SearcherManager searchers;
+    /** The number of the last change (write or delete) made; only the caller holding the write lock changes it. */
+    private volatile long changes;
+    /** The number of the last change that the searchers show (a refresh that began after it completed). */
+    private final AtomicLong refreshedThrough = new AtomicLong();
+    private final AtomicLong refreshes = new AtomicLong();
+    /** Items written and maybe not shown yet (after {@link #prune}: written after the last refresh), in order. */
+    private final List<Unrefreshed> unrefreshed = new ArrayList<>();
+    /**
+     * Per id changed and maybe not shown yet: whether the index now holds it (written) or not
+     * (deleted). Changed by the writer, read by searches ({@link #mustRefresh}) without its lock.
+     */
+    private final Map<String, Pending> pending = new ConcurrentHashMap<>();
+    /**
+     * The last change to items the searchers may show (marked superseded, deleted): until a
+     * refresh covers it, their view of those items is stale, not only short of new items.
+     */
+    private volatile long changedShownAt;
+    /** The last delete of a whole partition (its ids are not in {@link #pending}). */
+    private volatile long partitionDeletedAt;
+    /**
+     * The last delete (of an item or a partition): every search must see it. A change a write
+     * makes to items already shown (marking them superseded, replacing the same id) belongs to
+     * the written item's entry in {@link #pending} instead: a search that leaves that item out
+     * may read the index as it was before the write.
+     */
+    private volatile long deletedAt;
     /** Deletes by id buffered in the writer (for tests: none for ids new to the index). */
     private long deletesBuffered;
 
@@ -55,6 +92,18 @@ final class RecallWriter implements Closeable {
         this.detector = new SupersessionDetector(settings.supersessionMinCosine(), settings.supersessionMinOverlap());
         this.writer = openWriter(directory, analyzer, settings);
         this.searchers = new SearcherManager(writer, null);
+        this.searchers.addListener(new ReferenceManager.RefreshListener() {
+            @Override
+            public void beforeRefresh() {
+            }
+
+            @Override
+            public void afterRefresh(boolean didRefresh) {
+                if (didRefresh) {
+                    refreshes.incrementAndGet();
+                }
+            }
+        });
     }
 
     /**
@@ -92,24 +141,113 @@ final class RecallWriter implements Closeable {
         int beamWidth = settings.hnswBeamWidth();
         config.setCodec(RecallCodec.of(maxConn, beamWidth));
         config.setRAMBufferSizeMB(256);
-        // Every write is followed by a refresh that flushes a small segment; packing each into a
-        // compound file cost a copy and a checksum pass per write (a fifth of the indexer's time).
+        // A refresh flushes a small segment (a few items); packing each into a compound file
+        // cost a copy and a checksum pass per refresh (a fifth of the indexer's time).
         config.setUseCompoundFile(false);
         TieredMergePolicy merges = new TieredMergePolicy();
         merges.setNoCFSRatio(0.0);
         merges.setForceMergeDeletesPctAllowed(0.0);
         config.setMergePolicy(merges);
-        // A refresh follows every write; by default it waits up to 500 ms for merges of the
-        // segments it flushes (merge on refresh), and a recall or the indexer (holding the move
-        // lock a recall may wait for) then waited for HNSW graph merges: merges run beside them.
+        // By default a refresh waits up to 500 ms for merges of the segments it flushes (merge
+        // on refresh), and a recall or the indexer then waited for HNSW graph merges: merges run
+        // beside them.
         config.setMaxFullFlushMergeWaitMillis(0);
         config.setOpenMode(mode);
         return config;
     }
 
-    /** The searchers over what was written (each write refreshes them before it returns). */
+    /** The searchers; they show what was written as of the last refresh ({@link #refreshIfStale}). */
     SearcherManager searchers() {
         return searchers;
+    }
+
+    /** How many times the searchers were refreshed (and showed something new). */
+    long refreshes() {
+        return refreshes.get();
+    }
+
+    /**
+     * Refreshes the searchers when a change was made since they were last refreshed; when it
+     * returns, they show every change made before it was called. Any thread, with or without the
+     * caller's write lock.
+     */
+    void refreshIfStale() throws IOException {
+        long through = changes;
+        if (through <= refreshedThrough.get()) {
+            return;
+        }
+        searchers.maybeRefreshBlocking();
+        refreshedThrough.accumulateAndGet(through, Math::max);
+    }
+
+    /**
+     * Whether a search must refresh the searchers before it reads, for a caller that leaves the
+     * items {@code leftOut} out of what it uses: yes when they do not show a delete or the write
+     * of an item other than those; the writes of those items (with what they changed in items
+     * already shown) may stay unshown, as if they had not been made yet. Any thread, without the
+     * write lock; a change made concurrently (not returned before this call) may be missed.
+     */
+    boolean mustRefresh(Set<String> leftOut) {
+        long shown = refreshedThrough.get();
+        if (changes <= shown) {
+            return false;
+        }
+        if (deletedAt > shown) {
+            return true;
+        }
+        for (Map.Entry<String, Pending> e : pending.entrySet()) {
+            Pending p = e.getValue();
+            if (p.change() > shown && (!p.present() || !leftOut.contains(e.getKey()))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Numbers a change just made (the caller holds the write lock). */
+    private long changed() {
+        long c = changes + 1;
+        changes = c;
+        return c;
+    }
+
+    /**
+     * A searcher, after forgetting what the searchers show by now: the refresh read before the
+     * searcher is acquired shows at most what that searcher shows.
+     */
+    private IndexSearcher acquire() throws IOException {
+        long shown = refreshedThrough.get();
+        unrefreshed.removeIf(u -> u.change() <= shown);
+        pending.values().removeIf(p -> p.change() <= shown);
+        return searchers.acquire();
+    }
+
+    private boolean unshown(long change) {
+        return change > refreshedThrough.get();
+    }
+
+    /**
+     * The ids among {@code ids} that the index does not hold now, in their order: the changes
+     * the searchers do not show yet first, then the searchers (no refresh, unless a whole
+     * partition was deleted since the last one).
+     */
+    List<String> absent(List<String> ids) throws IOException {
+        if (unshown(partitionDeletedAt)) {
+            refreshIfStale();
+        }
+        IndexSearcher searcher = acquire();
+        try {
+            List<String> out = new ArrayList<>();
+            for (String id : ids) {
+                Pending now = pending.get(id);
+                if (now == null ? IndexSchema.docOf(searcher, id) < 0 : !now.present()) {
+                    out.add(id);
+                }
+            }
+            return out;
+        } finally {
+            searchers.release(searcher);
+        }
     }
 
     /**
@@ -123,40 +261,46 @@ final class RecallWriter implements Closeable {
         }
         // Each item is checked against what was written before it. The searcher is
         // refreshed (a new segment) only when an item written since the last refresh
-        // could change that check, or when a check changed items already indexed.
-        List<Unrefreshed> unrefreshed = new ArrayList<>();
-        boolean changedIndexed = false;
-        IndexSearcher searcher = searchers.acquire();
+        // could change that check, or when a check or a delete changed items it shows.
+        IndexSearcher searcher = acquire();
         try {
             for (int i = 0; i < items.size(); i++) {
                 IndexedItem item = items.get(i);
-                if (changedIndexed || mustSee(unrefreshed, item, unit.get(i))) {
+                if (unshown(changedShownAt) || unshown(partitionDeletedAt) || mustSee(item, unit.get(i))) {
                     searchers.release(searcher);
                     searcher = null;
-                    searchers.maybeRefreshBlocking();
-                    searcher = searchers.acquire();
-                    unrefreshed.clear();
+                    refreshIfStale();
+                    searcher = acquire();
                 }
                 if (removeExisting(searcher, item.id())) {
                     searchers.release(searcher);
                     searcher = null;
-                    searchers.maybeRefreshBlocking();
-                    searcher = searchers.acquire();
-                    unrefreshed.clear();
+                    changedShownAt = changed();
+                    refreshIfStale();
+                    searcher = acquire();
                 }
                 Set<String> terms = analyzer.terms(F_TEXT, item.text());
                 Detection d = detect(searcher, item, unit.get(i), terms);
                 writer.addDocument(IndexSchema.toDocument(new Stored(item.id(), item.partition(), item.text(),
                         item.time(), item.attributes(), d.supersededBy()), unit.get(i)));
-                changedIndexed = d.markedOthers();
-                unrefreshed.add(new Unrefreshed(item, unit.get(i)));
+                long c = written(item, unit.get(i));
+                if (d.markedOthers()) {
+                    changedShownAt = c;
+                }
             }
         } finally {
             if (searcher != null) {
                 searchers.release(searcher);
             }
         }
-        searchers.maybeRefreshBlocking();
+    }
+
+    /** Numbers an item just written; the searchers show it after the next refresh. */
+    private long written(IndexedItem item, float[] unit) {
+        long c = changed();
+        unrefreshed.add(new Unrefreshed(item, unit, c));
+        pending.put(item.id(), new Pending(true, c));
+        return c;
     }
 
     /**
@@ -167,27 +311,31 @@ final class RecallWriter implements Closeable {
      * flushed, for nothing.
      */
     private void bulkWrite(List<IndexedItem> items, List<float[]> unit) throws IOException {
-        IndexSearcher searcher = searchers.acquire();
-        Set<String> inBatch = new java.util.HashSet<>();
+        if (unshown(changedShownAt) || unshown(partitionDeletedAt)) {
+            refreshIfStale();
+        }
+        IndexSearcher searcher = acquire();
         try {
             for (int i = 0; i < items.size(); i++) {
                 IndexedItem item = items.get(i);
                 boolean indexed = IndexSchema.docOf(searcher, item.id()) >= 0;
                 if (indexed) {
                     removeExisting(searcher, item.id());
+                    changedShownAt = changed();
                 }
                 org.apache.lucene.document.Document doc = IndexSchema.toDocument(new Stored(item.id(), item.partition(),
                         item.text(), item.time(), item.attributes(), null), unit.get(i));
-                if (inBatch.add(item.id()) && !indexed) {
+                // an id written since the last refresh (in this batch or before) is replaced
+                if (!indexed && !pending.containsKey(item.id())) {
                     writer.addDocument(doc);
                 } else {
                     writer.updateDocument(new Term(F_ID, item.id()), doc);
                 }
+                written(item, unit.get(i));
             }
         } finally {
             searchers.release(searcher);
         }
-        searchers.maybeRefreshBlocking();
     }
 
     /** How many deletes by id were buffered so far. */
@@ -198,26 +346,40 @@ final class RecallWriter implements Closeable {
     /** Merges the index into one segment. */
     void optimize() throws IOException {
         writer.forceMerge(1);
-        searchers.maybeRefreshBlocking();
+        changed();
+        refreshIfStale();
     }
 
-    /** Deletes the item with this id, restoring the items it superseded; whether it was there. */
+    /**
+     * Deletes the item with this id, restoring the items it superseded; whether it was there. An
+     * id the index does not hold costs no refresh; one it holds is deleted from a refreshed view
+     * (the items it superseded may have been written since the last refresh).
+     */
     boolean delete(String id) throws IOException {
-        IndexSearcher searcher = searchers.acquire();
+        if (absent(List.of(id)).size() == 1) {
+            writer.deleteDocuments(new Term(F_ID, id)); // nothing to find; the buffered delete is harmless
+            return false;
+        }
+        refreshIfStale();
+        IndexSearcher searcher = acquire();
         boolean found;
         try {
             found = removeExisting(searcher, id);
         } finally {
             searchers.release(searcher);
         }
-        searchers.maybeRefreshBlocking();
+        long c = changed();
+        pending.put(id, new Pending(false, c));
+        changedShownAt = c;
+        deletedAt = c;
         return found;
     }
 
     /** Deletes every item of a partition; how many there were. */
     int deletePartition(String partition) throws IOException {
         Term term = new Term(F_PARTITION, partition);
-        IndexSearcher searcher = searchers.acquire();
+        refreshIfStale();
+        IndexSearcher searcher = acquire();
         int count;
         try {
             count = searcher.count(new TermQuery(term));
@@ -225,7 +387,11 @@ final class RecallWriter implements Closeable {
             searchers.release(searcher);
         }
         writer.deleteDocuments(term);
-        searchers.maybeRefreshBlocking();
+        if (count > 0) {
+            partitionDeletedAt = changed();
+            changedShownAt = partitionDeletedAt;
+            deletedAt = partitionDeletedAt;
+        }
         return count;
     }
 
@@ -249,7 +415,8 @@ final class RecallWriter implements Closeable {
     void purgeDeleted() throws IOException {
         writer.forceMergeDeletes(true);
         writer.commit();
-        searchers.maybeRefreshBlocking();
+        changed();
+        refreshIfStale();
         writer.deleteUnusedFiles();
     }
 
@@ -264,15 +431,17 @@ final class RecallWriter implements Closeable {
      * without it: each is superseded by the newest remaining item that replaces it, or current.
      */
     private boolean removeExisting(IndexSearcher searcher, String id) throws IOException {
-        // every write is refreshed before the next one, and a batch refreshes before an id it
-        // wrote comes again (mustSee): an id the searcher does not hold is in no segment, and a
-        // delete buffered for it cost a term lookup in every segment at the next flush, for nothing
         int doc = IndexSchema.docOf(searcher, id);
+        Pending unshown = pending.get(id);
+        // an id neither in the searcher nor written since its refresh is in no segment: a delete
+        // buffered for it cost a term lookup in every segment at the next flush, for nothing
+        if (doc >= 0 || (unshown != null && unshown.present())) {
+            writer.deleteDocuments(new Term(F_ID, id));
+            deletesBuffered++;
+        }
         if (doc < 0) {
             return false;
         }
-        writer.deleteDocuments(new Term(F_ID, id));
-        deletesBuffered++;
         TopDocs replaced = searcher.search(new TermQuery(new Term(F_SUPERSEDED_BY, id)), Integer.MAX_VALUE);
         StoredFields stored = searcher.storedFields();
         for (ScoreDoc sd : replaced.scoreDocs) {
@@ -406,22 +575,29 @@ final class RecallWriter implements Closeable {
     private record Detection(@Nullable String supersededBy, boolean markedOthers) {
     }
 
-    /** An item of the current batch written since the searcher was last refreshed. */
-    private record Unrefreshed(IndexedItem item, float[] unit) {
+    /** An item written, and the number of that change. */
+    private record Unrefreshed(IndexedItem item, float[] unit, long change) {
+    }
+
+    /** The last change to an id: whether it left the item in the index, and its number. */
+    private record Pending(boolean present, long change) {
     }
 
     /**
-     * Whether the searcher must be refreshed before {@code item} is checked: the batch's items
-     * written since the last refresh are invisible to it, which changes nothing only when none of
-     * them has this id or could be one of its near-duplicates (same partition and speaker, cosine
-     * at least the detector's minimum).
+     * Whether the searcher must be refreshed before {@code item} is checked: the items written
+     * (or deleted) since the last refresh are invisible to it, which changes nothing only when
+     * none of them has this id or could be one of its near-duplicates (same partition and
+     * speaker, both stating something, cosine at least the detector's minimum).
      */
-    private boolean mustSee(List<Unrefreshed> unrefreshed, IndexedItem item, float[] unit) {
+    private boolean mustSee(IndexedItem item, float[] unit) {
+        if (pending.containsKey(item.id())) {
+            return true;
+        }
+        // a text that states nothing pairs with nothing (see replacements)
+        boolean states = SupersessionDetector.states(item.text());
         for (Unrefreshed u : unrefreshed) {
-            if (u.item().id().equals(item.id())) {
-                return true;
-            }
-            if (u.item().partition().equals(item.partition()) && IndexSchema.sameSpeaker(u.item().attributes(), item.attributes())
+            if (states && u.item().partition().equals(item.partition()) && IndexSchema.sameSpeaker(u.item().attributes(), item.attributes())
+                    && SupersessionDetector.states(u.item().text())
                     && Vectors.cosine(u.unit(), unit) >= detector.scanCosine()) {
                 return true;
             }
