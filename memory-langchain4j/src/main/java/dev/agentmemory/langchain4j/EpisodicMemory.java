@@ -129,10 +129,10 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
     /** At most this many items per call of the embedding model (and per index write of a recall or a catch-up). */
     private static final int BATCH = 64;
     /**
-     * Items per index write of a catch-up: each write ends with a refresh, a new segment the
-     * index later merges (HNSW graphs included); a rebuild of 10,000 items in writes of 64 spent
-     * half its time merging 157 segments. A catch-up runs once per user and process, under the
-     * user's lock, on the recall that needs it.
+     * Items per index write of a catch-up (embedded {@link #BATCH} at a time): a rebuild of
+     * 10,000 items in writes of 64, when each write ended with a refresh and a new segment the
+     * index later merged (HNSW graphs included), spent half its time merging 157 segments. A
+     * catch-up runs once per user and process, under the user's lock, on the recall that needs it.
      */
     private static final int CATCH_UP_WRITE = 1_024;
     /**

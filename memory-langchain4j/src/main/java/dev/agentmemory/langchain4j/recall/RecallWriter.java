@@ -52,6 +52,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class RecallWriter implements Closeable {
 
+    private static final System.Logger LOG = System.getLogger(RecallWriter.class.getName());
+
     private final IndexSettings settings;
     private final RecallAnalyzer analyzer;
     private final SupersessionDetector detector;

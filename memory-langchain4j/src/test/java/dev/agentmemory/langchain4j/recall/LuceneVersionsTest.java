@@ -53,7 +53,7 @@ class LuceneVersionsTest {
         List<float[]> written = new ArrayList<>();
         Path path = dir.resolve("index");
         try (HybridIndex index = HybridIndex.builder(DIMS).directory(path).supersessionDetection(false).build()) {
-            // three segments (each call is a write and a refresh), one item deleted from the first
+            // three segments (a write, then a refresh, three times), one item deleted from the first
             for (int batch = 0; batch < 3; batch++) {
                 List<IndexedItem> items = new ArrayList<>();
                 for (int i = batch * 10; i < batch * 10 + 10; i++) {
@@ -62,6 +62,7 @@ class LuceneVersionsTest {
                     items.add(item(i, "acme/alice", v));
                 }
                 index.upsertAll(items);
+                index.refresh();
             }
             index.delete("m3");
             index.commit(Map.of());
