@@ -20,11 +20,22 @@ public final class StuckIndexerEmbeddingModel implements EmbeddingModel {
     public static final String INDEXER_THREAD = "agent-memory-indexer";
 
     private final CountDownLatch gate = new CountDownLatch(1);
+    private final CountDownLatch blocked = new CountDownLatch(1);
     private final long maxWaitSeconds;
 
     /** A model whose indexer calls wait at most {@code maxWaitSeconds} for {@link #release()}. */
     public StuckIndexerEmbeddingModel(long maxWaitSeconds) {
         this.maxWaitSeconds = maxWaitSeconds;
+    }
+
+    /**
+     * Waits until a call on the indexer's thread is blocked (at most {@code maxWaitSeconds}). From
+     * then until {@link #release()} the indexer moves nothing: what it has not indexed stays as it is.
+     *
+     * @return false when no indexer call came in time
+     */
+    public boolean awaitBlocked() throws InterruptedException {
+        return blocked.await(maxWaitSeconds, TimeUnit.SECONDS);
     }
 
     /** Lets the indexer's calls (the blocked one and every later one) through. */
@@ -35,6 +46,7 @@ public final class StuckIndexerEmbeddingModel implements EmbeddingModel {
     @Override
     public Response<List<Embedding>> embedAll(List<TextSegment> segments) {
         if (Thread.currentThread().getName().equals(INDEXER_THREAD)) {
+            blocked.countDown();
             try {
                 if (!gate.await(maxWaitSeconds, TimeUnit.SECONDS)) {
                     throw new IllegalStateException("the test never released the indexer");
