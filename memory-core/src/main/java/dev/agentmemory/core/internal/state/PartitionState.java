@@ -127,14 +127,27 @@ public final class PartitionState {
         PartitionState s = new PartitionState(image.records().size(), image.actions().size());
         s.lastSeq = image.lastSeq();
         s.liveRecords = image.liveRecords();
-        image.records().forEach(r -> s.records.put(r.id(), s.shared(r)));
+        // records of an image mostly share their scope and agent instances already (the snapshot codec
+        // keeps one of each): register each distinct instance once instead of looking every record up
+        Scope lastScope = null;
+        String lastOwner = null;
+        String lastWriter = null;
+        for (MemoryRecord r : image.records()) {
+            MemoryRecord kept = r.scope() == lastScope && r.ownerAgent() == lastOwner && r.writerAgent() == lastWriter
+                    ? r : s.shared(r);
+            s.records.put(kept.id(), kept);
+            lastScope = kept.scope();
+            lastOwner = kept.ownerAgent();
+            lastWriter = kept.writerAgent();
+        }
         List<StateImage.Versions> versions = image.versions();
         for (int i = 0; i < versions.size(); ) {
             // the image lists a scope's keys together: one map per run, sized for it
             Scope scope = versions.get(i).scope();
             int runStart = i;
             int runEnd = i + 1;
-            while (runEnd < versions.size() && versions.get(runEnd).scope().equals(scope)) {
+            while (runEnd < versions.size() && (versions.get(runEnd).scope() == scope
+                    || versions.get(runEnd).scope().equals(scope))) {
                 runEnd++;
             }
             int run = runEnd - runStart;
@@ -144,7 +157,8 @@ public final class PartitionState {
                 StateImage.Versions v = versions.get(i);
                 // the key instance of its first record, rather than a copy of it per entry
                 MemoryRecord first = v.ids().isEmpty() ? null : s.records.get(v.ids().get(0));
-                MemoryKey key = first != null && first.key().equals(v.key()) ? first.key() : v.key();
+                MemoryKey key = first != null && (first.key() == v.key() || first.key().equals(v.key()))
+                        ? first.key() : v.key();
                 keys.put(key, new ArrayList<>(v.ids()));
             }
         }
