@@ -256,6 +256,9 @@ class SnapshotRoundTripTest {
         if (random.nextBoolean()) {
             p.confidence(random.nextDouble());
         }
+        if (random.nextInt(4) == 0) {
+            p.observedAt(TestClock.DEFAULT_START.minusSeconds(random.nextInt(100_000)).minusNanos(random.nextInt(1_000)));
+        }
         if (random.nextInt(3) == 0) {
             Instant from = TestClock.DEFAULT_START.plus(Duration.ofDays(random.nextInt(30) - 15));
             p.validity(from, random.nextBoolean() ? null : from.plusSeconds(1 + random.nextInt(1_000_000)).plusNanos(123));

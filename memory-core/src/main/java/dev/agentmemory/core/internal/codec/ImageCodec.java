@@ -42,6 +42,8 @@ final class ImageCodec {
     private static final int HAS_EXTRACTION = 1 << 4;
     private static final int SENSITIVE = 1 << 5;
     private static final int ARCHIVED = 1 << 6;
+    /** The record was recorded at the instant it was observed (the usual case): that instant is written once. */
+    private static final int RECORDED_WHEN_OBSERVED = 1 << 7;
 
     private ImageCodec() {
     }
@@ -166,7 +168,8 @@ final class ImageCodec {
             int flags = (r.value() != null ? HAS_VALUE : 0)
                     | (r.validFrom() != null ? HAS_VALID_FROM : 0) | (r.validTo() != null ? HAS_VALID_TO : 0)
                     | (r.expiresAt() != null ? HAS_EXPIRES_AT : 0) | (r.extraction() != null ? HAS_EXTRACTION : 0)
-                    | (r.sensitive() ? SENSITIVE : 0) | (r.archived() ? ARCHIVED : 0);
+                    | (r.sensitive() ? SENSITIVE : 0) | (r.archived() ? ARCHIVED : 0)
+                    | (r.recordedAt().equals(r.observedAt()) ? RECORDED_WHEN_OBSERVED : 0);
             varlong(flags);
             string(r.id());
             scope(r.scope());
@@ -200,7 +203,9 @@ final class ImageCodec {
             }
             ref(r.verification().name());
             string(r.evidence());
-            instant(r.recordedAt());
+            if ((flags & RECORDED_WHEN_OBSERVED) == 0) {
+                instant(r.recordedAt());
+            }
             varlong(r.seq());
         }
 
@@ -461,7 +466,7 @@ final class ImageCodec {
                     ? new MemoryRecord.Extraction(ref(), ref()) : null;
             MemoryRecord.Verification verification = constant(MemoryRecord.Verification.class);
             String evidence = nullableString();
-            Instant recordedAt = instant();
+            Instant recordedAt = (flags & RECORDED_WHEN_OBSERVED) != 0 ? observedAt : instant();
             long seq = varlong();
             return new MemoryRecord(id, scope, key, value, kind, source, sourceRef, trust, confidence, observedAt,
                     validFrom, validTo, expiresAt, status, version, supersedes, conflictsWith, access, owner, writer,
