@@ -159,6 +159,44 @@ class SnapshotRoundTripTest {
         }
     }
 
+    @Test
+    void should_load_a_sealed_snapshot_with_its_key_and_refuse_another_key_as_the_log_does() {
+        CountingStore store = new CountingStore(new InMemoryEventStore());
+        Caller alice = Caller.of("shop", "alice");
+        Partition partition = new Partition("shop", "alice");
+        byte[] key = new byte[32];
+        byte[] otherKey = new byte[32];
+        otherKey[0] = 1;
+        Random random = new Random(11);
+        try (MemoryEngine writer = MemoryEngine.builder().store(store).encryptionKey(key).snapshotEvery(10).build()) {
+            writer.write(alice, Proposal.set(alice.persistent(), "city", "Berlin-Secret").kind(Kind.DECISION).build());
+            for (int i = 0; store.lastSequence(partition) < 45; i++) {
+                step(writer, alice, TestClock.start(), random, i);
+            }
+            for (int i = 0; store.snapshot(partition).isEmpty(); i++) {
+                write(writer, alice, random, 1_000 + i);
+            }
+        }
+        StoredSnapshot sealed = store.snapshot(partition).orElseThrow();
+        assertThat(sealed.payload()).doesNotContain("Berlin-Secret");
+
+        // another key: the log cannot be read either, and the read fails rather than serving less
+        try (MemoryEngine wrong = MemoryEngine.builder().store(store).encryptionKey(otherKey).snapshotEvery(10).build()) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> wrong.current(alice, alice.persistent(), MemoryKey.of("city")))
+                    .isInstanceOf(dev.agentmemory.core.MemoryException.class).hasMessageContaining("wrong key");
+        }
+        assertThat(store.snapshot(partition)).as("kept for the right key").contains(sealed);
+
+        // the right key: loaded from the snapshot, the same state as a replay
+        store.resetCounts();
+        try (MemoryEngine right = MemoryEngine.builder().store(store).encryptionKey(key).snapshotEvery(10).build()) {
+            MemoryState loaded = right.admin().holding(alice, s -> s);
+            assertThat(store.lastReadFrom()).isEqualTo(sealed.seq());
+            assertThat(loaded).isEqualTo(right.admin().replay(alice));
+            assertThat(loaded.records()).isNotEmpty();
+        }
+    }
+
     /** One random operation of the public API (one the engine refuses as bad input leaves the state as it was). */
     private static void step(MemoryEngine engine, Caller alice, TestClock clock, Random random, int i) {
         try {
