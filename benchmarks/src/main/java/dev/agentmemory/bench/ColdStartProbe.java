@@ -24,6 +24,10 @@ import java.util.concurrent.TimeUnit;
  * <ul>
  *   <li>{@code jvm_ms}: the JVM's uptime when {@code main} starts;</li>
  *   <li>{@code open_ms}: building the {@link AgentMemory} (H2 file and Lucene index opened);</li>
+ *   <li>{@code warm_*}, with {@code warm}: before the user, the first recall of another user of the
+ *       same files ({@code perf/small}, the bench's user of ten): what an application that is up and
+ *       has served someone meets (classes loaded, the JIT started); the phases below then time the
+ *       user's own first load and recall in that warm process;</li>
  *   <li>{@code load_ms}, with {@code split}: the engine's load of the user ({@code admin().sync}), made
  *       before the recall so that the recall's own share shows; without it, the recall loads the user;</li>
  *   <li>{@code first_recall_ms}: the first {@code contentRetriever().retrieve} of the user (catch-up
@@ -39,7 +43,7 @@ import java.util.concurrent.TimeUnit;
  * </ul>
  * Each phase also in CPU time of the main thread ({@code *_cpu_ms}): wall times on a loaded
  * machine are mostly waiting for a core.
- * Arguments: {@code <h2 file> <tenant> <user> [split] [model] [hold]} ({@code hold}: two minutes
+ * Arguments: {@code <h2 file> <tenant> <user> [warm] [split] [model] [hold]} ({@code hold}: two minutes
  * open after the measurement, for a class histogram).
  */
 final class ColdStartProbe {
@@ -62,6 +66,14 @@ final class ColdStartProbe {
                 .embeddingModel(new TurnOverheadBench.HashingEmbeddingModel(ColdStartBench.DIMENSIONS)).build()) {
             out.put("open_ms", ms(System.nanoTime() - t));
             out.put("open_cpu_ms", ms(cpu() - c));
+            if (List.of(args).contains("warm")) {
+                SessionRef other = new SessionRef(args[1], "small", "chat");
+                t = System.nanoTime();
+                c = cpu();
+                memory.contentRetriever().retrieve(query(other, "What did we choose about the delivery?"));
+                out.put("warm_other_user_ms", ms(System.nanoTime() - t));
+                out.put("warm_other_user_cpu_ms", ms(cpu() - c));
+            }
             if (split) {
                 t = System.nanoTime();
                 c = cpu();

@@ -21,15 +21,29 @@ public record MemoryKey(String path) implements Comparable<MemoryKey> {
         if (path == null) {
             throw new IllegalArgumentException("key must not be null");
         }
-        String[] parts = path.split("\\.", -1);
-        if (parts.length > MAX_SEGMENTS) {
+        // what SEGMENT says, one character at a time: keys are checked on every record read back
+        int segments = 1;
+        int length = 0;
+        boolean valid = true;
+        for (int i = 0; i < path.length(); i++) {
+            char c = path.charAt(i);
+            if (c == '.') {
+                segments++;
+                valid &= length > 0;
+                length = 0;
+            } else {
+                length++;
+                valid &= length <= 64 && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                        || c == '_' || c == ':' || c == '-');
+            }
+        }
+        valid &= length > 0;
+        if (segments > MAX_SEGMENTS) {
             throw new IllegalArgumentException("key has more than " + MAX_SEGMENTS + " segments: " + Ids.quote(path));
         }
-        for (String part : parts) {
-            if (!SEGMENT.matcher(part).matches()) {
-                throw new IllegalArgumentException("invalid key " + Ids.quote(path)
-                        + ": each dot-separated segment must match " + SEGMENT.pattern());
-            }
+        if (!valid) {
+            throw new IllegalArgumentException("invalid key " + Ids.quote(path)
+                    + ": each dot-separated segment must match " + SEGMENT.pattern());
         }
     }
 

@@ -97,7 +97,7 @@ public record MemoryRecord(
         if (validFrom != null && validTo != null && !validFrom.isBefore(validTo)) {
             throw new IllegalArgumentException("validFrom must be before validTo: " + validFrom + " >= " + validTo);
         }
-        tags = Set.copyOf(new TreeSet<>(tags));
+        tags = tags.isEmpty() ? Set.of() : Set.copyOf(new TreeSet<>(tags));
     }
 
     /** The entity this record is about, when its key names one. */

@@ -28,8 +28,53 @@ public record MemoryValue(String json) {
 
     public MemoryValue {
         Objects.requireNonNull(json, "json");
-        JsonNode node = read(json);
-        json = canonical(node);
+        if (!canonicalScalar(json)) {
+            JsonNode node = read(json);
+            json = canonical(node);
+        }
+    }
+
+    /**
+     * Whether {@code json} is a scalar already in canonical form, which parsing and writing again
+     * would give back unchanged: {@code true}, {@code false}, an integer of at most 18 digits
+     * without a leading zero (not {@code -0}), or a string literal that needs no escape (no
+     * {@code "}, backslash or control character; surrogates in pairs). Values read back from the
+     * log or a snapshot are mostly such strings: checking them costs a scan instead of a parse.
+     */
+    static boolean canonicalScalar(String json) {
+        int n = json.length();
+        if (n >= 2 && json.charAt(0) == '"') {
+            if (json.charAt(n - 1) != '"') {
+                return false;
+            }
+            for (int i = 1; i < n - 1; i++) {
+                char c = json.charAt(i);
+                if (c < 0x20 || c == '"' || c == '\\') {
+                    return false;
+                }
+                if (Character.isSurrogate(c)) {
+                    if (!Character.isHighSurrogate(c) || i + 1 >= n - 1 || !Character.isLowSurrogate(json.charAt(i + 1))) {
+                        return false;
+                    }
+                    i++;
+                }
+            }
+            return true;
+        }
+        if (json.equals("true") || json.equals("false") || json.equals("0")) {
+            return true;
+        }
+        int start = n > 0 && json.charAt(0) == '-' ? 1 : 0;
+        if (n - start < 1 || n - start > 18 || json.charAt(start) == '0') {
+            return false;
+        }
+        for (int i = start; i < n; i++) {
+            char c = json.charAt(i);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** A value from JSON text; fails with the parser's reason when the text is not JSON. */

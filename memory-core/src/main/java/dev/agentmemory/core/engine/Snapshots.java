@@ -12,13 +12,12 @@ import dev.agentmemory.core.spi.StoredEvent;
 import dev.agentmemory.core.spi.StoredSnapshot;
 
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.zip.CRC32C;
 
 /**
  * Periodic snapshots of partition states, so that loading a user with a long log reads the
@@ -28,10 +27,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * partition), the partition is replayed from the log and the snapshot rebuilt; {@link #verify}
  * lets the audit compare snapshot plus tail with a full replay.
  *
- * <p>Stored form: {@value #FORMAT} {@code <sha-256 of body, hex>:<body>}, the body being the
- * codec's encoding of the state's image (JSON, sealed with the engine's key when it has one).
- * A change to the image's shape must change {@link #FORMAT}: older snapshots are then ignored
- * and rebuilt.
+ * <p>Stored form: {@value #FORMAT} {@code <CRC-32C of body, 8 hex digits>:<body>}, the body
+ * being the codec's binary encoding of the state's image (sealed with the engine's key when it has
+ * one), its bytes as ISO-8859-1 characters (none is NUL, so a text column of any database holds
+ * it). The checksum detects damage (a sealed body is also authenticated by its cipher); a
+ * snapshot is derived data, and the audit compares it with a replay. A change to the image's
+ * shape or its encoding must change {@link #FORMAT}: older snapshots are then ignored and rebuilt
+ * ({@code snapshot-v1}, JSON, is one).
  *
  * <p>One is written when a commit makes a partition's last sequence cross a multiple of the
  * interval at that sequence, and at load when the log has grown by that interval past the
@@ -49,7 +51,7 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class Snapshots {
 
-    static final String FORMAT = "snapshot-v1:";
+    static final String FORMAT = "snapshot-v2:";
     /** The default interval of {@code MemoryEngine.Builder#snapshotEvery}. */
     static final int DEFAULT_EVERY = 1_000;
 
@@ -198,8 +200,9 @@ final class Snapshots {
 
     private void save(Partition p, PartitionState state) {
         try {
-            String body = codec.encodeImage(state.image());
-            store.saveSnapshot(p, new StoredSnapshot(state.lastSeq(), FORMAT + sha256(body) + ":" + body));
+            byte[] body = codec.encodeImage(state.image());
+            store.saveSnapshot(p, new StoredSnapshot(state.lastSeq(), FORMAT + checksum(body, 0, body.length) + ":"
+                    + new String(body, StandardCharsets.ISO_8859_1)));
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "snapshot of " + p + " at seq " + state.lastSeq() + " failed; "
                     + "the log is intact, the next load replays more of it", e);
@@ -218,11 +221,12 @@ final class Snapshots {
         if (sep < 0) {
             throw new MemoryException("it has no checksum");
         }
-        String body = payload.substring(sep + 1);
-        if (!payload.substring(FORMAT.length(), sep).equals(sha256(body))) {
+        // one copy of the characters as bytes (a compact string's own array, for a body that is all ISO-8859-1)
+        byte[] bytes = payload.getBytes(StandardCharsets.ISO_8859_1);
+        if (!payload.substring(FORMAT.length(), sep).equals(checksum(bytes, sep + 1, bytes.length))) {
             throw new MemoryException("its checksum does not match its contents");
         }
-        PartitionState s = PartitionState.restore(codec.decodeImage(body));
+        PartitionState s = PartitionState.restore(codec.decodeImage(bytes, sep + 1, bytes.length));
         if (s.lastSeq() != stored.seq()) {
             throw new MemoryException("it holds seq " + s.lastSeq() + " but is filed at seq " + stored.seq());
         }
@@ -248,12 +252,10 @@ final class Snapshots {
                 || c instanceof Change.UserForgotten || c instanceof Change.MessagesRedacted;
     }
 
-    private static String sha256(String body) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-                    .digest(body.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
-        }
+    /** CRC-32C of {@code bytes[from, to)}, as 8 hex digits. */
+    private static String checksum(byte[] bytes, int from, int to) {
+        CRC32C crc = new CRC32C();
+        crc.update(bytes, from, to - from);
+        return HexFormat.of().toHexDigits((int) crc.getValue());
     }
 }

@@ -17,11 +17,11 @@ import dev.agentmemory.core.testing.Histories;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.function.Function;
+import java.util.zip.CRC32C;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -154,7 +154,9 @@ class SnapshotTest {
                 s -> new StoredSnapshot(s.seq(), s.payload().replace("value", "valuE")),       // checksum mismatch
                 s -> new StoredSnapshot(s.seq(), s.payload().substring(0, s.payload().length() / 2)), // cut short
                 s -> new StoredSnapshot(s.seq(), "snapshot-v0:" + s.payload().substring(Snapshots.FORMAT.length())),
-                s -> new StoredSnapshot(s.seq(), resealed(s.payload(), "{\"lastSeq\":")),     // unparseable, valid checksum
+                s -> new StoredSnapshot(s.seq(), resealed(s.payload(), "P\u0005\u0003")),     // cut short, valid checksum
+                s -> new StoredSnapshot(s.seq(), resealed(s.payload(), body(s.payload()) + "\u0001")), // bytes after its end
+                s -> new StoredSnapshot(s.seq(), resealed(s.payload(), "{\"lastSeq\":")),     // JSON, valid checksum
                 s -> new StoredSnapshot(s.seq() + 5_000, s.payload()))) {                     // ahead of the log
             CountingStore store = new CountingStore(new InMemoryEventStore());
             try (MemoryEngine writer = engine(store, EVERY)) {
@@ -265,11 +267,8 @@ class SnapshotTest {
 
     /** A snapshot payload with {@code body} and its right checksum. */
     static String resealed(String payload, String body) {
-        try {
-            return Snapshots.FORMAT + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-                    .digest(body.getBytes(StandardCharsets.UTF_8))) + ":" + body;
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        CRC32C crc = new CRC32C();
+        crc.update(body.getBytes(StandardCharsets.ISO_8859_1));
+        return Snapshots.FORMAT + HexFormat.of().toHexDigits((int) crc.getValue()) + ":" + body;
     }
 }

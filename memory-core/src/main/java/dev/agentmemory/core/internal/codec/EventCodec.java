@@ -27,6 +27,8 @@ import java.util.Base64;
 public final class EventCodec {
     private static final String SEALED = "aesgcm1:";
     private static final int IV_BYTES = 12;
+    private static final byte PLAIN_IMAGE = 'P';
+    private static final byte SEALED_IMAGE = 'S';
     private static final ObjectMapper JSON = JsonMapper.builder()
             .addModule(new com.fasterxml.jackson.datatype.jsr310.JavaTimeModule())
             .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
@@ -82,32 +84,50 @@ public final class EventCodec {
     }
 
     /**
-     * The body of a snapshot of {@code image}: JSON, sealed like event payloads when the codec
-     * has a key.
+     * The body of a snapshot of {@code image}: {@code P} and the image's binary form
+     * ({@link ImageCodec}: no 0 byte), or, when the codec has a key, {@code S} and the Base64 of
+     * that form sealed like event payloads. Every byte is a character of ISO-8859-1 other than NUL.
      */
-    public String encodeImage(StateImage image) {
-        String json;
-        try {
-            json = JSON.writeValueAsString(image);
-        } catch (JsonProcessingException e) {
-            throw new MemoryException("cannot encode a snapshot at seq " + image.lastSeq() + ": "
-                    + e.getOriginalMessage(), e);
+    public byte[] encodeImage(StateImage image) {
+        byte[] plain = ImageCodec.encode(image);
+        if (key == null) {
+            byte[] out = new byte[plain.length + 1];
+            out[0] = PLAIN_IMAGE;
+            System.arraycopy(plain, 0, out, 1, plain.length);
+            return out;
         }
-        return key == null ? json : seal(json);
+        byte[] sealed = Base64.getEncoder().encode(sealBytes(plain));
+        byte[] out = new byte[sealed.length + 1];
+        out[0] = SEALED_IMAGE;
+        System.arraycopy(sealed, 0, out, 1, sealed.length);
+        return out;
     }
 
     /**
-     * The image a snapshot body holds.
+     * The image a snapshot body ({@link #encodeImage}) in {@code body[from, to)} holds.
      *
-     * @throws MemoryException when it is sealed and no (or another) key is configured, or cannot be parsed
+     * @throws MemoryException when it is sealed and no (or another) key is configured, or cannot be decoded
      */
-    public StateImage decodeImage(String body) {
-        String json = body.startsWith(SEALED) ? open(body, "a snapshot") : body;
-        try {
-            return JSON.readValue(json, StateImage.class);
-        } catch (JsonProcessingException e) {
-            throw new MemoryException("cannot decode a snapshot: " + e.getOriginalMessage(), e);
+    public StateImage decodeImage(byte[] body, int from, int to) {
+        if (from >= to) {
+            throw new MemoryException("cannot decode a snapshot: it is empty");
         }
+        if (body[from] == PLAIN_IMAGE) {
+            return ImageCodec.decode(body, from + 1, to);
+        }
+        if (body[from] != SEALED_IMAGE) {
+            throw new MemoryException("cannot decode a snapshot: it is neither plain nor sealed");
+        }
+        if (key == null) {
+            throw new MemoryException("a snapshot is encrypted but no encryption key is configured");
+        }
+        byte[] plain;
+        try {
+            plain = openBytes(Base64.getDecoder().decode(java.util.Arrays.copyOfRange(body, from + 1, to)), "a snapshot");
+        } catch (IllegalArgumentException e) {
+            throw new MemoryException("cannot decrypt a snapshot: wrong key or damaged payload", e);
+        }
+        return ImageCodec.decode(plain, 0, plain.length);
     }
 
     /** The event a stored form holds. */
@@ -122,16 +142,21 @@ public final class EventCodec {
     }
 
     private String seal(String json) {
+        return SEALED + Base64.getEncoder().encodeToString(sealBytes(json.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    /** The IV and the AES-GCM ciphertext of {@code plain} under the key. */
+    private byte[] sealBytes(byte[] plain) {
         try {
             byte[] iv = new byte[IV_BYTES];
             random.nextBytes(iv);
             Cipher c = Cipher.getInstance("AES/GCM/NoPadding");
             c.init(Cipher.ENCRYPT_MODE, key, new GCMParameterSpec(128, iv));
-            byte[] ct = c.doFinal(json.getBytes(StandardCharsets.UTF_8));
+            byte[] ct = c.doFinal(plain);
             byte[] out = new byte[iv.length + ct.length];
             System.arraycopy(iv, 0, out, 0, iv.length);
             System.arraycopy(ct, 0, out, iv.length, ct.length);
-            return SEALED + Base64.getEncoder().encodeToString(out);
+            return out;
         } catch (GeneralSecurityException e) {
             throw new MemoryException("cannot encrypt: " + e.getMessage(), e);
         }
@@ -141,11 +166,24 @@ public final class EventCodec {
         if (key == null) {
             throw new MemoryException(what + " is encrypted but no encryption key is configured");
         }
+        byte[] in;
         try {
-            byte[] in = Base64.getDecoder().decode(payload.substring(SEALED.length()));
+            in = Base64.getDecoder().decode(payload.substring(SEALED.length()));
+        } catch (IllegalArgumentException e) {
+            throw new MemoryException("cannot decrypt " + what + ": wrong key or damaged payload", e);
+        }
+        return new String(openBytes(in, what), StandardCharsets.UTF_8);
+    }
+
+    /** The plain bytes of an IV and ciphertext made by {@link #sealBytes}. */
+    private byte[] openBytes(byte[] in, String what) {
+        if (key == null) {
+            throw new MemoryException(what + " is encrypted but no encryption key is configured");
+        }
+        try {
             Cipher c = Cipher.getInstance("AES/GCM/NoPadding");
             c.init(Cipher.DECRYPT_MODE, key, new GCMParameterSpec(128, in, 0, IV_BYTES));
-            return new String(c.doFinal(in, IV_BYTES, in.length - IV_BYTES), StandardCharsets.UTF_8);
+            return c.doFinal(in, IV_BYTES, in.length - IV_BYTES);
         } catch (GeneralSecurityException | IllegalArgumentException e) {
             throw new MemoryException("cannot decrypt " + what + ": wrong key or damaged payload", e);
         }

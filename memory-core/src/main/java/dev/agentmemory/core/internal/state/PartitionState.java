@@ -40,11 +40,11 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class PartitionState {
 
-    private final Map<String, MemoryRecord> records = new LinkedHashMap<>();
+    private final Map<String, MemoryRecord> records;
     private final Map<Scope, Map<MemoryKey, List<String>>> versions = new LinkedHashMap<>();
     private final Map<String, Map<String, TaskInfo>> tasks = new TreeMap<>();
     private final Map<String, NavigableSet<String>> aliases = new TreeMap<>();
-    private final Map<String, ActionRecord> actions = new LinkedHashMap<>();
+    private final Map<String, ActionRecord> actions;
     private final Map<String, NavigableMap<Long, StoredMessage>> messages = new TreeMap<>();
     private final Map<String, NavigableSet<Long>> windows = new TreeMap<>();
     /**
@@ -78,6 +78,22 @@ public final class PartitionState {
     private long lastSeqAtBegin;
     private long liveRecordsAtBegin;
 
+    /** An empty state (sequence 0). */
+    public PartitionState() {
+        this(0, 0);
+    }
+
+    /** An empty state whose maps are sized for {@code records} records and {@code actions} ledger entries. */
+    private PartitionState(int records, int actions) {
+        this.records = new LinkedHashMap<>(capacity(records));
+        this.actions = new LinkedHashMap<>(capacity(actions));
+    }
+
+    /** A hash map capacity that holds {@code entries} without resizing. */
+    private static int capacity(int entries) {
+        return Math.max(16, (int) (entries / 0.75f) + 1);
+    }
+
     /** Replays {@code events} (in sequence order) into a fresh state. */
     public static PartitionState replay(Collection<LoggedEvent> events) {
         PartitionState state = new PartitionState();
@@ -108,16 +124,43 @@ public final class PartitionState {
     /** The state an {@link #image} was taken from (with a new {@link #recordsRevision}). */
     public static PartitionState restore(StateImage image) {
         Objects.requireNonNull(image, "image");
-        PartitionState s = new PartitionState();
+        PartitionState s = new PartitionState(image.records().size(), image.actions().size());
         s.lastSeq = image.lastSeq();
         s.liveRecords = image.liveRecords();
-        image.records().forEach(r -> s.records.put(r.id(), s.shared(r)));
-        for (StateImage.Versions v : image.versions()) {
-            // the key instance of its first record, rather than a copy of it per entry
-            MemoryRecord first = v.ids().isEmpty() ? null : s.records.get(v.ids().get(0));
-            MemoryKey key = first != null && first.key().equals(v.key()) ? first.key() : v.key();
-            s.versions.computeIfAbsent(s.scopes.computeIfAbsent(v.scope(), k -> k), k -> new LinkedHashMap<>())
-                    .put(key, new ArrayList<>(v.ids()));
+        // records of an image mostly share their scope and agent instances already (the snapshot codec
+        // keeps one of each): register each distinct instance once instead of looking every record up
+        Scope lastScope = null;
+        String lastOwner = null;
+        String lastWriter = null;
+        for (MemoryRecord r : image.records()) {
+            MemoryRecord kept = r.scope() == lastScope && r.ownerAgent() == lastOwner && r.writerAgent() == lastWriter
+                    ? r : s.shared(r);
+            s.records.put(kept.id(), kept);
+            lastScope = kept.scope();
+            lastOwner = kept.ownerAgent();
+            lastWriter = kept.writerAgent();
+        }
+        List<StateImage.Versions> versions = image.versions();
+        for (int i = 0; i < versions.size(); ) {
+            // the image lists a scope's keys together: one map per run, sized for it
+            Scope scope = versions.get(i).scope();
+            int runStart = i;
+            int runEnd = i + 1;
+            while (runEnd < versions.size() && (versions.get(runEnd).scope() == scope
+                    || versions.get(runEnd).scope().equals(scope))) {
+                runEnd++;
+            }
+            int run = runEnd - runStart;
+            Map<MemoryKey, List<String>> keys = s.versions.computeIfAbsent(s.scopes.computeIfAbsent(scope, k -> k),
+                    k -> new LinkedHashMap<>(capacity(run)));
+            for (; i < runEnd; i++) {
+                StateImage.Versions v = versions.get(i);
+                // the key instance of its first record, rather than a copy of it per entry
+                MemoryRecord first = v.ids().isEmpty() ? null : s.records.get(v.ids().get(0));
+                MemoryKey key = first != null && (first.key() == v.key() || first.key().equals(v.key()))
+                        ? first.key() : v.key();
+                keys.put(key, new ArrayList<>(v.ids()));
+            }
         }
         image.tasks().forEach(t -> s.tasks.computeIfAbsent(t.session(), k -> new LinkedHashMap<>()).put(t.task(), t));
         image.aliases().forEach((alias, entities) -> s.aliases.put(alias, new TreeSet<>(entities)));

@@ -1,0 +1,597 @@
+package dev.agentmemory.core.internal.codec;
+
+import dev.agentmemory.core.MemoryException;
+import dev.agentmemory.core.MemoryKey;
+import dev.agentmemory.core.MemoryRecord;
+import dev.agentmemory.core.MemoryValue;
+import dev.agentmemory.core.Scope;
+import dev.agentmemory.core.TaskInfo;
+import dev.agentmemory.core.event.StoredMessage;
+import dev.agentmemory.core.internal.state.StateImage;
+import dev.agentmemory.core.ledger.ActionRecord;
+import org.jspecify.annotations.Nullable;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The binary form of a {@link StateImage} (what a snapshot stores): fields in a fixed order, no
+ * names, no JSON tree. Repeated strings (agents, tags, enum names, session names, message types)
+ * and scopes are written once and then referred to by number; a versions entry names its records
+ * by their position in the record list. Numbers are unsigned LEB128 varints of the value plus one
+ * (signed ones zigzagged first), strings their UTF-8 bytes after a varint header, so that no byte
+ * of the output is 0: the bytes can travel as the ISO-8859-1 characters of a text column (which
+ * PostgreSQL refuses to hold a NUL in). A change to this layout must change the snapshot format
+ * string. Decoding fails with {@link MemoryException} on malformed input and with
+ * {@link IllegalArgumentException} when a value breaks its type's rules. Internal; not thread-safe
+ * (one instance per encoding or decoding).
+ */
+final class ImageCodec {
+
+    private static final int HAS_VALUE = 1;
+    private static final int HAS_VALID_FROM = 1 << 1;
+    private static final int HAS_VALID_TO = 1 << 2;
+    private static final int HAS_EXPIRES_AT = 1 << 3;
+    private static final int HAS_EXTRACTION = 1 << 4;
+    private static final int SENSITIVE = 1 << 5;
+    private static final int ARCHIVED = 1 << 6;
+    /** The record was recorded at the instant it was observed (the usual case): that instant is written once. */
+    private static final int RECORDED_WHEN_OBSERVED = 1 << 7;
+
+    private ImageCodec() {
+    }
+
+    /** The image's bytes (none of them 0). */
+    static byte[] encode(StateImage image) {
+        return new Writer(image.records().size()).image(image).bytes();
+    }
+
+    /** The image in {@code bytes[from, to)}. */
+    static StateImage decode(byte[] bytes, int from, int to) {
+        try {
+            return new Reader(bytes, from, to).image();
+        } catch (IndexOutOfBoundsException e) {
+            throw new MemoryException("cannot decode a snapshot: it ends early or refers to what it does not hold", e);
+        }
+    }
+
+    /** Writes an image. */
+    private static final class Writer {
+        private byte[] buf;
+        private int n;
+        private final Map<String, Integer> strings = new HashMap<>();
+        private final Map<Scope, Integer> scopes = new HashMap<>();
+
+        Writer(int records) {
+            buf = new byte[Math.max(1 << 12, records * 160)];
+        }
+
+        byte[] bytes() {
+            return Arrays.copyOf(buf, n);
+        }
+
+        Writer image(StateImage image) {
+            varlong(image.lastSeq());
+            varlong(image.liveRecords());
+            List<MemoryRecord> records = image.records();
+            Map<String, Integer> position = new HashMap<>(records.size() * 4 / 3 + 1);
+            varlong(records.size());
+            for (MemoryRecord r : records) {
+                position.put(r.id(), position.size());
+                record(r);
+            }
+            varlong(image.versions().size());
+            for (StateImage.Versions v : image.versions()) {
+                scope(v.scope());
+                varlong(v.ids().size());
+                MemoryRecord first = null;
+                for (String id : v.ids()) {
+                    Integer at = position.get(id);
+                    if (at == null) {
+                        throw new MemoryException("cannot encode a snapshot: version " + id + " of " + v.key()
+                                + " is not among its records");
+                    }
+                    if (first == null) {
+                        first = records.get(at);
+                    }
+                    varlong(at);
+                }
+                if (first != null && first.key().equals(v.key())) {
+                    varlong(0);
+                } else {
+                    varlong(1);
+                    string(v.key().path());
+                }
+            }
+            varlong(image.tasks().size());
+            for (TaskInfo t : image.tasks()) {
+                ref(t.session());
+                string(t.task());
+                string(t.title());
+                ref(t.status().name());
+                instant(t.changedAt());
+                ref(t.heldBy());
+            }
+            varlong(image.aliases().size());
+            image.aliases().forEach((alias, entities) -> {
+                string(alias);
+                varlong(entities.size());
+                entities.forEach(this::string);
+            });
+            varlong(image.actions().size());
+            for (ActionRecord a : image.actions()) {
+                string(a.operationId());
+                ref(a.action());
+                string(a.params().json());
+                MemoryValue outcome = a.outcome();
+                string(outcome == null ? null : outcome.json());
+                Boolean success = a.success();
+                varlong(success == null ? 0 : success ? 2 : 1);
+                instant(a.intendedAt());
+                nullableInstant(a.completedAt());
+            }
+            varlong(image.sessions().size());
+            for (StateImage.Session s : image.sessions()) {
+                ref(s.session());
+                List<StoredMessage> history = s.history();
+                varlong(history == null ? 0 : history.size() + 1L);
+                if (history != null) {
+                    for (StoredMessage m : history) {
+                        varlong(m.index());
+                        signed(m.order());
+                        ref(m.type());
+                        string(m.json());
+                        string(m.text());
+                    }
+                }
+                List<Long> window = s.window();
+                varlong(window == null ? 0 : window.size() + 1L);
+                if (window != null) {
+                    long previous = 0;
+                    for (Long i : window) {
+                        signed(i - previous);
+                        previous = i;
+                    }
+                }
+            }
+            return this;
+        }
+
+        private void record(MemoryRecord r) {
+            int flags = (r.value() != null ? HAS_VALUE : 0)
+                    | (r.validFrom() != null ? HAS_VALID_FROM : 0) | (r.validTo() != null ? HAS_VALID_TO : 0)
+                    | (r.expiresAt() != null ? HAS_EXPIRES_AT : 0) | (r.extraction() != null ? HAS_EXTRACTION : 0)
+                    | (r.sensitive() ? SENSITIVE : 0) | (r.archived() ? ARCHIVED : 0)
+                    | (r.recordedAt().equals(r.observedAt()) ? RECORDED_WHEN_OBSERVED : 0);
+            varlong(flags);
+            string(r.id());
+            scope(r.scope());
+            string(r.key().path());
+            MemoryValue value = r.value();
+            if (value != null) {
+                string(value.json());
+            }
+            ref(r.kind().name());
+            ref(r.source().name());
+            ref(r.sourceRef());
+            ref(r.trust().name());
+            varlong(Long.reverse(Double.doubleToLongBits(r.confidence())));
+            instant(r.observedAt());
+            optionalInstant(r.validFrom());
+            optionalInstant(r.validTo());
+            optionalInstant(r.expiresAt());
+            ref(r.status().name());
+            varlong(r.version());
+            string(r.supersedes());
+            string(r.conflictsWith());
+            ref(r.access().name());
+            ref(r.ownerAgent());
+            ref(r.writerAgent());
+            varlong(r.tags().size());
+            r.tags().forEach(this::ref);
+            MemoryRecord.Extraction extraction = r.extraction();
+            if (extraction != null) {
+                ref(extraction.model());
+                ref(extraction.promptVersion());
+            }
+            ref(r.verification().name());
+            string(r.evidence());
+            if ((flags & RECORDED_WHEN_OBSERVED) == 0) {
+                instant(r.recordedAt());
+            }
+            varlong(r.seq());
+        }
+
+        private void scope(Scope s) {
+            Integer known = scopes.get(s);
+            if (known != null) {
+                varlong(known + 1L);
+                return;
+            }
+            scopes.put(s, scopes.size());
+            varlong(0);
+            ref(s.tenant());
+            ref(s.user());
+            ref(s.layer().name());
+            ref(s.session());
+            ref(s.task());
+        }
+
+        /** A string kept once: 0 for null, 1 and the string the first time, its number + 2 after. */
+        private void ref(@Nullable String s) {
+            if (s == null) {
+                varlong(0);
+                return;
+            }
+            Integer known = strings.get(s);
+            if (known != null) {
+                varlong(known + 2L);
+                return;
+            }
+            strings.put(s, strings.size());
+            varlong(1);
+            string(s);
+        }
+
+        /**
+         * 0 for null; else {@code 1 + (length << 1)} and the UTF-8 bytes, or, for text holding a
+         * NUL character, {@code 1 + (chars << 1 | 1)} and each character as a varint.
+         */
+        private void string(@Nullable String s) {
+            if (s == null) {
+                varlong(0);
+                return;
+            }
+            if (s.indexOf('\0') < 0) {
+                byte[] b = s.getBytes(StandardCharsets.UTF_8);
+                varlong(1 + ((long) b.length << 1));
+                room(b.length);
+                System.arraycopy(b, 0, buf, n, b.length);
+                n += b.length;
+            } else {
+                varlong(1 + ((long) s.length() << 1 | 1));
+                for (int i = 0; i < s.length(); i++) {
+                    varlong(s.charAt(i));
+                }
+            }
+        }
+
+        private void instant(Instant t) {
+            signed(t.getEpochSecond());
+            varlong(t.getNano());
+        }
+
+        private void nullableInstant(@Nullable Instant t) {
+            varlong(t == null ? 0 : 1);
+            if (t != null) {
+                instant(t);
+            }
+        }
+
+        /** An instant whose presence the record's flags tell. */
+        private void optionalInstant(@Nullable Instant t) {
+            if (t != null) {
+                instant(t);
+            }
+        }
+
+        private void signed(long v) {
+            varlong((v << 1) ^ (v >> 63));
+        }
+
+        /** {@code v + 1} (unsigned) in LEB128: never a 0 byte (2^64 is nine 0x80 bytes and a 0x02). */
+        private void varlong(long v) {
+            room(10);
+            long u = v + 1;
+            if (u == 0) {
+                for (int i = 0; i < 9; i++) {
+                    buf[n++] = (byte) 0x80;
+                }
+                buf[n++] = 2;
+                return;
+            }
+            while ((u & ~0x7FL) != 0) {
+                buf[n++] = (byte) ((u & 0x7F) | 0x80);
+                u >>>= 7;
+            }
+            buf[n++] = (byte) u;
+        }
+
+        private void room(int more) {
+            if (n + more > buf.length) {
+                buf = Arrays.copyOf(buf, Math.max(buf.length * 2, n + more));
+            }
+        }
+    }
+
+    /** Reads an image. */
+    private static final class Reader {
+        private final byte[] buf;
+        private int pos;
+        private final int end;
+        private final List<String> strings = new ArrayList<>();
+        private final List<Scope> scopes = new ArrayList<>();
+        /** Each enum constant by the name instance {@link #strings} holds (names repeat on every record). */
+        private final Map<String, Enum<?>> enums = new HashMap<>();
+
+        Reader(byte[] buf, int from, int to) {
+            this.buf = buf;
+            this.pos = from;
+            this.end = to;
+        }
+
+        StateImage image() {
+            long lastSeq = varlong();
+            long liveRecords = varlong();
+            int count = count();
+            List<MemoryRecord> records = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+                records.add(record());
+            }
+            count = count();
+            List<StateImage.Versions> versions = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+                Scope scope = scope();
+                int k = count();
+                List<String> ids = new ArrayList<>(k);
+                MemoryRecord first = null;
+                for (int j = 0; j < k; j++) {
+                    MemoryRecord r = records.get(count(records.size()));
+                    if (first == null) {
+                        first = r;
+                    }
+                    ids.add(r.id());
+                }
+                MemoryKey key;
+                if (varlong() == 0) {
+                    if (first == null) {
+                        throw new MemoryException("cannot decode a snapshot: a key without versions names no key");
+                    }
+                    key = first.key();
+                } else {
+                    key = MemoryKey.of(string());
+                }
+                versions.add(new StateImage.Versions(scope, key, ids));
+            }
+            count = count();
+            List<TaskInfo> tasks = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+                String session = ref();
+                String task = string();
+                String title = nullableString();
+                TaskInfo.Status status = constant(TaskInfo.Status.class);
+                Instant changedAt = instant();
+                tasks.add(new TaskInfo(session, task, title, status, changedAt, ref()));
+            }
+            count = count();
+            Map<String, List<String>> aliases = new LinkedHashMap<>(count * 4 / 3 + 1);
+            for (int i = 0; i < count; i++) {
+                String alias = string();
+                int k = count();
+                List<String> entities = new ArrayList<>(k);
+                for (int j = 0; j < k; j++) {
+                    entities.add(string());
+                }
+                aliases.put(alias, entities);
+            }
+            count = count();
+            List<ActionRecord> actions = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+                String operationId = string();
+                String action = ref();
+                MemoryValue params = new MemoryValue(string());
+                String outcome = nullableString();
+                long success = varlong();
+                Instant intendedAt = instant();
+                Instant completedAt = varlong() == 0 ? null : instant();
+                actions.add(new ActionRecord(operationId, action, params, intendedAt,
+                        outcome == null ? null : new MemoryValue(outcome), success == 0 ? null : success == 2,
+                        completedAt));
+            }
+            count = count();
+            List<StateImage.Session> sessions = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+                String session = ref();
+                int k = (int) varlong();
+                List<StoredMessage> history = null;
+                if (k > 0) {
+                    history = new ArrayList<>(k - 1);
+                    for (int j = 0; j < k - 1; j++) {
+                        long index = varlong();
+                        long order = signed();
+                        String type = ref();
+                        String json = nullableString();
+                        history.add(new StoredMessage(index, order, type, json, nullableString()));
+                    }
+                }
+                k = (int) varlong();
+                List<Long> window = null;
+                if (k > 0) {
+                    window = new ArrayList<>(k - 1);
+                    long previous = 0;
+                    for (int j = 0; j < k - 1; j++) {
+                        previous += signed();
+                        window.add(previous);
+                    }
+                }
+                sessions.add(new StateImage.Session(session, history, window));
+            }
+            if (pos != end) {
+                throw new MemoryException("cannot decode a snapshot: " + (end - pos) + " bytes after its end");
+            }
+            return new StateImage(lastSeq, liveRecords, records, versions, tasks, aliases, actions, sessions);
+        }
+
+        private MemoryRecord record() {
+            int flags = (int) varlong();
+            String id = string();
+            Scope scope = scope();
+            MemoryKey key = MemoryKey.of(string());
+            MemoryValue value = (flags & HAS_VALUE) != 0 ? new MemoryValue(string()) : null;
+            MemoryRecord.Kind kind = constant(MemoryRecord.Kind.class);
+            MemoryRecord.Source source = constant(MemoryRecord.Source.class);
+            String sourceRef = nullableRef();
+            MemoryRecord.Trust trust = constant(MemoryRecord.Trust.class);
+            double confidence = Double.longBitsToDouble(Long.reverse(varlong()));
+            Instant observedAt = instant();
+            Instant validFrom = (flags & HAS_VALID_FROM) != 0 ? instant() : null;
+            Instant validTo = (flags & HAS_VALID_TO) != 0 ? instant() : null;
+            Instant expiresAt = (flags & HAS_EXPIRES_AT) != 0 ? instant() : null;
+            MemoryRecord.Status status = constant(MemoryRecord.Status.class);
+            long version = varlong();
+            String supersedes = nullableString();
+            String conflictsWith = nullableString();
+            MemoryRecord.Access access = constant(MemoryRecord.Access.class);
+            String owner = ref();
+            String writer = ref();
+            int tagCount = count();
+            Set<String> tags;
+            if (tagCount == 0) {
+                tags = Set.of();
+            } else {
+                String[] t = new String[tagCount];
+                for (int i = 0; i < tagCount; i++) {
+                    t[i] = ref();
+                }
+                tags = Set.of(t);
+            }
+            MemoryRecord.Extraction extraction = (flags & HAS_EXTRACTION) != 0
+                    ? new MemoryRecord.Extraction(ref(), ref()) : null;
+            MemoryRecord.Verification verification = constant(MemoryRecord.Verification.class);
+            String evidence = nullableString();
+            Instant recordedAt = (flags & RECORDED_WHEN_OBSERVED) != 0 ? observedAt : instant();
+            long seq = varlong();
+            return new MemoryRecord(id, scope, key, value, kind, source, sourceRef, trust, confidence, observedAt,
+                    validFrom, validTo, expiresAt, status, version, supersedes, conflictsWith, access, owner, writer,
+                    tags, extraction, verification, evidence, (flags & SENSITIVE) != 0, (flags & ARCHIVED) != 0,
+                    recordedAt, seq);
+        }
+
+        private Scope scope() {
+            int h = count(scopes.size() + 1);
+            if (h > 0) {
+                return scopes.get(h - 1);
+            }
+            String tenant = ref();
+            String user = ref();
+            Scope.Layer layer = constant(Scope.Layer.class);
+            String session = nullableRef();
+            Scope s = new Scope(tenant, user, layer, session, nullableRef());
+            scopes.add(s);
+            return s;
+        }
+
+        private <E extends Enum<E>> E constant(Class<E> type) {
+            String name = ref();
+            Enum<?> known = enums.get(name);
+            if (known == null || known.getDeclaringClass() != type) {
+                known = Enum.valueOf(type, name);
+                enums.put(name, known);
+            }
+            return type.cast(known);
+        }
+
+        private String ref() {
+            String s = nullableRef();
+            if (s == null) {
+                throw new MemoryException("cannot decode a snapshot: a required text is missing at byte " + pos);
+            }
+            return s;
+        }
+
+        private @Nullable String nullableRef() {
+            int h = count(strings.size() + 2);
+            if (h == 0) {
+                return null;
+            }
+            if (h == 1) {
+                String s = string();
+                strings.add(s);
+                return s;
+            }
+            return strings.get(h - 2);
+        }
+
+        private String string() {
+            String s = nullableString();
+            if (s == null) {
+                throw new MemoryException("cannot decode a snapshot: a required text is missing at byte " + pos);
+            }
+            return s;
+        }
+
+        private @Nullable String nullableString() {
+            long h = varlong();
+            if (h == 0) {
+                return null;
+            }
+            h -= 1;
+            long length = h >>> 1;
+            if (length > end - pos) {
+                throw new MemoryException("cannot decode a snapshot: a text of " + length + " at byte " + pos
+                        + " runs past its end");
+            }
+            int len = (int) length;
+            if ((h & 1) == 0) {
+                String s = new String(buf, pos, len, StandardCharsets.UTF_8);
+                pos += len;
+                return s;
+            }
+            char[] chars = new char[len];
+            for (int i = 0; i < len; i++) {
+                chars[i] = (char) varlong();
+            }
+            return new String(chars);
+        }
+
+        private Instant instant() {
+            long seconds = signed();
+            return Instant.ofEpochSecond(seconds, varlong());
+        }
+
+        /** A count or position below {@code limit}. */
+        private int count(int limit) {
+            long v = varlong();
+            if (v < 0 || v >= limit) {
+                throw new MemoryException("cannot decode a snapshot: " + v + " at byte " + pos + " is out of range");
+            }
+            return (int) v;
+        }
+
+        /** A number of items that the bytes left could hold. */
+        private int count() {
+            return count(end - pos + 1);
+        }
+
+        private long signed() {
+            long u = varlong();
+            return (u >>> 1) ^ -(u & 1);
+        }
+
+        private long varlong() {
+            long u = 0;
+            int shift = 0;
+            while (true) {
+                if (pos >= end) {
+                    throw new MemoryException("cannot decode a snapshot: it ends early");
+                }
+                byte b = buf[pos++];
+                u |= (long) (b & 0x7F) << shift;
+                if (b >= 0) {
+                    return u - 1;
+                }
+                shift += 7;
+                if (shift > 63) {
+                    throw new MemoryException("cannot decode a snapshot: a number at byte " + pos + " is too long");
+                }
+            }
+        }
+    }
+}
