@@ -126,6 +126,22 @@ final class PersistentIndex implements DerivedData, EventListener {
         return builds.get();
     }
 
+    /** Whether an index of the caller's user, for any agent, holds {@code term} in a posting list (for tests). */
+    boolean holdsTerm(Caller caller, String term) {
+        Map<String, PersistentTerms> byAgent = indexes.get(new Partition(caller.tenant(), caller.user()));
+        if (byAgent == null) {
+            return false;
+        }
+        for (PersistentTerms index : byAgent.values()) {
+            synchronized (index) {
+                if (index.holdsTerm(term)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
     @Override
     public void committed(Partition partition, List<LoggedEvent> events) {
         Map<String, PersistentTerms> byAgent = indexes.get(partition);
