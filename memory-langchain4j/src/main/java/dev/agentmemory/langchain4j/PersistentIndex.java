@@ -54,14 +54,25 @@ final class PersistentIndex implements DerivedData, EventListener {
     record Ranked(KeyState key, double score, boolean preference, Instant recordedAt) {
     }
 
-    private final MemoryEngine engine;
     /** Per user, the index of each agent that asked (an agent's private records are its own). */
     private final Map<Partition, Map<String, PersistentTerms>> indexes = new ConcurrentHashMap<>();
     /** How many times an index was built over every key (for tests: most queries must not). */
     private final java.util.concurrent.atomic.AtomicLong builds = new java.util.concurrent.atomic.AtomicLong();
 
+    /** Keys added or removed since the last sort of every key before it is sorted again (at least). */
+    static final int COMPACT_ABOVE = 1024;
+
+    private final MemoryEngine engine;
+    private final int compactAbove;
+
     PersistentIndex(MemoryEngine engine) {
+        this(engine, COMPACT_ABOVE);
+    }
+
+    /** With another {@link #COMPACT_ABOVE}, for tests. */
+    PersistentIndex(MemoryEngine engine, int compactAbove) {
         this.engine = engine;
+        this.compactAbove = compactAbove;
     }
 
     /** Starts hearing the engine's events and forgets; before the first query. */
@@ -79,7 +90,7 @@ final class PersistentIndex implements DerivedData, EventListener {
     /** The best {@code keep} servable persistent keys for a query with these terms, best first. */
     List<Ranked> top(Caller caller, Set<String> queryTerms, int keep) {
         PersistentTerms index = indexes.computeIfAbsent(new Partition(caller.tenant(), caller.user()),
-                p -> new ConcurrentHashMap<>()).computeIfAbsent(caller.agent(), a -> new PersistentTerms());
+                p -> new ConcurrentHashMap<>()).computeIfAbsent(caller.agent(), a -> new PersistentTerms(compactAbove));
         // Caught up once with a shared store, then under the user's lock: no event is committed
         // (and so heard) while the index compares its sequence with the state's and catches up.
         return engine.admin().consistently(caller, () -> engine.admin().holding(caller, state -> {
@@ -92,7 +103,7 @@ final class PersistentIndex implements DerivedData, EventListener {
 
     /** The ranking of a build from scratch over what the engine serves now, for tests. */
     static List<Ranked> fromScratch(MemoryEngine engine, Caller caller, Set<String> queryTerms, int keep) {
-        PersistentTerms index = new PersistentTerms();
+        PersistentTerms index = new PersistentTerms(COMPACT_ABOVE);
         index.rebuild(engine.servableUnordered(caller, Layer.PERSISTENT), Map.of(), 0);
         return index.top(queryTerms, keep);
     }

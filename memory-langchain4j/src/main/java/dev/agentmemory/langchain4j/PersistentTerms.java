@@ -52,6 +52,8 @@ final class PersistentTerms {
     private record Due(Instant at, MemoryKey key) {
     }
 
+    /** How many keys added or removed since the last sort make it worth sorting every key again (at least). */
+    private final int compactAbove;
     private boolean built;
     /** The sequence of the user's log that the index reflects, with the events heard since. */
     private long seq;
@@ -64,13 +66,24 @@ final class PersistentTerms {
     private int used;
     private int[] free = new int[16];
     private int freeCount;
-    private final Map<MemoryKey, Entry> byKey = new HashMap<>();
-    private final Map<String, Postings> postings = new HashMap<>();
+    private Map<MemoryKey, Entry> byKey = new HashMap<>();
+    private Map<String, Postings> postings = new HashMap<>();
     private final BitSet preferences = new BitSet();
-    private final TreeSet<Entry> newest = new TreeSet<>(NEWEST_FIRST);
+    /**
+     * Every key newest first, in two parts: the entries of the last build (or compaction), sorted
+     * once, where an entry since replaced or removed is skipped ({@link #live}); and those added
+     * since, kept sorted as they come.
+     */
+    private Entry[] sorted = new Entry[0];
+    private int deadInSorted;
+    private final TreeSet<Entry> recent = new TreeSet<>(NEWEST_FIRST);
     private final PriorityQueue<Due> dues = new PriorityQueue<>(Comparator.comparing(Due::at));
     /** The instant in {@link #dues} that counts for each key (servable or not) whose state time will change. */
     private final Map<MemoryKey, Instant> dueAt = new HashMap<>();
+
+    PersistentTerms(int compactAbove) {
+        this.compactAbove = compactAbove;
+    }
 
     /** Whether the index holds the state at {@code lastSeq}, but for the changes it heard. */
     boolean followsState(long lastSeq) {
@@ -91,12 +104,14 @@ final class PersistentTerms {
         if (slots.length < keys.size()) {
             slots = new Entry[keys.size()];
         }
+        byKey = new HashMap<>(keys.size() * 4 / 3 + 16);
+        postings = new HashMap<>(keys.size() * 4 / 3 + 16);
         Entry[] entries = new Entry[keys.size()];
         for (int i = 0; i < entries.length; i++) {
             entries[i] = index(keys.get(i));
         }
         Arrays.sort(entries, NEWEST_FIRST);
-        newest.addAll(Arrays.asList(entries));
+        sorted = entries;
         List<Due> queued = new ArrayList<>(due.size());
         due.forEach((key, at) -> queued.add(new Due(at, key)));
         dueAt.putAll(due);
@@ -115,7 +130,9 @@ final class PersistentTerms {
         byKey.clear();
         postings.clear();
         preferences.clear();
-        newest.clear();
+        sorted = new Entry[0];
+        deadInSorted = 0;
+        recent.clear();
         dues.clear();
         dueAt.clear();
         changedKeys.clear();
@@ -198,7 +215,10 @@ final class PersistentTerms {
             remove(old);
         }
         if (!state.isEmpty()) {
-            newest.add(index(state));
+            recent.add(index(state));
+            if (recent.size() > Math.max(compactAbove, sorted.length / 8)) {
+                compact();
+            }
         }
         if (due.equals(Instant.MAX)) {
             dueAt.remove(key);
@@ -237,7 +257,7 @@ final class PersistentTerms {
         return false;
     }
 
-    /** Adds a key's entry to the slots, the postings and the preferences (not to {@link #newest}). */
+    /** Adds a key's entry to the slots, the postings and the preferences (not to the newest-first order). */
     private Entry index(KeyState k) {
         MemoryRecord r = PersistentIndex.representative(k);
         int slot = freeCount > 0 ? free[--freeCount] : used++;
@@ -256,7 +276,9 @@ final class PersistentTerms {
     }
 
     private void remove(Entry e) {
-        newest.remove(e);
+        if (!recent.remove(e)) {
+            deadInSorted++;
+        }
         byKey.remove(e.key.key());
         slots[e.slot] = null;
         preferences.clear(e.slot);
@@ -270,6 +292,32 @@ final class PersistentTerms {
             free = Arrays.copyOf(free, free.length * 2);
         }
         free[freeCount++] = e.slot;
+        if (deadInSorted > compactAbove && deadInSorted > sorted.length / 2) {
+            compact();
+        }
+    }
+
+    /** Whether {@code e} is still the entry of its key. */
+    private boolean live(Entry e) {
+        return slots[e.slot] == e;
+    }
+
+    /** Sorts every live entry into {@link #sorted} again. */
+    private void compact() {
+        Entry[] all = new Entry[byKey.size()];
+        int n = 0;
+        for (Entry e : sorted) {
+            if (live(e)) {
+                all[n++] = e;
+            }
+        }
+        for (Entry e : recent) {
+            all[n++] = e;
+        }
+        Arrays.sort(all, 0, n, NEWEST_FIRST);
+        sorted = n == all.length ? all : Arrays.copyOf(all, n);
+        deadInSorted = 0;
+        recent.clear();
     }
 
     /** The best {@code keep} keys for a query with these terms, best first ({@link PersistentIndex#RANKING}). */
@@ -305,14 +353,24 @@ final class PersistentTerms {
         candidates.sort(PersistentIndex.RANKING);
         List<Ranked> out = new ArrayList<>(candidates.subList(0, Math.min(keep, candidates.size())));
         // Every key not taken yet is a non-preference sharing no term: newest first, then by key.
-        if (out.size() < keep) {
-            for (Entry e : newest) {
-                if (!preferences.get(e.slot) && shared[e.slot] == 0) {
-                    out.add(e.rank(0, queryTerms.size()));
-                    if (out.size() >= keep) {
-                        break;
-                    }
-                }
+        java.util.Iterator<Entry> added = recent.iterator();
+        Entry nextAdded = added.hasNext() ? added.next() : null;
+        int k = 0;
+        while (out.size() < keep) {
+            while (k < sorted.length && !live(sorted[k])) {
+                k++;
+            }
+            Entry e;
+            if (k < sorted.length && (nextAdded == null || NEWEST_FIRST.compare(sorted[k], nextAdded) < 0)) {
+                e = sorted[k++];
+            } else if (nextAdded != null) {
+                e = nextAdded;
+                nextAdded = added.hasNext() ? added.next() : null;
+            } else {
+                break;
+            }
+            if (!preferences.get(e.slot) && shared[e.slot] == 0) {
+                out.add(e.rank(0, queryTerms.size()));
             }
         }
         return out;

@@ -58,7 +58,9 @@ class PersistentIndexEquivalenceTest {
         database.setURL("jdbc:h2:mem:pidx-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
         try (AgentMemory a = instance(database); AgentMemory b = instance(database)) {
             List<MemoryEngine> engines = List.of(a.engine(), b.engine());
-            List<PersistentIndex> indexes = List.of(attached(a.engine()), attached(b.engine()));
+            // odd seeds sort every key again after two changes, to exercise that too
+            int compactAbove = seed % 2 == 1 ? 2 : PersistentIndex.COMPACT_ABOVE;
+            List<PersistentIndex> indexes = List.of(attached(a.engine(), compactAbove), attached(b.engine(), compactAbove));
             Random random = new Random(seed);
             int userForgets = 0;
             for (int step = 0; step < STEPS; step++) {
@@ -96,8 +98,8 @@ class PersistentIndexEquivalenceTest {
                 .engineSettings(e -> e.clock(clock).ttl(Kind.DECISION, Duration.ofHours(5))).build();
     }
 
-    private static PersistentIndex attached(MemoryEngine engine) {
-        PersistentIndex index = new PersistentIndex(engine);
+    private static PersistentIndex attached(MemoryEngine engine, int compactAbove) {
+        PersistentIndex index = new PersistentIndex(engine, compactAbove);
         index.attach();
         return index;
     }
