@@ -10,6 +10,7 @@ import dev.agentmemory.core.internal.hooks.EventListener;
 import dev.agentmemory.core.internal.state.MemoryState;
 import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
+import dev.agentmemory.core.MemoryValue;
 import dev.agentmemory.core.ReadOptions;
 import dev.agentmemory.core.Scope;
 import dev.agentmemory.core.spi.DerivedData;
@@ -233,7 +234,23 @@ final class PersistentIndex implements DerivedData, EventListener {
 
     /** The text a key is indexed by: its path as words, and the value of its representative record. */
     static String indexedText(KeyState k, MemoryRecord representative) {
-        return k.key().path().replace('.', ' ') + " " + representative.text();
+        return k.key().path().replace('.', ' ') + " " + text(representative);
+    }
+
+    /**
+     * {@link MemoryRecord#text()} without parsing the value when it is a JSON string with no
+     * escape in it (the canonical JSON of most values), which is then its text between the quotes.
+     */
+    static String text(MemoryRecord r) {
+        MemoryValue value = r.value();
+        if (value == null) {
+            return "";
+        }
+        String json = value.json();
+        if (json.length() >= 2 && json.charAt(0) == '"' && json.indexOf('\\') < 0) {
+            return json.substring(1, json.length() - 1);
+        }
+        return value.text();
     }
 
     /**

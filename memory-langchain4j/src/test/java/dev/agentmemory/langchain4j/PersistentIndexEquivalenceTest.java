@@ -46,6 +46,10 @@ class PersistentIndexEquivalenceTest {
         "kitchen", "colour", "garden", "hotel"};
     private static final List<String> QUERIES = List.of("when is the delivery of my red shoes?", "refund size",
         "kitchen colour garden hotel", "nothing matches here", "", "topic k3 tuesday");
+    /** Values that are not plain strings, or strings with escapes: their text is read another way. */
+    private static final List<String> JSON_VALUES = List.of("\"the \\\"red\\\" shoes\"", "\"size\\\\refund\"",
+            "{\"colour\":\"blue\",\"size\":42}", "[\"garden\",\"hotel\"]", "12345", "true", "\"tab\\there delivery\"",
+            "\"\"", "\"kitchen \\u00e9t\u00e9\"");
     private static final int KEYS = 14;
     private static final int STEPS = 160;
 
@@ -112,7 +116,9 @@ class PersistentIndexEquivalenceTest {
         int op = random.nextInt(100);
         try {
             if (op < 45) {
-                Proposal.Builder p = Proposal.set(caller.persistent(), key, MemoryValue.of(words(random)));
+                MemoryValue value = random.nextInt(8) == 0 ? MemoryValue.parse(JSON_VALUES.get(random.nextInt(JSON_VALUES.size())))
+                        : MemoryValue.of(words(random));
+                Proposal.Builder p = Proposal.set(caller.persistent(), key, value);
                 int kind = random.nextInt(10);
                 p.kind(kind == 0 ? Kind.PREFERENCE : kind < 3 ? Kind.OBSERVATION : Kind.DECISION);
                 p.source(kind == 0 ? Source.USER : random.nextInt(5) == 0 ? Source.MODEL : Source.USER);
