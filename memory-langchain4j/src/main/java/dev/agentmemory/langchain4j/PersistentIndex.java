@@ -2,7 +2,6 @@ package dev.agentmemory.langchain4j;
 
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.ScopeView.KeyState;
-import dev.agentmemory.core.MemoryRecord.Kind;
 import dev.agentmemory.core.Scope.Layer;
 import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.core.event.LoggedEvent;
@@ -17,7 +16,6 @@ import dev.agentmemory.core.spi.DerivedData;
 import dev.agentmemory.core.spi.Partition;
 
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -26,6 +24,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -58,7 +58,7 @@ final class PersistentIndex implements DerivedData, EventListener {
     /** Per user, the index of each agent that asked (an agent's private records are its own). */
     private final Map<Partition, Map<String, PersistentTerms>> indexes = new ConcurrentHashMap<>();
     /** How many times an index was built over every key (for tests: most queries must not). */
-    private final java.util.concurrent.atomic.AtomicLong builds = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong builds = new AtomicLong();
 
     /** Keys added or removed since the last sort of every key before it is sorted again (at least). */
     static final int COMPACT_ABOVE = 1024;
@@ -199,7 +199,7 @@ final class PersistentIndex implements DerivedData, EventListener {
     }
 
     /** Calls {@code each} with every word of {@link #terms} in order, repeats included. */
-    static void forEachTerm(String text, java.util.function.Consumer<String> each) {
+    static void forEachTerm(String text, Consumer<String> each) {
         String lower = text.toLowerCase(Locale.ROOT);
         int n = lower.length();
         int i = 0;

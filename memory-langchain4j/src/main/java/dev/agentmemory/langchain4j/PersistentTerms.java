@@ -17,6 +17,7 @@ import java.util.BitSet;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
@@ -195,8 +196,8 @@ final class PersistentTerms {
         }
         changedKeys.clear();
         changedIds.clear();
-        while (!dues.isEmpty() && !dues.peek().at().isAfter(now)) {
-            Due d = dues.poll();
+        for (Due d = dues.peek(); d != null && !d.at().isAfter(now); d = dues.peek()) {
+            dues.poll();
             if (d.at().equals(dueAt.get(d.key()))) {
                 dueAt.remove(d.key());
                 out.add(d.key());
@@ -322,6 +323,9 @@ final class PersistentTerms {
 
     /** The best {@code keep} keys for a query with these terms, best first ({@link PersistentIndex#RANKING}). */
     List<Ranked> top(Set<String> queryTerms, int keep) {
+        if (keep <= 0) {
+            return new ArrayList<>();
+        }
         int[] shared = new int[used];
         int[] touched = new int[16];
         int touchedCount = 0;
@@ -340,20 +344,21 @@ final class PersistentTerms {
                 }
             }
         }
-        List<Ranked> candidates = new ArrayList<>();
+        // the best keep of the preferences and the keys sharing a term: a heap whose head is the worst kept
+        PriorityQueue<Ranked> best = new PriorityQueue<>(Math.min(keep, 1024) + 1, PersistentIndex.RANKING.reversed());
         for (int i = preferences.nextSetBit(0); i >= 0; i = preferences.nextSetBit(i + 1)) {
-            candidates.add(slots[i].rank(shared[i], queryTerms.size()));
+            keepBest(best, slots[i].rank(shared[i], queryTerms.size()), keep);
         }
         for (int k = 0; k < touchedCount; k++) {
             int i = touched[k];
             if (!preferences.get(i)) {
-                candidates.add(slots[i].rank(shared[i], queryTerms.size()));
+                keepBest(best, slots[i].rank(shared[i], queryTerms.size()), keep);
             }
         }
-        candidates.sort(PersistentIndex.RANKING);
-        List<Ranked> out = new ArrayList<>(candidates.subList(0, Math.min(keep, candidates.size())));
+        List<Ranked> out = new ArrayList<>(best);
+        out.sort(PersistentIndex.RANKING);
         // Every key not taken yet is a non-preference sharing no term: newest first, then by key.
-        java.util.Iterator<Entry> added = recent.iterator();
+        Iterator<Entry> added = recent.iterator();
         Entry nextAdded = added.hasNext() ? added.next() : null;
         int k = 0;
         while (out.size() < keep) {
@@ -374,6 +379,18 @@ final class PersistentTerms {
             }
         }
         return out;
+    }
+
+    private static void keepBest(PriorityQueue<Ranked> best, Ranked r, int keep) {
+        if (best.size() < keep) {
+            best.add(r);
+        } else {
+            Ranked worst = best.peek();
+            if (worst != null && PersistentIndex.RANKING.compare(r, worst) < 0) {
+                best.poll();
+                best.add(r);
+            }
+        }
     }
 
     /** The slots of the keys holding one term, in no particular order, each once. */

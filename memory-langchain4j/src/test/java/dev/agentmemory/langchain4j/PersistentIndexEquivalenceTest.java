@@ -67,10 +67,18 @@ class PersistentIndexEquivalenceTest {
             List<PersistentIndex> indexes = List.of(attached(a.engine(), compactAbove), attached(b.engine(), compactAbove));
             Random random = new Random(seed);
             int userForgets = 0;
+            int unknownChanges = 0;
             for (int step = 0; step < STEPS; step++) {
                 int on = random.nextInt(4) == 0 ? 1 : 0;
                 String done = act(engines.get(on), random);
-                userForgets += done.equals("forget the user") ? 1 : 0;
+                if (random.nextInt(12) == 0) {
+                    // the other instance writes, and this one reloads the user from the store before
+                    // anything follows that write: its index cannot tell what changed and builds again
+                    done += "; " + act(engines.get(1 - on), random) + " on the other, then reload";
+                    engines.get(on).admin().invalidateCache();
+                    unknownChanges++;
+                }
+                userForgets += done.contains("forget the user") ? 1 : 0;
                 for (int i = 0; i < engines.size(); i++) {
                     for (String agent : AGENTS) {
                         Caller caller = new Caller(TENANT, USER, agent);
@@ -91,7 +99,7 @@ class PersistentIndexEquivalenceTest {
             }
             // and kept up to date change by change: built again only when the user was forgotten whole
             for (PersistentIndex index : indexes) {
-                assertThat(index.builds()).as("full builds").isLessThanOrEqualTo((userForgets + 1L) * AGENTS.size());
+                assertThat(index.builds()).as("full builds").isLessThanOrEqualTo((userForgets + unknownChanges + 1L) * AGENTS.size());
             }
             indexes.forEach(PersistentIndex::detach);
         }
