@@ -72,12 +72,12 @@ final class MemoryContentRetriever implements ContentRetriever {
         this.episodic = episodic;
         this.persistentIndex = new PersistentIndex(engine);
         this.lineage = new Lineage(engine);
-        engine.admin().register(persistentIndex);
+        persistentIndex.attach();
     }
 
     /** Unregisters what this retriever registered with the engine. */
     void close() {
-        engine.admin().unregister(persistentIndex);
+        persistentIndex.detach();
     }
 
     /** Who and which session a query is for. */

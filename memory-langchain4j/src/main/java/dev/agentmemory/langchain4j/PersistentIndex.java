@@ -2,16 +2,20 @@ package dev.agentmemory.langchain4j;
 
 import dev.agentmemory.core.Caller;
 import dev.agentmemory.core.ScopeView.KeyState;
-import dev.agentmemory.core.MemoryRecord.Kind;
 import dev.agentmemory.core.Scope.Layer;
 import dev.agentmemory.core.engine.MemoryEngine;
+import dev.agentmemory.core.event.LoggedEvent;
+import dev.agentmemory.core.internal.hooks.EventListener;
+import dev.agentmemory.core.internal.state.MemoryState;
+import dev.agentmemory.core.MemoryKey;
 import dev.agentmemory.core.MemoryRecord;
+import dev.agentmemory.core.MemoryValue;
+import dev.agentmemory.core.ReadOptions;
+import dev.agentmemory.core.Scope;
 import dev.agentmemory.core.spi.DerivedData;
-import dev.agentmemory.core.spi.DerivedData.ForgetRequest;
+import dev.agentmemory.core.spi.Partition;
 
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -20,21 +24,26 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Ranks a user's persistent memory for a query without scanning it: preferences first, then by
  * the share of the query's terms a record's key and value contain, newest first, then by key.
  *
- * <p>Per user it keeps a snapshot of the servable persistent keys with an inverted index of
- * their terms, a list of the preferences and a list of every key newest first. A query walks the
- * postings of its own terms, so it costs what those terms match, not what the user has stored.
- * The snapshot is rebuilt when {@link MemoryEngine#recordsRevision} moves (any record, task or
- * alias event, a forget or a reload; chat messages leave it alone) or when the clock reaches the
- * earliest expiry among its current records, so it always ranks exactly what
- * {@link MemoryEngine#servable} would return now. Forgetting drops the user's snapshot, since it
- * holds the values' terms. Thread-safe.
+ * <p>Per user and agent it keeps a {@link PersistentTerms} index of the servable persistent keys.
+ * It is built over every key at the first query, and then kept up to date key by key: as a
+ * listener of the engine it hears which records each committed or followed event changed, and
+ * at the next query recomputes only those keys' states; a time-ordered queue holds the next
+ * instant at which the passage of time alone changes each key's state (a deadline, a window's
+ * edge), so that a key enters or leaves exactly when {@link MemoryEngine#servable} would change
+ * its answer. When it cannot tell what changed (a reload of the user's state from the store at
+ * another sequence, events it did not hear, a forget of the whole user, a change it does not
+ * know) it builds again from scratch. A forget removes the forgotten keys' entries, and so their
+ * terms, at once. Thread-safe.
  */
-final class PersistentIndex implements DerivedData {
+final class PersistentIndex implements DerivedData, EventListener {
 
     /** Preferences first, then by overlap with the query, newest first, then by key. */
     static final Comparator<Ranked> RANKING = Comparator.comparing(Ranked::preference).reversed()
@@ -46,66 +55,116 @@ final class PersistentIndex implements DerivedData {
     record Ranked(KeyState key, double score, boolean preference, Instant recordedAt) {
     }
 
+    /** Per user, the index of each agent that asked (an agent's private records are its own). */
+    private final Map<Partition, Map<String, PersistentTerms>> indexes = new ConcurrentHashMap<>();
+    /** How many times an index was built over every key (for tests: most queries must not). */
+    private final AtomicLong builds = new AtomicLong();
+
+    /** Keys added or removed since the last sort of every key before it is sorted again (at least). */
+    static final int COMPACT_ABOVE = 1024;
+
     private final MemoryEngine engine;
-    private final Map<String, Snapshot> snapshots = new ConcurrentHashMap<>();
+    private final int compactAbove;
 
     PersistentIndex(MemoryEngine engine) {
+        this(engine, COMPACT_ABOVE);
+    }
+
+    /** With another {@link #COMPACT_ABOVE}, for tests. */
+    PersistentIndex(MemoryEngine engine, int compactAbove) {
         this.engine = engine;
+        this.compactAbove = compactAbove;
+    }
+
+    /** Starts hearing the engine's events and forgets; before the first query. */
+    void attach() {
+        engine.admin().addListener(this);
+        engine.admin().register(this);
+    }
+
+    /** Stops what {@link #attach} started. */
+    void detach() {
+        engine.admin().removeListener(this);
+        engine.admin().unregister(this);
     }
 
     /** The best {@code keep} servable persistent keys for a query with these terms, best first. */
     List<Ranked> top(Caller caller, Set<String> queryTerms, int keep) {
-        Snapshot s = snapshot(caller);
-        int[] shared = new int[s.entries.length];
-        List<Integer> touched = new ArrayList<>();
-        for (String t : queryTerms) {
-            int[] postings = s.postings.get(t);
-            if (postings == null) {
-                continue;
+        PersistentTerms index = indexes.computeIfAbsent(new Partition(caller.tenant(), caller.user()),
+                p -> new ConcurrentHashMap<>()).computeIfAbsent(caller.agent(), a -> new PersistentTerms(compactAbove));
+        // Caught up once with a shared store, then under the user's lock: no event is committed
+        // (and so heard) while the index compares its sequence with the state's and catches up.
+        return engine.admin().consistently(caller, () -> engine.admin().holding(caller, state -> {
+            synchronized (index) {
+                bringUpToDate(index, caller, state);
+                return index.top(queryTerms, keep);
             }
-            for (int i : postings) {
-                if (shared[i]++ == 0) {
-                    touched.add(i);
+        }));
+    }
+
+    /** The ranking of a build from scratch over what the engine serves now, for tests. */
+    static List<Ranked> fromScratch(MemoryEngine engine, Caller caller, Set<String> queryTerms, int keep) {
+        PersistentTerms index = new PersistentTerms(COMPACT_ABOVE);
+        index.rebuild(engine.servableUnordered(caller, Layer.PERSISTENT), Map.of(), 0);
+        return index.top(queryTerms, keep);
+    }
+
+    private void bringUpToDate(PersistentTerms index, Caller caller, MemoryState state) {
+        // the time before the reads: a boundary passed while they run is found again next time
+        Instant now = engine.clock().instant();
+        Scope scope = caller.persistent();
+        Set<MemoryKey> changed = index.followsState(state.lastSeq()) ? index.changedKeys(state, now) : null;
+        if (changed == null || changed.size() > index.rebuildAbove()) {
+            Map<MemoryKey, Instant> due = new HashMap<>();
+            state.keys(scope).forEach((key, ids) -> {
+                Instant at = changesAt(state, ids, now);
+                if (!at.equals(Instant.MAX)) {
+                    due.put(key, at);
+                }
+            });
+            index.rebuild(engine.servableUnordered(caller, Layer.PERSISTENT), due, state.lastSeq());
+            builds.incrementAndGet();
+            return;
+        }
+        for (MemoryKey key : changed) {
+            List<String> ids = state.keys(scope).get(key);
+            index.put(key, engine.keyState(caller, scope, key, ReadOptions.DEFAULT),
+                    ids == null ? Instant.MAX : changesAt(state, ids, now));
+        }
+    }
+
+    /** How many times an index of this one was built over every key. */
+    long builds() {
+        return builds.get();
+    }
+
+    /** Whether an index of the caller's user, for any agent, holds {@code term} in a posting list (for tests). */
+    boolean holdsTerm(Caller caller, String term) {
+        Map<String, PersistentTerms> byAgent = indexes.get(new Partition(caller.tenant(), caller.user()));
+        if (byAgent == null) {
+            return false;
+        }
+        for (PersistentTerms index : byAgent.values()) {
+            synchronized (index) {
+                if (index.holdsTerm(term)) {
+                    return true;
                 }
             }
         }
-        List<Ranked> candidates = new ArrayList<>();
-        boolean[] taken = new boolean[s.entries.length];
-        for (int i : s.preferences) {
-            taken[i] = true;
-            candidates.add(s.entries[i].rank(shared[i], queryTerms.size()));
-        }
-        for (int i : touched) {
-            if (!taken[i]) {
-                taken[i] = true;
-                candidates.add(s.entries[i].rank(shared[i], queryTerms.size()));
-            }
-        }
-        candidates.sort(RANKING);
-        List<Ranked> out = new ArrayList<>(candidates.subList(0, Math.min(keep, candidates.size())));
-        // Every key not taken yet is a non-preference sharing no term: newest first, then by key.
-        for (int k = 0; out.size() < keep && k < s.newestFirst.length; k++) {
-            int i = s.newestFirst[k];
-            if (!taken[i]) {
-                out.add(s.entries[i].rank(0, queryTerms.size()));
-            }
-        }
-        return out;
+        return false;
     }
 
-    private Snapshot snapshot(Caller caller) {
-        String part = EpisodicMemory.partitionKey(caller.tenant(), caller.user());
-        long revision = engine.recordsRevision(caller);
-        Instant now = engine.clock().instant();
-        Snapshot s = snapshots.get(part);
-        if (s != null && s.revision == revision && now.isBefore(s.validUntil)) {
-            return s;
+    @Override
+    public void committed(Partition partition, List<LoggedEvent> events) {
+        Map<String, PersistentTerms> byAgent = indexes.get(partition);
+        if (byAgent == null) {
+            return;
         }
-        // Read the revision before the keys: if a write lands in between, the snapshot carries
-        // the older revision and is rebuilt at the next query, never kept stale.
-        s = Snapshot.build(revision, engine.servableUnordered(caller, Layer.PERSISTENT), now);
-        snapshots.put(part, s);
-        return s;
+        for (PersistentTerms index : byAgent.values()) {
+            synchronized (index) {
+                index.hear(events);
+            }
+        }
     }
 
     @Override
@@ -113,34 +172,85 @@ final class PersistentIndex implements DerivedData {
         return "persistent-terms";
     }
 
-    /** Drops the user's snapshot (it holds the terms of the values); counts the forgotten records it held. */
+    /**
+     * Removes the entries of the keys whose records are forgotten (with their terms), or every
+     * entry of a user forgotten whole; counts the forgotten keys an index held.
+     */
     @Override
     public int forget(ForgetRequest request) {
-        Snapshot gone = snapshots.remove(EpisodicMemory.partitionKey(request.partition().tenant(), request.partition().user()));
-        if (gone == null) {
+        Map<String, PersistentTerms> byAgent = indexes.get(request.partition());
+        if (byAgent == null) {
             return 0;
         }
-        if (request.wholeUser()) {
-            return gone.entries.length;
-        }
-        int n = 0;
-        for (Entry e : gone.entries) {
-            if (request.recordIds().contains(e.record.id())) {
-                n++;
+        int most = 0;
+        for (PersistentTerms index : byAgent.values()) {
+            synchronized (index) {
+                most = Math.max(most, request.wholeUser() ? index.clear() : index.forget(request.recordIds()));
             }
         }
-        return n;
+        return most;
     }
 
-    /** Lower-cased words of three letters or more. */
+    /** Lower-cased words of three letters or more (letters and digits of any script; anything else separates). */
     static Set<String> terms(String text) {
         Set<String> out = new HashSet<>();
-        for (String t : text.toLowerCase(Locale.ROOT).split("[^\\p{L}\\p{N}]+")) {
-            if (t.length() > 2) {
-                out.add(t);
+        forEachTerm(text, out::add);
+        return out;
+    }
+
+    /** Calls {@code each} with every word of {@link #terms} in order, repeats included. */
+    static void forEachTerm(String text, Consumer<String> each) {
+        String lower = text.toLowerCase(Locale.ROOT);
+        int n = lower.length();
+        int i = 0;
+        while (i < n) {
+            int cp = lower.codePointAt(i);
+            if (!isWordChar(cp)) {
+                i += Character.charCount(cp);
+                continue;
+            }
+            int start = i;
+            do {
+                i += Character.charCount(cp);
+            } while (i < n && isWordChar(cp = lower.codePointAt(i)));
+            if (i - start > 2) {
+                each.accept(lower.substring(start, i));
             }
         }
-        return out;
+    }
+
+    /** What {@code [\p{L}\p{N}]} matches: a letter or a number of any kind. */
+    private static boolean isWordChar(int cp) {
+        if (cp < 128) {
+            return (cp >= 'a' && cp <= 'z') || (cp >= '0' && cp <= '9') || (cp >= 'A' && cp <= 'Z');
+        }
+        return switch (Character.getType(cp)) {
+            case Character.UPPERCASE_LETTER, Character.LOWERCASE_LETTER, Character.TITLECASE_LETTER,
+                 Character.MODIFIER_LETTER, Character.OTHER_LETTER, Character.DECIMAL_DIGIT_NUMBER,
+                 Character.LETTER_NUMBER, Character.OTHER_NUMBER -> true;
+            default -> false;
+        };
+    }
+
+    /** The text a key is indexed by: its path as words, and the value of its representative record. */
+    static String indexedText(KeyState k, MemoryRecord representative) {
+        return k.key().path().replace('.', ' ') + " " + text(representative);
+    }
+
+    /**
+     * {@link MemoryRecord#text()} without parsing the value when it is a JSON string with no
+     * escape in it (the canonical JSON of most values), which is then its text between the quotes.
+     */
+    static String text(MemoryRecord r) {
+        MemoryValue value = r.value();
+        if (value == null) {
+            return "";
+        }
+        String json = value.json();
+        if (json.length() >= 2 && json.charAt(0) == '"' && json.indexOf('\\') < 0) {
+            return json.substring(1, json.length() - 1);
+        }
+        return value.text();
     }
 
     /**
@@ -161,83 +271,25 @@ final class PersistentIndex implements DerivedData {
                 : k.noLongerValid().get(k.noLongerValid().size() - 1);
     }
 
-    /** The first instant after {@code now} at which the passage of time alone changes a key's state (a deadline, a window's edge). */
-    static Instant changesAt(KeyState k, Instant now) {
+    /**
+     * The first instant after {@code now} at which the passage of time alone may change the state
+     * of a key with these versions (a deadline, a window's edge), as any agent reads it: a version
+     * another agent may not read still decides which version applies. {@link Instant#MAX}: never.
+     */
+    static Instant changesAt(MemoryState state, List<String> versionIds, Instant now) {
         Instant at = Instant.MAX;
-        List<MemoryRecord> rs = new ArrayList<>(k.conflicts());
-        rs.addAll(k.upcoming());
-        rs.addAll(k.noLongerValid());
-        if (k.current() != null) {
-            rs.add(k.current());
-        }
-        if (k.needsReverification() != null) {
-            rs.add(k.needsReverification());
-        }
-        for (MemoryRecord r : rs) {
-            for (Instant t : new Instant[] {r.expiresAt(), r.validFrom(), r.validTo()}) {
-                if (t != null && t.isAfter(now) && t.isBefore(at)) {
-                    at = t;
-                }
+        for (String id : versionIds) {
+            MemoryRecord r = state.record(id);
+            if (r != null && r.value() != null) {
+                at = before(r.expiresAt(), now, at);
+                at = before(r.validFrom(), now, at);
+                at = before(r.validTo(), now, at);
             }
         }
         return at;
     }
 
-    private record Entry(KeyState key, MemoryRecord record) {
-        Ranked rank(int sharedTerms, int queryTerms) {
-            double score = queryTerms == 0 ? 0 : (double) sharedTerms / queryTerms;
-            return new Ranked(key, score, record.kind() == Kind.PREFERENCE, record.recordedAt());
-        }
-    }
-
-    private static final class Snapshot {
-        final long revision;
-        final Instant validUntil;
-        final Entry[] entries;
-        final Map<String, int[]> postings;
-        final int[] preferences;
-        final int[] newestFirst;
-
-        private Snapshot(long revision, Instant validUntil, Entry[] entries, Map<String, int[]> postings,
-                         int[] preferences, int[] newestFirst) {
-            this.revision = revision;
-            this.validUntil = validUntil;
-            this.entries = entries;
-            this.postings = postings;
-            this.preferences = preferences;
-            this.newestFirst = newestFirst;
-        }
-
-        static Snapshot build(long revision, List<KeyState> keys, Instant now) {
-            Entry[] entries = new Entry[keys.size()];
-            Map<String, List<Integer>> lists = new HashMap<>();
-            List<Integer> preferences = new ArrayList<>();
-            Instant validUntil = Instant.MAX;
-            for (int i = 0; i < entries.length; i++) {
-                KeyState k = keys.get(i);
-                MemoryRecord r = representative(k);
-                entries[i] = new Entry(k, r);
-                for (String t : terms(k.key().path().replace('.', ' ') + " " + r.text())) {
-                    lists.computeIfAbsent(t, x -> new ArrayList<>()).add(i);
-                }
-                if (r.kind() == Kind.PREFERENCE) {
-                    preferences.add(i);
-                }
-                // When a current value expires, or a window begins or ends, the key's state changes.
-                Instant changes = changesAt(k, now);
-                if (changes.isBefore(validUntil)) {
-                    validUntil = changes;
-                }
-            }
-            Map<String, int[]> postings = new HashMap<>(lists.size() * 2);
-            lists.forEach((t, l) -> postings.put(t, l.stream().mapToInt(Integer::intValue).toArray()));
-            Integer[] order = new Integer[entries.length];
-            Arrays.setAll(order, i -> i);
-            Arrays.sort(order, Comparator.<Integer, Instant>comparing(i -> entries[i].record.recordedAt()).reversed()
-                    .thenComparing(i -> entries[i].key.key()));
-            return new Snapshot(revision, validUntil, entries,
-                    postings, preferences.stream().mapToInt(Integer::intValue).toArray(),
-                    Arrays.stream(order).mapToInt(Integer::intValue).toArray());
-        }
+    private static Instant before(@Nullable Instant t, Instant now, Instant at) {
+        return t != null && t.isAfter(now) && t.isBefore(at) ? t : at;
     }
 }
