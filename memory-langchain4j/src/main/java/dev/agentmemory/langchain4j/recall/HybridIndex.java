@@ -480,6 +480,7 @@ public final class HybridIndex implements AutoCloseable {
         private double neighbourShare = DEFAULT_NEIGHBOUR_SHARE;
         private double dateWeight = DEFAULT_DATE_WEIGHT;
         private boolean frameResolution = true;
+        private boolean serialMerges = false;
 
         private Builder(int dimensions) {
             if (dimensions < 1 || dimensions > 4096) {
@@ -708,6 +709,16 @@ public final class HybridIndex implements AutoCloseable {
             return this;
         }
 
+        /**
+         * For tests: segment merges run in the writing thread instead of beside it, so that the
+         * segments, and with them the graph and Lucene's term statistics, are a function of the
+         * writes alone (with merges beside the writes they depend on timing).
+         */
+        Builder serialMerges() {
+            this.serialMerges = true;
+            return this;
+        }
+
         /** The settings as set so far. */
         IndexSettings settings() {
             return new IndexSettings(hnswMaxConn, hnswBeamWidth, detectSupersession, supersessionMinCosine,
@@ -715,7 +726,7 @@ public final class HybridIndex implements AutoCloseable {
                     recencyHalfLife, supersededDemotion, minCandidates, candidateFactor, minDenseCandidates,
                     denseCandidateFactor, denseCandidatesGrowFrom, readTimeSupersession, readMinCosine, readMinOverlap, readMinQueryCoverage,
                     READ_TIME_WINDOW_EXTRA, exactSearchBelow, minMaxFusion, dropQueryFunctionWords,
-                    neighbourShare, dateWeight, frameResolution);
+                    neighbourShare, dateWeight, frameResolution, serialMerges);
         }
 
         /** Builds and opens the index. */

@@ -2,6 +2,7 @@ package dev.agentmemory.langchain4j.recall;
 
 import java.io.IOException;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,7 +13,8 @@ import org.apache.lucene.document.NumericDocValuesField;
 import org.apache.lucene.document.StoredField;
 import org.apache.lucene.document.StringField;
 import org.apache.lucene.document.TextField;
-import org.apache.lucene.index.IndexableField;
+import org.apache.lucene.index.FieldInfo;
+import org.apache.lucene.index.StoredFieldVisitor;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.ReaderUtil;
 import org.apache.lucene.index.StoredFields;
@@ -124,16 +126,68 @@ final class IndexSchema {
     }
 
     static Stored load(StoredFields stored, int doc) throws IOException {
-        Document d = stored.document(doc);
-        IndexableField[] time = d.getFields(F_TIME);
-        Instant t = Instant.ofEpochSecond(time[0].numericValue().longValue(), time[1].numericValue().longValue());
-        String[] keys = d.getValues(F_ATTR_KEY);
-        String[] values = d.getValues(F_ATTR_VALUE);
-        Map<String, String> attrs = new HashMap<>();
-        for (int i = 0; i < keys.length; i++) {
-            attrs.put(keys[i], values[i]);
+        // straight into the item's values: no Lucene Document, no field objects
+        StoredReader reader = new StoredReader();
+        stored.document(doc, reader);
+        return reader.item(doc);
+    }
+
+    /** Collects the stored fields of one item as Lucene visits them. */
+    private static final class StoredReader extends StoredFieldVisitor {
+        private @Nullable String id;
+        private @Nullable String partition;
+        private @Nullable String text;
+        private @Nullable String supersededBy;
+        private final long[] time = new long[2];
+        private int times;
+        private final List<String> keys = new ArrayList<>(4);
+        private final List<String> values = new ArrayList<>(4);
+
+        @Override
+        public Status needsField(FieldInfo field) {
+            return Status.YES;
         }
-        return new Stored(d.get(F_ID), d.get(F_PARTITION), d.get(F_TEXT), t, attrs, d.get(F_SUPERSEDED_BY));
+
+        @Override
+        public void stringField(FieldInfo field, String value) {
+            switch (field.name) {
+                case F_ID -> id = id == null ? value : id;
+                case F_PARTITION -> partition = partition == null ? value : partition;
+                case F_TEXT -> text = text == null ? value : text;
+                case F_SUPERSEDED_BY -> supersededBy = supersededBy == null ? value : supersededBy;
+                case F_ATTR_KEY -> keys.add(value);
+                case F_ATTR_VALUE -> values.add(value);
+                default -> {
+                }
+            }
+        }
+
+        @Override
+        public void intField(FieldInfo field, int value) {
+            number(field, value);
+        }
+
+        @Override
+        public void longField(FieldInfo field, long value) {
+            number(field, value);
+        }
+
+        private void number(FieldInfo field, long value) {
+            if (field.name.equals(F_TIME) && times < time.length) {
+                time[times++] = value;
+            }
+        }
+
+        Stored item(int doc) {
+            if (id == null || partition == null || text == null || times < 2 || keys.size() != values.size()) {
+                throw new IllegalStateException("recall index document " + doc + " lacks stored fields of an item");
+            }
+            Map<String, String> attrs = new HashMap<>();
+            for (int i = 0; i < keys.size(); i++) {
+                attrs.put(keys.get(i), values.get(i));
+            }
+            return new Stored(id, partition, text, Instant.ofEpochSecond(time[0], time[1]), attrs, supersededBy);
+        }
     }
 
     static float[] vectorOf(IndexSearcher searcher, int doc) throws IOException {

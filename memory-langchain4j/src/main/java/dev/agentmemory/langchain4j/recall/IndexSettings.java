@@ -17,7 +17,7 @@ record IndexSettings(int hnswMaxConn, int hnswBeamWidth,
                      double readTimeMinQueryCoverage, int readTimeWindowExtra,
                      int exactSearchBelow, boolean minMaxFusion,
                      boolean dropQueryFunctionWords, double neighbourShare,
-                     double dateWeight, boolean frameResolution) {
+                     double dateWeight, boolean frameResolution, boolean serialMerges) {
 
     /**
      * How many candidates the vector search fetches for {@code results} results in a partition of

@@ -91,6 +91,31 @@ final class PartitionIdf {
         });
     }
 
+    /**
+     * The same weights as {@link #of} with no pending items, but the partition's documents are
+     * only collected when a first term is asked for: a read that compares no two results by
+     * their terms (most reads) does not walk the partition. Valid while {@code searcher} is.
+     */
+    static ToDoubleFunction<String> whenAsked(IndexSearcher searcher, String partition) {
+        return new ToDoubleFunction<>() {
+            private @Nullable ToDoubleFunction<String> idf;
+
+            @Override
+            public double applyAsDouble(String term) {
+                ToDoubleFunction<String> f = idf;
+                if (f == null) {
+                    try {
+                        f = of(searcher, partition, List.of());
+                    } catch (IOException e) {
+                        throw new UncheckedIOException("reading term statistics failed", e);
+                    }
+                    idf = f;
+                }
+                return f.applyAsDouble(term);
+            }
+        };
+    }
+
     /** An enumerator over one segment's terms of a field; null when the segment has none. */
     private static @Nullable TermsEnum termsOf(LeafReader reader, String field) throws IOException {
         Terms terms = reader.terms(field);

@@ -44,7 +44,7 @@ final class ReadTimeResolver {
                                            List<Scored> scored) throws IOException {
         int window = Math.min(scored.size(), query.maxResults() + settings.readTimeWindowExtra());
         Set<String> queryTerms = analyzer.terms(F_TEXT, query.text());
-        ToDoubleFunction<String> idf = PartitionIdf.of(searcher, query.partition(), List.of());
+        ToDoubleFunction<String> idf = PartitionIdf.whenAsked(searcher, query.partition());
         List<Stored> docs = new ArrayList<>(window);
         List<Set<String>> terms = new ArrayList<>(window);
         List<float[]> vectors = new ArrayList<>(window);

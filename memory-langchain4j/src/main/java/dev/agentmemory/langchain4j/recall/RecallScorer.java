@@ -8,14 +8,13 @@ import static dev.agentmemory.langchain4j.recall.IndexSchema.F_VECTOR;
 
 import dev.agentmemory.langchain4j.recall.IndexSchema.Stored;
 import java.io.IOException;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
+import java.util.PriorityQueue;
 import java.util.function.Function;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.NumericDocValues;
@@ -137,9 +136,13 @@ final class RecallScorer {
                         s -> why(hasVector, c, dense, lex, recency, date, neighbour, s.supersededBy())));
             }
         }
-        scored.sort(bestFirst(stored));
+        Comparator<Scored> order = bestFirst(stored);
         if ((settings.readTimeSupersession() || settings.frameResolution()) && hasLexical) {
+            scored.sort(order);
             scored = resolver.resolve(searcher, stored, query, scored);
+        } else {
+            // only the returned hits need their order: the same first ones as sorting every candidate
+            scored = best(scored, query.maxResults(), order);
         }
         // Stored fields (text, attributes) are read only for the hits returned.
         List<RecallHit> hits = new ArrayList<>(Math.min(query.maxResults(), scored.size()));
@@ -233,25 +236,26 @@ final class RecallScorer {
 
     private static String why(boolean hasVector, Candidate c, double dense, double lex, double recency,
                               double date, double neighbour, @Nullable String supersededBy) {
-        StringBuilder sb = new StringBuilder();
+        // the numbers as "%.2f" wrote them (TwoDecimals), without a Formatter per number
+        StringBuilder sb = new StringBuilder(96);
         if (hasVector) {
-            sb.append(String.format(Locale.ROOT, "dense %.2f (cosine %.2f)", dense, c.dense));
+            TwoDecimals.append(TwoDecimals.append(sb.append("dense "), dense).append(" (cosine "), c.dense).append(')');
         }
         if (!Double.isNaN(c.lexical)) {
             if (sb.length() > 0) {
                 sb.append(" + ");
             }
-            sb.append(String.format(Locale.ROOT, "lexical %.2f (bm25 %.2f)", lex, c.lexical));
+            TwoDecimals.append(TwoDecimals.append(sb.append("lexical "), lex).append(" (bm25 "), c.lexical).append(')');
         }
         if (sb.length() > 0) {
             sb.append(" + ");
         }
-        sb.append(String.format(Locale.ROOT, "recency %.2f", recency));
+        TwoDecimals.append(sb.append("recency "), recency);
         if (date > 0) {
-            sb.append(String.format(Locale.ROOT, " + date %.2f", date));
+            TwoDecimals.append(sb.append(" + date "), date);
         }
         if (neighbour > 0) {
-            sb.append(String.format(Locale.ROOT, " + neighbour %.2f", neighbour));
+            TwoDecimals.append(sb.append(" + neighbour "), neighbour);
         }
         if (supersededBy != null) {
             sb.append("; superseded by ").append(supersededBy).append(", demoted");
@@ -259,8 +263,37 @@ final class RecallScorer {
         return sb.toString();
     }
 
+    /**
+     * The {@code n} first of {@code all} in {@code order}, in that order: a bounded heap instead of
+     * sorting every candidate ({@code order} is total: ties end on the id).
+     */
+    static List<Scored> best(List<Scored> all, int n, Comparator<Scored> order) {
+        if (all.size() <= n) {
+            all.sort(order);
+            return all;
+        }
+        // the worst of the kept ones on top
+        PriorityQueue<Scored> kept = new PriorityQueue<>(n + 1, order.reversed());
+        for (Scored s : all) {
+            if (kept.size() < n) {
+                kept.add(s);
+            } else if (order.compare(s, java.util.Objects.requireNonNull(kept.peek())) < 0) {
+                kept.poll();
+                kept.add(s);
+            }
+        }
+        List<Scored> out = new ArrayList<>(kept);
+        out.sort(order);
+        return out;
+    }
+
     private double recencyPrior(Instant time, Instant now) {
-        double ageSeconds = Math.max(0, Duration.between(time, now).toSeconds());
+        // whole seconds from time to now, as Duration.between(time, now).toSeconds() counts them
+        long seconds = now.getEpochSecond() - time.getEpochSecond();
+        if (now.getNano() < time.getNano()) {
+            seconds--;
+        }
+        double ageSeconds = Math.max(0, seconds);
         return Math.pow(0.5, ageSeconds / settings.recencyHalfLife().toSeconds());
     }
 

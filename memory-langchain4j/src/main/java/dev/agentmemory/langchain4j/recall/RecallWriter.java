@@ -21,6 +21,7 @@ import org.apache.lucene.index.IndexFormatTooNewException;
 import org.apache.lucene.index.IndexFormatTooOldException;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.SerialMergeScheduler;
 import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.index.TieredMergePolicy;
@@ -154,6 +155,9 @@ final class RecallWriter implements Closeable {
         // on refresh), and a recall or the indexer then waited for HNSW graph merges: merges run
         // beside them.
         config.setMaxFullFlushMergeWaitMillis(0);
+        if (settings.serialMerges()) {
+            config.setMergeScheduler(new SerialMergeScheduler());
+        }
         config.setOpenMode(mode);
         return config;
     }
