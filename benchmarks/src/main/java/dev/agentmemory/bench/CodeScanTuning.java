@@ -116,7 +116,7 @@ final class CodeScanTuning {
     }
 
     /** The {@code k} nearest by dot product (of {@code ids}, or of all when null), nearest first. */
-    static int[] top(float[][] all, float[] q, int[] ids, int count, int k) {
+    static int[] top(float[][] all, float[] q, int @org.jspecify.annotations.Nullable [] ids, int count, int k) {
         int[] best = new int[k];
         Arrays.fill(best, -1);
         double[] score = new double[k];

@@ -5,22 +5,25 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.PostingsEnum;
+import org.apache.lucene.index.Terms;
+import org.apache.lucene.index.TermsEnum;
 import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.IndexSearcher;
-import org.apache.lucene.search.Query;
-import org.apache.lucene.search.ScoreMode;
-import org.apache.lucene.search.Scorer;
-import org.apache.lucene.search.Weight;
 import org.apache.lucene.util.Bits;
+import org.apache.lucene.util.BytesRef;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The vector search of large partitions: every live document the filter selects is compared with
+ * The vector search of large partitions: every live document of the partition (of its scope:
+ * current items, or all of them) is compared with
  * the query by the Hamming distance of their sign codes ({@link VectorCodes}: a few XORs and bit
  * counts per document), the {@code shortlist} nearest by that distance have their cosine computed
  * exactly on their float vectors, and the {@code k} best of those are returned with it. No graph:
- * nothing is built when documents are written, and every document of the filter is looked at, so a
- * filter matching few documents costs no recall. The codes only choose which documents are scored
+ * nothing is built when documents are written, and every document of the scope is looked at, so a
+ * partition of few documents in a large index costs no recall. The codes only choose which documents are scored
  * exactly; the cosines returned are exact.
  */
 final class CodeScan {
@@ -29,41 +32,70 @@ final class CodeScan {
     }
 
     /**
-     * The {@code k} live documents of {@code filter} nearest to {@code unit} among the
-     * {@code shortlist} nearest by code, with their exact cosine, nearest first (equal cosines in
-     * document order). Documents at the shortlist's boundary distance are taken in document order.
+     * The {@code k} live documents of {@code partition} (its current items when
+     * {@code currentOnly}: the documents {@link IndexSchema#scopeFilter} selects) nearest to
+     * {@code unit} among the {@code shortlist} nearest by code, with their exact cosine, nearest
+     * first (equal cosines in document order). Documents at the shortlist's boundary distance are
+     * taken in document order.
      */
-    static List<Neighbour> nearest(IndexSearcher searcher, Query filter, float[] unit, int k, int shortlist)
-            throws IOException {
+    static List<Neighbour> nearest(IndexSearcher searcher, String partition, boolean currentOnly, float[] unit, int k,
+                                   int shortlist) throws IOException {
         if (k < 1 || shortlist < 1) {
             return List.of();
         }
         int words = VectorCodes.words(unit.length);
         long[] query = new long[words];
         VectorCodes.encode(unit, query, 0);
-        Weight weight = searcher.createWeight(searcher.rewrite(filter), ScoreMode.COMPLETE_NO_SCORES, 1f);
         List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
         int maxDoc = searcher.getIndexReader().maxDoc();
         int[] docs = new int[maxDoc];
         short[] distance = new short[maxDoc];
         int[] histogram = new int[words * 64 + 1];
+        BytesRef partitionTerm = new BytesRef(partition);
+        BytesRef supersededTerm = new BytesRef(IndexSchema.SUPERSEDED);
         int n = 0;
         for (LeafReaderContext leaf : leaves) {
-            Scorer scorer = weight.scorer(leaf);
-            if (scorer == null) {
+            LeafReader reader = leaf.reader();
+            // the scope filter's two terms read directly: the partition's postings, less the
+            // superseded ones (every document has one status, current or superseded; these are few)
+            DocIdSetIterator inPartition = postings(reader, IndexSchema.F_PARTITION, partitionTerm);
+            if (inPartition == null) {
                 continue;
             }
-            VectorCodes codes = VectorCodes.of(leaf.reader(), unit.length);
+            if (inPartition.cost() == reader.maxDoc()) {
+                // the segment holds this partition alone: every document, without reading postings
+                inPartition = DocIdSetIterator.all(reader.maxDoc());
+            }
+            PostingsEnum superseded = currentOnly ? postings(reader, IndexSchema.F_STATUS, supersededTerm) : null;
+            int nextSuperseded = superseded == null ? DocIdSetIterator.NO_MORE_DOCS : superseded.nextDoc();
+            VectorCodes codes = VectorCodes.of(reader, unit.length);
             long[] c = codes.codes;
-            Bits live = leaf.reader().getLiveDocs();
-            DocIdSetIterator it = scorer.iterator();
-            for (int d = it.nextDoc(); d != DocIdSetIterator.NO_MORE_DOCS; d = it.nextDoc()) {
-                if ((live != null && !live.get(d)) || !codes.present.get(d)) {
+            Bits live = reader.getLiveDocs();
+            boolean six = words == 6;
+            long q0 = query[0];
+            long q1 = six ? query[1] : 0;
+            long q2 = six ? query[2] : 0;
+            long q3 = six ? query[3] : 0;
+            long q4 = six ? query[4] : 0;
+            long q5 = six ? query[5] : 0;
+            for (int d = inPartition.nextDoc(); d != DocIdSetIterator.NO_MORE_DOCS; d = inPartition.nextDoc()) {
+                if (d > nextSuperseded && superseded != null) {
+                    nextSuperseded = superseded.advance(d);
+                }
+                if (d == nextSuperseded || (live != null && !live.get(d)) || !codes.present.get(d)) {
                     continue;
                 }
-                int h = 0;
-                for (int w = 0, o = d * words; w < words; w++, o++) {
-                    h += Long.bitCount(c[o] ^ query[w]);
+                int h;
+                int o = d * words;
+                if (six) {
+                    // 384 dimensions (MiniLM and the like), unrolled
+                    h = Long.bitCount(c[o] ^ q0) + Long.bitCount(c[o + 1] ^ q1) + Long.bitCount(c[o + 2] ^ q2)
+                            + Long.bitCount(c[o + 3] ^ q3) + Long.bitCount(c[o + 4] ^ q4) + Long.bitCount(c[o + 5] ^ q5);
+                } else {
+                    h = 0;
+                    for (int w = 0; w < words; w++) {
+                        h += Long.bitCount(c[o + w] ^ query[w]);
+                    }
                 }
                 docs[n] = leaf.docBase + d;
                 distance[n] = (short) h;
@@ -91,6 +123,15 @@ final class CodeScan {
             }
         }
         return rerank(leaves, picked, m, unit, k);
+    }
+
+    private static @Nullable PostingsEnum postings(LeafReader reader, String field, BytesRef term) throws IOException {
+        Terms terms = reader.terms(field);
+        if (terms == null) {
+            return null;
+        }
+        TermsEnum te = terms.iterator();
+        return te.seekExact(term) ? te.postings(null, PostingsEnum.NONE) : null;
     }
 
     /** The {@code k} of the first {@code m} documents of {@code picked} (increasing) nearest to {@code unit} by exact cosine. */

@@ -446,7 +446,7 @@ public final class HybridIndex implements AutoCloseable {
     /**
      * Settings of a {@link HybridIndex}. Defaults: in memory; at least 100 lexical candidates (10
      * per requested result) and 40 vector candidates (4 per requested result), each vector
-     * candidate chosen among 20 items scored exactly; weights dense 1.0,
+     * candidate chosen among 10 items scored exactly; weights dense 1.0,
      * lexical 0.5, recency 0.05 with a 30-day half-life; write-time supersession on (cosine at
      * least 0.60 and term overlap, names weighing 0.1, at least 0.50, checking every item of the
      * partition and speaker below the exact-search size, else the 8 nearest); read-time resolution off (when turned on: cosine 0.45, overlap 0.25,
@@ -538,7 +538,7 @@ public final class HybridIndex implements AutoCloseable {
         /**
          * How many candidates the vector search fetches before fusion: at least {@code minimum},
          * and {@code perResult} times the requested results. In a search past
-         * {@link #exactSearchBelow} items, 20 items per candidate (at least 200) are scored
+         * {@link #exactSearchBelow} items, 10 items per candidate (at least 200) are scored
          * exactly, the nearest by sign code, so the cost grows with this number; it needs fewer
          * than the lexical side because every lexical candidate's cosine is read anyway (on
          * LoCoMo, 40 vector candidates for 20 results recall exactly what 200 do).

@@ -160,7 +160,8 @@ final class RecallScorer {
         if (vector != null) {
             // every item of the partition compared by code, the shortlist scored exactly (CodeScan)
             int k = settings.denseCandidates(query.maxResults());
-            for (ExactScan.Neighbour n : CodeScan.nearest(searcher, filter, vector, k, settings.shortlist(k))) {
+            for (ExactScan.Neighbour n : CodeScan.nearest(searcher, query.partition(), !query.includeSuperseded(), vector, k,
+                    settings.shortlist(k))) {
                 candidates.computeIfAbsent(n.doc(), Candidate::new).dense = n.cosine();
             }
         }

@@ -512,7 +512,7 @@ final class RecallWriter implements Closeable {
             return out;
         }
         StoredFields stored = searcher.storedFields();
-        for (ExactScan.Neighbour sd : nearest(searcher, IndexSchema.scopeFilter(item.partition(), false), unit)) {
+        for (ExactScan.Neighbour sd : nearest(searcher, item.partition(), unit)) {
             Stored other = IndexSchema.load(stored, sd.doc());
             if (other.id().equals(item.id()) || !IndexSchema.sameSpeaker(other.attributes(), item.attributes())
                     || !SupersessionDetector.states(other.text())) {
@@ -551,16 +551,17 @@ final class RecallWriter implements Closeable {
     }
 
     /**
-     * The items of {@code filter} near {@code unit}: below the exact-search size, every one whose
+     * The items of {@code partition} (current and superseded) near {@code unit}: below the exact-search size, every one whose
      * cosine is at least the detector's minimum (so that the check depends on the items alone),
      * else the {@code detectionNeighbours} nearest by {@link CodeScan}.
      */
-    private List<ExactScan.Neighbour> nearest(IndexSearcher searcher, Query filter, float[] unit) throws IOException {
+    private List<ExactScan.Neighbour> nearest(IndexSearcher searcher, String partition, float[] unit) throws IOException {
         int k = settings.detectionNeighbours();
+        Query filter = IndexSchema.scopeFilter(partition, false);
         if (ExactScan.matchesAtMost(searcher, filter, settings.exactSearchBelow())) {
             return ExactScan.within(searcher, filter, unit, detector.scanCosine());
         }
-        return CodeScan.nearest(searcher, filter, unit, k, settings.shortlist(k));
+        return CodeScan.nearest(searcher, partition, false, unit, k, settings.shortlist(k));
     }
 
     /** What {@link #detect} found: the newer item that supersedes the new one, and whether it marked older ones. */

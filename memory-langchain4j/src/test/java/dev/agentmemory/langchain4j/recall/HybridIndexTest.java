@@ -376,11 +376,11 @@ class HybridIndexTest {
         IndexSettings settings = HybridIndex.builder(384).settings();
 
         // then: the same count at every size (the growth of the graph days is accepted and ignored),
-        // each candidate chosen among 20 items scored exactly, at least 200
+        // each candidate chosen among 10 items scored exactly, at least 200
         assertThat(settings.denseCandidates(10)).isEqualTo(40);
         assertThat(settings.denseCandidates(15)).isEqualTo(60);
         assertThat(HybridIndex.builder(384).denseCandidatesGrowFrom(500).settings().denseCandidates(10)).isEqualTo(40);
-        assertThat(settings.shortlist(40)).isEqualTo(800);
+        assertThat(settings.shortlist(40)).isEqualTo(400);
         assertThat(settings.shortlist(8)).isEqualTo(200);
     }
 
