@@ -1,6 +1,6 @@
 package dev.agentmemory.langchain4j.recall;
 
-/** Vector arithmetic of the recall index: unit vectors, cosine of unit vectors, Lucene's dot-product score. */
+/** Vector arithmetic of the recall index: unit vectors and the cosine of unit vectors. */
 final class Vectors {
 
     private Vectors() {
@@ -49,10 +49,5 @@ final class Vectors {
             s0 += (double) a[i] * b[i];
         }
         return (s0 + s1) + (s2 + s3);
-    }
-
-    /** Lucene scores DOT_PRODUCT on unit vectors as (1 + dot) / 2. */
-    static double dotScoreToCosine(float score) {
-        return 2.0 * score - 1.0;
     }
 }
