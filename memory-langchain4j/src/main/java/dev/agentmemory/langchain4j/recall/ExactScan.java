@@ -4,7 +4,6 @@ import static dev.agentmemory.langchain4j.recall.IndexSchema.F_SUPERSEDED_FLAG;
 import static dev.agentmemory.langchain4j.recall.IndexSchema.F_TEXT;
 import static dev.agentmemory.langchain4j.recall.IndexSchema.F_TIME_NANOS;
 import static dev.agentmemory.langchain4j.recall.IndexSchema.F_TIME_SECONDS;
-import static dev.agentmemory.langchain4j.recall.IndexSchema.F_VECTOR;
 
 import dev.agentmemory.langchain4j.recall.RecallScorer.Candidate;
 import java.io.IOException;
@@ -34,7 +33,7 @@ import org.jspecify.annotations.Nullable;
  * Exact scoring of every live document a filter selects (one partition, current items unless
  * superseded ones are asked for): the cosine of each one's vector, and BM25 with term statistics
  * computed over exactly those documents. Nothing depends on how the index got there: deleted
- * documents still in a segment, other partitions, segment layout and the HNSW graph play no
+ * documents still in a segment, other partitions and segment layout play no
  * part, so the same items give the same scores. Used below {@link HybridIndex.Builder#exactSearchBelow}
  * items, where a scan costs less than it is worth (see the README's benchmarks).
  */
@@ -68,7 +67,7 @@ final class ExactScan {
             LeafReader reader = leaf.reader();
             Bits live = reader.getLiveDocs();
             NumericDocValues norms = reader.getNormValues(F_TEXT);
-            SegmentVectors vectors = vector == null ? null : SegmentVectors.of(reader, F_VECTOR);
+            SegmentVectors vectors = vector == null ? null : SegmentVectors.of(reader);
             NumericDocValues seconds = reader.getNumericDocValues(F_TIME_SECONDS);
             NumericDocValues nanos = reader.getNumericDocValues(F_TIME_NANOS);
             NumericDocValues superseded = reader.getNumericDocValues(F_SUPERSEDED_FLAG);
@@ -171,7 +170,7 @@ final class ExactScan {
     /**
      * Whether {@code filter} matches at most {@code limit} live documents: the same answer as
      * {@code searcher.count(filter) <= limit}, but counting stops past the limit, so deciding that a
-     * large partition is searched through the graph does not cost a pass over all its documents.
+     * large partition is searched by {@link CodeScan} does not cost a pass over all its documents.
      */
     static boolean matchesAtMost(IndexSearcher searcher, Query filter, int limit) throws IOException {
         Weight weight = searcher.createWeight(searcher.rewrite(filter), ScoreMode.COMPLETE_NO_SCORES, 1f);

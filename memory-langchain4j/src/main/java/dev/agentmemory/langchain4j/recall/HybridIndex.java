@@ -21,16 +21,19 @@ import org.apache.lucene.store.NRTCachingDirectory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Hybrid episodic index: dense HNSW search (cosine over caller-supplied embeddings) fused with
+ * Hybrid episodic index: dense search (cosine over caller-supplied embeddings) fused with
  * BM25 lexical scoring (English stemming and stop words, CJK bigrams; a query's function words
  * such as "what", "did", "her" left out) and a mild recency prior, over items grouped in
  * partitions (tenant + user). Below {@link Builder#exactSearchBelow} items, each of the best hits
  * also passes a share of its score to the previous and next item of its
  * {@linkplain #THREAD_ATTRIBUTE thread}, and items said on a date the query names ("in June")
- * gain a fixed amount. Built on Apache Lucene.
+ * gain a fixed amount. Larger searches compare the query with every item of the partition by
+ * a one-bit-per-dimension sign code of its vector (a Hamming distance: a few instructions per
+ * item, the codes in memory) and compute the exact cosine of the nearest by code; there is no
+ * vector graph to build. Built on Apache Lucene.
  *
  * <p><b>Isolation.</b> Every search is restricted to one partition by a filter inside the Lucene
- * queries themselves (both the vector and the lexical query), so no hit can come from another
+ * queries themselves (both the vector scan and the lexical query), so no hit can come from another
  * partition, whatever the scores.
  *
  * <p><b>Knowledge updates.</b> Two items of a partition that say nearly the same thing about the
@@ -84,7 +87,12 @@ public final class HybridIndex implements AutoCloseable {
     /** Up to this many items a search scores every item exactly ({@link Builder#exactSearchBelow}). */
     public static final int DEFAULT_EXACT_SEARCH_BELOW = 2_000;
 
-    /** Partition size past which the vector candidates grow ({@link Builder#denseCandidatesGrowFrom}). */
+    /**
+     * Partition size past which the vector candidates grew ({@link Builder#denseCandidatesGrowFrom}).
+     *
+     * @deprecated the index has no graph and the setting no longer has an effect
+     */
+    @Deprecated
     public static final int DEFAULT_DENSE_CANDIDATES_GROW_FROM = 5_000;
 
 
@@ -170,9 +178,9 @@ public final class HybridIndex implements AutoCloseable {
     }
 
     /**
-     * Merges the index into a single segment (one HNSW graph), which makes vector search both
-     * faster and more accurate after a bulk load. Costs a rewrite of the whole index; call it
-     * once after loading many items, not after every write.
+     * Merges the index into a single segment, which makes searches a little faster after a bulk
+     * load (one pass over one segment). Costs a rewrite of the whole index; call it once after
+     * loading many items, not after every write.
      */
     public void optimize() {
         synchronized (writeLock) {
@@ -436,9 +444,9 @@ public final class HybridIndex implements AutoCloseable {
         }
     }
     /**
-     * Settings of a {@link HybridIndex}. Defaults: in memory; HNSW max connections 16, beam width
-     * 100; at least 100 lexical candidates (10 per requested result) and 40 vector candidates (4 per
-     * requested result), the vector candidates growing past a partition of 5,000 items; weights dense 1.0,
+     * Settings of a {@link HybridIndex}. Defaults: in memory; at least 100 lexical candidates (10
+     * per requested result) and 40 vector candidates (4 per requested result), each vector
+     * candidate chosen among 10 items scored exactly; weights dense 1.0,
      * lexical 0.5, recency 0.05 with a 30-day half-life; write-time supersession on (cosine at
      * least 0.60 and term overlap, names weighing 0.1, at least 0.50, checking every item of the
      * partition and speaker below the exact-search size, else the 8 nearest); read-time resolution off (when turned on: cosine 0.45, overlap 0.25,
@@ -496,9 +504,13 @@ public final class HybridIndex implements AutoCloseable {
         }
 
         /**
-         * HNSW graph parameters: max connections per node (2..512) and construction beam width
-         * (2..3200; Lucene 10 cannot build a graph with a beam of 1).
+         * HNSW graph parameters of earlier versions: max connections per node (2..512) and
+         * construction beam width (2..3200). Still validated, but without effect: the index builds
+         * no graph (large searches scan sign codes of the vectors and score the nearest exactly).
+         *
+         * @deprecated no effect; kept so that code calling it keeps compiling
          */
+        @Deprecated
         public Builder hnsw(int maxConn, int beamWidth) {
             if (maxConn < 2 || maxConn > 512) {
                 throw new IllegalArgumentException("hnsw maxConn must be in 2..512: " + maxConn);
@@ -526,9 +538,11 @@ public final class HybridIndex implements AutoCloseable {
 
         /**
          * How many candidates the vector search fetches before fusion: at least {@code minimum},
-         * and {@code perResult} times the requested results. Its cost grows with this number; it
-         * needs fewer than the lexical side because every lexical candidate's cosine is read
-         * anyway (on LoCoMo, 40 vector candidates for 20 results recall exactly what 200 do).
+         * and {@code perResult} times the requested results. In a search past
+         * {@link #exactSearchBelow} items, 10 items per candidate (at least 200) are scored
+         * exactly, the nearest by sign code, so the cost grows with this number; it needs fewer
+         * than the lexical side because every lexical candidate's cosine is read anyway (on
+         * LoCoMo, 40 vector candidates for 20 results recall exactly what 200 do).
          */
         public Builder denseCandidates(int minimum, int perResult) {
             checkCandidates(minimum, perResult);
@@ -538,12 +552,14 @@ public final class HybridIndex implements AutoCloseable {
         }
 
         /**
-         * Past a partition of {@code items} items, the vector candidates grow with it: a partition of
-         * n items fetches the count set by {@link #denseCandidates} times {@code 1 + log2(n / items)}
-         * (3.3 times at 50,000 items, 4.3 at 100,000 with the default {@value #DEFAULT_DENSE_CANDIDATES_GROW_FROM}),
-         * so that the approximate search keeps its recall as the graph grows.
-         * {@code Integer.MAX_VALUE} keeps the count fixed.
+         * In earlier versions, past a partition of {@code items} items the vector candidates grew
+         * with it, so that the HNSW graph kept its recall as it grew. Still validated ({@code >= 1}),
+         * but without effect: the vector search compares every item by code, and the count set by
+         * {@link #denseCandidates} holds at every size.
+         *
+         * @deprecated no effect; kept so that code calling it keeps compiling
          */
+        @Deprecated
         public Builder denseCandidatesGrowFrom(int items) {
             if (items < 1) {
                 throw new IllegalArgumentException("denseCandidatesGrowFrom must be >= 1: " + items);
@@ -636,9 +652,10 @@ public final class HybridIndex implements AutoCloseable {
          * Searches that cover at most this many items (a partition's current items, or all of its
          * items when superseded ones are asked for) score every one of them exactly: cosine to
          * each vector and BM25 with term statistics over exactly those items. Their results are a
-         * function of the items alone, whatever the index's history (deleted documents, segments,
-         * the HNSW graph). Larger searches use the HNSW graph and Lucene's BM25. {@code 0} always
-         * uses the graph. Default {@value #DEFAULT_EXACT_SEARCH_BELOW}.
+         * function of the items alone, whatever the index's history (deleted documents, segments).
+         * Larger searches compare every item by the sign code of its vector and score the nearest
+         * exactly (the vector candidates), and use Lucene's BM25. {@code 0} always does that.
+         * Default {@value #DEFAULT_EXACT_SEARCH_BELOW}.
          */
         public Builder exactSearchBelow(int items) {
             if (items < 0) {

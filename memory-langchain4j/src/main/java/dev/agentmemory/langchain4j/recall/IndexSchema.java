@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
-import org.apache.lucene.document.KnnFloatVectorField;
+import org.apache.lucene.document.BinaryDocValuesField;
 import org.apache.lucene.document.NumericDocValuesField;
 import org.apache.lucene.document.StoredField;
 import org.apache.lucene.document.StringField;
@@ -19,13 +19,13 @@ import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.ReaderUtil;
 import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.index.Term;
-import org.apache.lucene.index.VectorSimilarityFunction;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TopDocs;
+import org.apache.lucene.util.BytesRef;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -37,7 +37,15 @@ final class IndexSchema {
     static final String F_ID = "id";
     static final String F_PARTITION = "partition";
     static final String F_TEXT = "text";
+    /**
+     * A Lucene vector field with an HNSW graph: where an earlier version kept an item's unit vector.
+     * Still read ({@link SegmentVectors}), no longer written.
+     */
     static final String F_VECTOR = "vector";
+    /** Doc values: the item's unit vector, its floats little-endian (read back by {@link SegmentVectors}). */
+    static final String F_VECTOR_DATA = "vector_f";
+    /** Doc values: the sign code of the item's unit vector ({@link VectorCodes}), searched by {@link CodeScan}. */
+    static final String F_CODE = "vector_code";
     static final String F_TIME = "time";
     /** Doc values for ranking without loading stored fields: time (seconds, nanos) and a superseded flag. */
     static final String F_TIME_SECONDS = "time_s";
@@ -84,7 +92,8 @@ final class IndexSchema {
         d.add(new StringField(F_ID, s.id(), Field.Store.YES));
         d.add(new StringField(F_PARTITION, s.partition(), Field.Store.YES));
         d.add(new TextField(F_TEXT, s.text(), Field.Store.YES));
-        d.add(new KnnFloatVectorField(F_VECTOR, unit, VectorSimilarityFunction.DOT_PRODUCT));
+        d.add(new BinaryDocValuesField(F_VECTOR_DATA, new BytesRef(floatBytes(unit))));
+        d.add(new BinaryDocValuesField(F_CODE, new BytesRef(VectorCodes.encode(unit))));
         d.add(new StoredField(F_TIME, s.time().getEpochSecond()));
         d.add(new StoredField(F_TIME, s.time().getNano()));
         d.add(new NumericDocValuesField(F_TIME_SECONDS, s.time().getEpochSecond()));
@@ -100,6 +109,13 @@ final class IndexSchema {
             d.add(new NumericDocValuesField(F_SUPERSEDED_FLAG, 1));
         }
         return d;
+    }
+
+    /** The floats of a vector as little-endian bytes (the doc value {@link #F_VECTOR_DATA}). */
+    static byte[] floatBytes(float[] v) {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(v.length * Float.BYTES).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        b.asFloatBuffer().put(v);
+        return b.array();
     }
 
     /**
@@ -193,8 +209,7 @@ final class IndexSchema {
     static float[] vectorOf(IndexSearcher searcher, int doc) throws IOException {
         List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
         LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(doc, leaves));
-        SegmentVectors values = SegmentVectors.of(leaf.reader(), F_VECTOR);
-        float[] v = values == null ? null : values.vector(doc - leaf.docBase);
+        float[] v = SegmentVectors.of(leaf.reader()).vector(doc - leaf.docBase);
         if (v == null) {
             throw new IllegalStateException("recall index document " + doc + " has no vector");
         }

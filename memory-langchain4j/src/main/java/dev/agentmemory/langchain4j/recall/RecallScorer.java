@@ -4,7 +4,6 @@ import static dev.agentmemory.langchain4j.recall.IndexSchema.F_SUPERSEDED_FLAG;
 import static dev.agentmemory.langchain4j.recall.IndexSchema.F_TEXT;
 import static dev.agentmemory.langchain4j.recall.IndexSchema.F_TIME_NANOS;
 import static dev.agentmemory.langchain4j.recall.IndexSchema.F_TIME_SECONDS;
-import static dev.agentmemory.langchain4j.recall.IndexSchema.F_VECTOR;
 
 import dev.agentmemory.langchain4j.recall.IndexSchema.Stored;
 import java.io.IOException;
@@ -25,7 +24,6 @@ import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.BoostQuery;
 import org.apache.lucene.search.IndexSearcher;
-import org.apache.lucene.search.KnnFloatVectorQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.TermQuery;
@@ -157,21 +155,17 @@ final class RecallScorer {
         return hits;
     }
 
-    /** The candidates of the approximate path: the HNSW neighbours and the best BM25 matches (Lucene's statistics). */
+    /** The candidates of the approximate path: the nearest by {@link CodeScan} and the best BM25 matches (Lucene's statistics). */
     private List<Candidate> approximateCandidates(IndexSearcher searcher, Query filter, RecallQuery query,
                                                   Map<String, Double> terms, float @Nullable [] vector) throws IOException {
         int fetch = Math.max(settings.minCandidates(), query.maxResults() * settings.candidateFactor());
         Map<Integer, Candidate> candidates = new LinkedHashMap<>();
         if (vector != null) {
-            // The vector search is most of a query's cost and grows with k; it needs fewer
-            // candidates than BM25, since lexical-only candidates get their cosine read anyway.
-            // A larger graph needs more candidates for the same recall; the partition term's document
-            // count (deleted documents included until merged) is a cheap upper bound of its size.
-            int k = settings.denseCandidates(query.maxResults(),
-                    searcher.getIndexReader().docFreq(new Term(IndexSchema.F_PARTITION, query.partition())));
-            TopDocs dense = searcher.search(new KnnFloatVectorQuery(F_VECTOR, vector, k, filter), k);
-            for (ScoreDoc sd : dense.scoreDocs) {
-                candidates.computeIfAbsent(sd.doc, Candidate::new).dense = Vectors.dotScoreToCosine(sd.score);
+            // every item of the partition compared by code, the shortlist scored exactly (CodeScan)
+            int k = settings.denseCandidates(query.maxResults());
+            for (ExactScan.Neighbour n : CodeScan.nearest(searcher, query.partition(), !query.includeSuperseded(), vector, k,
+                    settings.shortlist(k))) {
+                candidates.computeIfAbsent(n.doc(), Candidate::new).dense = n.cosine();
             }
         }
         Query lexical = lexicalQuery(terms);
@@ -213,7 +207,7 @@ final class RecallScorer {
                 seconds = leaf.reader().getNumericDocValues(F_TIME_SECONDS);
                 nanos = leaf.reader().getNumericDocValues(F_TIME_NANOS);
                 superseded = leaf.reader().getNumericDocValues(F_SUPERSEDED_FLAG);
-                vectors = vector == null ? null : SegmentVectors.of(leaf.reader(), F_VECTOR);
+                vectors = vector == null ? null : SegmentVectors.of(leaf.reader());
             }
             int target = c.doc - leaves.get(li).docBase; // the leaf read above
             if (vector != null && Double.isNaN(c.dense)) {

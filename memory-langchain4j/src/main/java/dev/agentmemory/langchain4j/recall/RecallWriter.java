@@ -4,7 +4,6 @@ import static dev.agentmemory.langchain4j.recall.IndexSchema.F_ID;
 import static dev.agentmemory.langchain4j.recall.IndexSchema.F_PARTITION;
 import static dev.agentmemory.langchain4j.recall.IndexSchema.F_SUPERSEDED_BY;
 import static dev.agentmemory.langchain4j.recall.IndexSchema.F_TEXT;
-import static dev.agentmemory.langchain4j.recall.IndexSchema.F_VECTOR;
 
 import dev.agentmemory.langchain4j.recall.IndexSchema.Stored;
 import java.io.Closeable;
@@ -26,7 +25,6 @@ import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.index.TieredMergePolicy;
 import org.apache.lucene.search.IndexSearcher;
-import org.apache.lucene.search.KnnFloatVectorQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.ReferenceManager;
@@ -43,8 +41,7 @@ import org.jspecify.annotations.Nullable;
  * except {@link #refreshIfStale} and {@link #refreshes}, which any thread may call at any time.
  *
  * <p><b>Refreshes.</b> A write does not refresh the searchers: each refresh flushes a small
- * segment, and a segment per item cost its flush plus the merges of those segments (HNSW graphs
- * rebuilt on the merge threads). The searchers are refreshed when something must see what was
+ * segment, and a segment per item cost its flush plus the merges of those segments. The searchers are refreshed when something must see what was
  * written: a read ({@link #refreshIfStale}, which any thread may call without the caller's write
  * lock, so a search never waits for a write), a write whose check could pair with an item
  * written since, or a delete of an item that the searchers do not show as it is now. Changes are
@@ -140,9 +137,8 @@ final class RecallWriter implements Closeable {
 
     private static IndexWriterConfig config(RecallAnalyzer analyzer, IndexSettings settings, IndexWriterConfig.OpenMode mode) {
         IndexWriterConfig config = new IndexWriterConfig(analyzer);
-        int maxConn = settings.hnswMaxConn();
-        int beamWidth = settings.hnswBeamWidth();
-        config.setCodec(RecallCodec.of(maxConn, beamWidth));
+        // the default codec of the Lucene on the class path: the index writes no vector field
+        // (vectors and their codes are doc values), so nothing of ours is needed to read it
         config.setRAMBufferSizeMB(256);
         // A refresh flushes a small segment (a few items); packing each into a compound file
         // cost a copy and a checksum pass per refresh (a fifth of the indexer's time).
@@ -152,8 +148,7 @@ final class RecallWriter implements Closeable {
         merges.setForceMergeDeletesPctAllowed(0.0);
         config.setMergePolicy(merges);
         // By default a refresh waits up to 500 ms for merges of the segments it flushes (merge
-        // on refresh), and a recall or the indexer then waited for HNSW graph merges: merges run
-        // beside them.
+        // on refresh), and a recall or the indexer then waited for merges: merges run beside them.
         config.setMaxFullFlushMergeWaitMillis(0);
         if (settings.serialMerges()) {
             config.setMergeScheduler(new SerialMergeScheduler());
@@ -521,7 +516,7 @@ final class RecallWriter implements Closeable {
             return out;
         }
         StoredFields stored = searcher.storedFields();
-        for (ExactScan.Neighbour sd : nearest(searcher, IndexSchema.scopeFilter(item.partition(), false), unit)) {
+        for (ExactScan.Neighbour sd : nearest(searcher, item.partition(), unit)) {
             Stored other = IndexSchema.load(stored, sd.doc());
             if (other.id().equals(item.id()) || !IndexSchema.sameSpeaker(other.attributes(), item.attributes())
                     || !SupersessionDetector.states(other.text())) {
@@ -560,21 +555,17 @@ final class RecallWriter implements Closeable {
     }
 
     /**
-     * The items of {@code filter} near {@code unit}: below the exact-search size, every one whose
+     * The items of {@code partition} (current and superseded) near {@code unit}: below the exact-search size, every one whose
      * cosine is at least the detector's minimum (so that the check depends on the items alone),
-     * else the HNSW graph's approximate nearest neighbours.
+     * else the {@code detectionNeighbours} nearest by {@link CodeScan}.
      */
-    private List<ExactScan.Neighbour> nearest(IndexSearcher searcher, Query filter, float[] unit) throws IOException {
+    private List<ExactScan.Neighbour> nearest(IndexSearcher searcher, String partition, float[] unit) throws IOException {
         int k = settings.detectionNeighbours();
+        Query filter = IndexSchema.scopeFilter(partition, false);
         if (ExactScan.matchesAtMost(searcher, filter, settings.exactSearchBelow())) {
             return ExactScan.within(searcher, filter, unit, detector.scanCosine());
         }
-        TopDocs near = searcher.search(new KnnFloatVectorQuery(F_VECTOR, unit, k, filter), k);
-        List<ExactScan.Neighbour> out = new ArrayList<>(near.scoreDocs.length);
-        for (ScoreDoc sd : near.scoreDocs) {
-            out.add(new ExactScan.Neighbour(sd.doc, Vectors.dotScoreToCosine(sd.score)));
-        }
-        return out;
+        return CodeScan.nearest(searcher, partition, false, unit, k, settings.shortlist(k));
     }
 
     /** What {@link #detect} found: the newer item that supersedes the new one, and whether it marked older ones. */

@@ -5,13 +5,20 @@ import java.io.UncheckedIOException;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import org.apache.lucene.index.BinaryDocValues;
 import org.apache.lucene.index.FloatVectorValues;
 import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.search.DocIdSetIterator;
+import org.apache.lucene.util.BytesRef;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The stored vectors of one segment, read by document, the same way on Lucene 9 and Lucene 10
+ * The stored vectors of one segment, read by document. A vector is a binary doc value
+ * ({@link IndexSchema#F_VECTOR_DATA}: its floats, little-endian), the same API on Lucene 9 and 10.
+ * Documents written by an earlier version hold it in a Lucene vector field ({@link IndexSchema#F_VECTOR},
+ * with an HNSW graph) instead, read here too, the same way on Lucene 9 and Lucene 10
  * (one jar runs on either; the build tests both, see the {@code lucene10} profile). Lucene 9's
  * {@code FloatVectorValues} is itself the iterator over documents and returns the current
  * document's vector; Lucene 10's hands out an iterator whose position is an ordinal and returns
@@ -56,18 +63,24 @@ final class SegmentVectors {
         }
     }
 
-    private final FloatVectorValues values;
-    private final DocIdSetIterator docs;
+    private static final VarHandle FLOATS = MethodHandles.byteArrayViewVarHandle(float[].class, ByteOrder.LITTLE_ENDIAN);
 
-    private SegmentVectors(FloatVectorValues values) throws IOException {
+    private final @Nullable BinaryDocValues data;
+    private final @Nullable FloatVectorValues values;
+    private final @Nullable DocIdSetIterator docs;
+    private float[] buffer = new float[0];
+
+    private SegmentVectors(@Nullable BinaryDocValues data, @Nullable FloatVectorValues values) throws IOException {
+        this.data = data;
         this.values = values;
-        this.docs = ORDINALS ? (DocIdSetIterator) invoke(ITERATOR_OR_CURRENT, values) : (DocIdSetIterator) (Object) values;
+        this.docs = values == null ? null
+                : ORDINALS ? (DocIdSetIterator) invoke(ITERATOR_OR_CURRENT, values) : (DocIdSetIterator) (Object) values;
     }
 
-    /** The vectors of {@code field} in this segment; null when no document of it has one. */
-    static @Nullable SegmentVectors of(LeafReader reader, String field) throws IOException {
-        FloatVectorValues values = reader.getFloatVectorValues(field);
-        return values == null ? null : new SegmentVectors(values);
+    /** The vectors of this segment (of documents of either layout). */
+    static SegmentVectors of(LeafReader reader) throws IOException {
+        return new SegmentVectors(reader.getBinaryDocValues(IndexSchema.F_VECTOR_DATA),
+                reader.getFloatVectorValues(IndexSchema.F_VECTOR));
     }
 
     /**
@@ -75,6 +88,26 @@ final class SegmentVectors {
      * or null when it has none. {@code doc} must not be below the one asked for before.
      */
     float @Nullable [] vector(int doc) throws IOException {
+        if (data != null && data.advanceExact(doc)) {
+            BytesRef b = data.binaryValue();
+            int n = b.length / Float.BYTES;
+            if (buffer.length != n) {
+                buffer = new float[n];
+            }
+            for (int i = 0; i < n; i++) {
+                buffer[i] = (float) FLOATS.get(b.bytes, b.offset + i * Float.BYTES);
+            }
+            return buffer;
+        }
+        return legacyVector(doc);
+    }
+
+    private float @Nullable [] legacyVector(int doc) throws IOException {
+        FloatVectorValues values = this.values;
+        DocIdSetIterator docs = this.docs;
+        if (values == null || docs == null) {
+            return null;
+        }
         int at = docs.docID();
         if (at < doc) {
             at = docs.advance(doc);

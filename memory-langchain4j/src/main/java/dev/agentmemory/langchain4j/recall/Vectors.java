@@ -1,6 +1,6 @@
 package dev.agentmemory.langchain4j.recall;
 
-/** Vector arithmetic of the recall index: unit vectors, cosine of unit vectors, Lucene's dot-product score. */
+/** Vector arithmetic of the recall index: unit vectors and the cosine of unit vectors. */
 final class Vectors {
 
     private Vectors() {
@@ -33,15 +33,21 @@ final class Vectors {
 
     /** The cosine of two unit vectors (their dot product). */
     static double cosine(float[] a, float[] b) {
-        double dot = 0;
-        for (int i = 0; i < a.length; i++) {
-            dot += (double) a[i] * b[i];
+        // four independent sums: one sum waits for its previous addition at every step
+        double s0 = 0;
+        double s1 = 0;
+        double s2 = 0;
+        double s3 = 0;
+        int i = 0;
+        for (; i + 3 < a.length; i += 4) {
+            s0 += (double) a[i] * b[i];
+            s1 += (double) a[i + 1] * b[i + 1];
+            s2 += (double) a[i + 2] * b[i + 2];
+            s3 += (double) a[i + 3] * b[i + 3];
         }
-        return dot;
-    }
-
-    /** Lucene scores DOT_PRODUCT on unit vectors as (1 + dot) / 2. */
-    static double dotScoreToCosine(float score) {
-        return 2.0 * score - 1.0;
+        for (; i < a.length; i++) {
+            s0 += (double) a[i] * b[i];
+        }
+        return (s0 + s1) + (s2 + s3);
     }
 }

@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.Random;
 import org.apache.lucene.codecs.Codec;
 import org.apache.lucene.index.DirectoryReader;
-import org.apache.lucene.index.FieldInfo;
+import org.apache.lucene.index.DocValuesType;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.SegmentCommitInfo;
 import org.apache.lucene.index.SegmentInfos;
@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * What the recall index needs of Lucene, on whichever version runs the tests (9.12 by default,
  * 10.3 with the {@code lucene10} profile on Java 21+): the files name the running Lucene's own
  * codec, so a plain reader of that version opens them; vectors read back per document exactly as
- * written, across segments and deletes; and the graph search ranks a partition as the exact
+ * written, across segments and deletes; and the code scan ranks a partition as the exact
  * scan does.
  */
 class LuceneVersionsTest {
@@ -77,9 +77,12 @@ class LuceneVersionsTest {
             try (DirectoryReader reader = DirectoryReader.open(directory)) {
                 assertThat(reader.numDocs()).isEqualTo(29);
                 for (LeafReaderContext leaf : reader.leaves()) {
-                    FieldInfo vectors = leaf.reader().getFieldInfos().fieldInfo(IndexSchema.F_VECTOR);
-                    assertThat(vectors.getAttribute("PerFieldKnnVectorsFormat.format"))
-                            .isEqualTo("Lucene99HnswVectorsFormat");
+                    // no vector field (no graph, no vectors format of ours): vectors and codes are doc values
+                    assertThat(leaf.reader().getFieldInfos().fieldInfo(IndexSchema.F_VECTOR)).isNull();
+                    assertThat(leaf.reader().getFieldInfos().fieldInfo(IndexSchema.F_VECTOR_DATA).getDocValuesType())
+                            .isEqualTo(DocValuesType.BINARY);
+                    assertThat(leaf.reader().getFieldInfos().fieldInfo(IndexSchema.F_CODE).getDocValuesType())
+                            .isEqualTo(DocValuesType.BINARY);
                 }
             }
         }
@@ -96,11 +99,11 @@ class LuceneVersionsTest {
     }
 
     @Test
-    void should_rank_a_partition_through_the_graph_as_the_exact_scan_does() {
+    void should_rank_a_partition_by_code_as_the_exact_scan_does() {
         Random random = new Random(11);
         List<IndexedItem> items = new ArrayList<>();
         for (int i = 0; i < 600; i++) {
-            // another partition's items interleaved with Alice's: the graph search filters them out
+            // another partition's items interleaved with Alice's: the code scan filters them out
             items.add(item(i, i % 3 == 0 ? "acme/bob" : "acme/alice", randomVector(random)));
         }
         try (HybridIndex graph = HybridIndex.builder(DIMS).supersessionDetection(false).exactSearchBelow(0)

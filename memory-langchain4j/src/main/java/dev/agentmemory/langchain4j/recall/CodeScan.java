@@ -1,0 +1,174 @@
+package dev.agentmemory.langchain4j.recall;
+
+import dev.agentmemory.langchain4j.recall.ExactScan.Neighbour;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.lucene.index.LeafReader;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.PostingsEnum;
+import org.apache.lucene.index.Terms;
+import org.apache.lucene.index.TermsEnum;
+import org.apache.lucene.search.DocIdSetIterator;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.util.Bits;
+import org.apache.lucene.util.BytesRef;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The vector search of large partitions: every live document of the partition (of its scope:
+ * current items, or all of them) is compared with
+ * the query by the Hamming distance of their sign codes ({@link VectorCodes}: a few XORs and bit
+ * counts per document), the {@code shortlist} nearest by that distance have their cosine computed
+ * exactly on their float vectors, and the {@code k} best of those are returned with it. No graph:
+ * nothing is built when documents are written, and every document of the scope is looked at, so a
+ * partition of few documents in a large index costs no recall. The codes only choose which documents are scored
+ * exactly; the cosines returned are exact.
+ */
+final class CodeScan {
+
+    private CodeScan() {
+    }
+
+    /**
+     * The {@code k} live documents of {@code partition} (its current items when
+     * {@code currentOnly}: the documents {@link IndexSchema#scopeFilter} selects) nearest to
+     * {@code unit} among the {@code shortlist} nearest by code, with their exact cosine, nearest
+     * first (equal cosines in document order). Documents at the shortlist's boundary distance are
+     * taken in document order.
+     */
+    static List<Neighbour> nearest(IndexSearcher searcher, String partition, boolean currentOnly, float[] unit, int k,
+                                   int shortlist) throws IOException {
+        if (k < 1 || shortlist < 1) {
+            return List.of();
+        }
+        int words = VectorCodes.words(unit.length);
+        long[] query = new long[words];
+        VectorCodes.encode(unit, query, 0);
+        List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
+        int maxDoc = searcher.getIndexReader().maxDoc();
+        int[] docs = new int[maxDoc];
+        short[] distance = new short[maxDoc];
+        int[] histogram = new int[words * 64 + 1];
+        BytesRef partitionTerm = new BytesRef(partition);
+        BytesRef supersededTerm = new BytesRef(IndexSchema.SUPERSEDED);
+        int n = 0;
+        for (LeafReaderContext leaf : leaves) {
+            LeafReader reader = leaf.reader();
+            // the scope filter's two terms read directly: the partition's postings, less the
+            // superseded ones (every document has one status, current or superseded; these are few)
+            DocIdSetIterator inPartition = postings(reader, IndexSchema.F_PARTITION, partitionTerm);
+            if (inPartition == null) {
+                continue;
+            }
+            if (inPartition.cost() == reader.maxDoc()) {
+                // the segment holds this partition alone: every document, without reading postings
+                inPartition = DocIdSetIterator.all(reader.maxDoc());
+            }
+            PostingsEnum superseded = currentOnly ? postings(reader, IndexSchema.F_STATUS, supersededTerm) : null;
+            int nextSuperseded = superseded == null ? DocIdSetIterator.NO_MORE_DOCS : superseded.nextDoc();
+            VectorCodes codes = VectorCodes.of(reader, unit.length);
+            long[] c = codes.codes;
+            Bits live = reader.getLiveDocs();
+            boolean six = words == 6;
+            long q0 = query[0];
+            long q1 = six ? query[1] : 0;
+            long q2 = six ? query[2] : 0;
+            long q3 = six ? query[3] : 0;
+            long q4 = six ? query[4] : 0;
+            long q5 = six ? query[5] : 0;
+            for (int d = inPartition.nextDoc(); d != DocIdSetIterator.NO_MORE_DOCS; d = inPartition.nextDoc()) {
+                if (d > nextSuperseded && superseded != null) {
+                    nextSuperseded = superseded.advance(d);
+                }
+                if (d == nextSuperseded || (live != null && !live.get(d)) || !codes.present.get(d)) {
+                    continue;
+                }
+                int h;
+                int o = d * words;
+                if (six) {
+                    // 384 dimensions (MiniLM and the like), unrolled
+                    h = Long.bitCount(c[o] ^ q0) + Long.bitCount(c[o + 1] ^ q1) + Long.bitCount(c[o + 2] ^ q2)
+                            + Long.bitCount(c[o + 3] ^ q3) + Long.bitCount(c[o + 4] ^ q4) + Long.bitCount(c[o + 5] ^ q5);
+                } else {
+                    h = 0;
+                    for (int w = 0; w < words; w++) {
+                        h += Long.bitCount(c[o + w] ^ query[w]);
+                    }
+                }
+                docs[n] = leaf.docBase + d;
+                distance[n] = (short) h;
+                histogram[h]++;
+                n++;
+            }
+        }
+        // the distance below which every document is shortlisted; at it, the first ones in document order
+        int limit = 0;
+        int below = 0;
+        while (limit < histogram.length && below + histogram[limit] <= shortlist) {
+            below += histogram[limit];
+            limit++;
+        }
+        int room = shortlist - below;
+        int[] picked = new int[Math.min(n, shortlist)];
+        int m = 0;
+        for (int i = 0; i < n; i++) {
+            int h = distance[i];
+            if (h < limit) {
+                picked[m++] = docs[i];
+            } else if (h == limit && room > 0) {
+                picked[m++] = docs[i];
+                room--;
+            }
+        }
+        return rerank(leaves, picked, m, unit, k);
+    }
+
+    private static @Nullable PostingsEnum postings(LeafReader reader, String field, BytesRef term) throws IOException {
+        Terms terms = reader.terms(field);
+        if (terms == null) {
+            return null;
+        }
+        TermsEnum te = terms.iterator();
+        return te.seekExact(term) ? te.postings(null, PostingsEnum.NONE) : null;
+    }
+
+    /** The {@code k} of the first {@code m} documents of {@code picked} (increasing) nearest to {@code unit} by exact cosine. */
+    private static List<Neighbour> rerank(List<LeafReaderContext> leaves, int[] picked, int m, float[] unit, int k)
+            throws IOException {
+        double[] cosine = new double[m];
+        int leafIndex = -1;
+        SegmentVectors vectors = null;
+        int docBase = 0;
+        for (int i = 0; i < m; i++) {
+            int doc = picked[i];
+            if (vectors == null || (leafIndex + 1 < leaves.size() && doc >= leaves.get(leafIndex + 1).docBase)) {
+                do {
+                    leafIndex++;
+                } while (leafIndex + 1 < leaves.size() && doc >= leaves.get(leafIndex + 1).docBase);
+                LeafReaderContext leaf = leaves.get(leafIndex);
+                vectors = SegmentVectors.of(leaf.reader());
+                docBase = leaf.docBase;
+            }
+            float[] v = vectors.vector(doc - docBase);
+            if (v == null) {
+                throw new IllegalStateException("recall index document " + doc + " has a code but no vector");
+            }
+            cosine[i] = Vectors.cosine(unit, v);
+        }
+        Integer[] order = new Integer[m];
+        for (int i = 0; i < m; i++) {
+            order[i] = i;
+        }
+        Arrays.sort(order, (a, b) -> {
+            int c = Double.compare(cosine[b], cosine[a]);
+            return c != 0 ? c : Integer.compare(picked[a], picked[b]);
+        });
+        List<Neighbour> out = new ArrayList<>(Math.min(k, m));
+        for (int i = 0; i < Math.min(k, m); i++) {
+            out.add(new Neighbour(picked[order[i]], cosine[order[i]]));
+        }
+        return out;
+    }
+}
