@@ -326,7 +326,7 @@ final class PerfSuite implements Suite {
             row.put("recall@10_vs_exact", Stats.round(recall));
             double recallOurs = recallOursSum / QUERIES;
             row.put("recall@10_vs_exact_same_ranking", Stats.round(recallOurs));
-            row.put("index", System.getProperty("perf.index", "default") + ", hnsw " + System.getProperty("perf.hnsw", "16,50"));
+            row.put("index", System.getProperty("perf.index", "default") + ", dense: code scan, exact re-rank");
             row.put("speedup_median", Stats.round(Stats.percentile(exactMs, 50) / Stats.percentile(oursMs, 50)));
             double oursCpu = Stats.percentile(oursCpuMs, 50);
             double exactCpu = Stats.percentile(exactCpuMs, 50);
@@ -353,30 +353,22 @@ final class PerfSuite implements Suite {
     }
 
     /**
-     * Our index as the rows build it: HNSW max connections 16 and beam width 50 (half the default
-     * beam, half the build time), the library's default candidates (for 10 results: from BM25 100,
-     * from the graph 40, growing past a partition of 5,000 items: 173 at 50k, 213 at 100k),
-     * knowledge-update checks off. {@code -Dperf.index=fixed}: 40 graph candidates at every size
-     * (the setting before the growth); {@code -Dperf.index=previous}: 150 candidates from each (15
-     * per result), the setting of the earlier README figures. {@code -Dperf.hnsw=M,BEAM} sets the
-     * graph's max connections and beam width (the library's default is 16,100).
+     * Our index as the rows build it: the library's default candidates (for 10 results: from BM25
+     * 100, from the dense side 40, found by the code scan among a shortlist of 400 re-ranked
+     * exactly), knowledge-update checks off. {@code -Dperf.index=previous}: 150 candidates from
+     * each (15 per result), the setting of the earlier README figures.
      */
     static HybridIndex.Builder indexBuilder() {
-        String[] hnsw = System.getProperty("perf.hnsw", "16,50").split(",");
-        HybridIndex.Builder b = HybridIndex.builder(DIMENSIONS).supersessionDetection(false)
-                .hnsw(Integer.parseInt(hnsw[0].trim()), Integer.parseInt(hnsw[1].trim()));
-        String index = System.getProperty("perf.index", "default");
-        if (index.equals("previous")) {
-            b.candidates(150, 15).denseCandidatesGrowFrom(Integer.MAX_VALUE);
-        } else if (index.equals("fixed")) {
-            b.denseCandidatesGrowFrom(Integer.MAX_VALUE);
+        HybridIndex.Builder b = HybridIndex.builder(DIMENSIONS).supersessionDetection(false);
+        if (System.getProperty("perf.index", "default").equals("previous")) {
+            b.candidates(150, 15);
         }
         return b;
     }
 
-    /** Our index scoring every item exactly (its graph, never searched, built as cheaply as Lucene allows). */
+    /** Our index scoring every item exactly. */
     private static HybridIndex exactReference(List<IndexedItem> items) {
-        HybridIndex exact = HybridIndex.builder(DIMENSIONS).supersessionDetection(false).hnsw(2, 2)
+        HybridIndex exact = HybridIndex.builder(DIMENSIONS).supersessionDetection(false)
                 .exactSearchBelow(Integer.MAX_VALUE).build();
         exact.upsertAll(items);
         return exact;

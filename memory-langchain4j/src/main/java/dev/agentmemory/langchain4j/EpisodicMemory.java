@@ -27,6 +27,7 @@ import dev.langchain4j.rag.content.Content;
 import dev.langchain4j.rag.content.ContentMetadata;
 import org.jspecify.annotations.Nullable;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -1137,7 +1138,7 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
         return out;
     }
 
-    private java.time.Clock engineClock() {
+    private Clock engineClock() {
         return engine.clock();
     }
 

@@ -815,7 +815,7 @@ public final class MemoryEngine implements AutoCloseable {
          * state without racing the events it listens to (an index catching up after a restart).
          * {@code work} must not keep the state it is given; it may call the engine for the same user.
          */
-        <T> T holding(Caller caller, java.util.function.Function<dev.agentmemory.core.internal.state.MemoryState, T> work);
+        <T> T holding(Caller caller, Function<MemoryState, T> work);
 
         /**
          * The log in readable form, one line per event. Values are redacted when sensitive or when
