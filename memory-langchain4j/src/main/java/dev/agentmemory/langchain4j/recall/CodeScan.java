@@ -8,6 +8,7 @@ import java.util.List;
 import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.PostingsEnum;
+import org.apache.lucene.index.Term;
 import org.apache.lucene.index.Terms;
 import org.apache.lucene.index.TermsEnum;
 import org.apache.lucene.search.DocIdSetIterator;
@@ -47,9 +48,11 @@ final class CodeScan {
         long[] query = new long[words];
         VectorCodes.encode(unit, query, 0);
         List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
-        int maxDoc = searcher.getIndexReader().maxDoc();
-        int[] docs = new int[maxDoc];
-        short[] distance = new short[maxDoc];
+        // sized by the partition (its term's document count, deleted documents included, is an
+        // upper bound), not by the whole index, which may hold many users
+        int inPartitionAtMost = searcher.getIndexReader().docFreq(new Term(IndexSchema.F_PARTITION, partition));
+        int[] docs = new int[inPartitionAtMost];
+        short[] distance = new short[inPartitionAtMost];
         int[] histogram = new int[words * 64 + 1];
         BytesRef partitionTerm = new BytesRef(partition);
         BytesRef supersededTerm = new BytesRef(IndexSchema.SUPERSEDED);
