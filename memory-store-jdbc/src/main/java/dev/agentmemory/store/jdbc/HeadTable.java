@@ -72,12 +72,23 @@ final class HeadTable {
         }
     }
 
-    /** The last sequence in the partition's log; 0 when it has none. */
+    /**
+     * The last sequence in the partition's log; 0 when it has none. One statement: the head row
+     * (one primary-key look-up), and only when there is none the largest stored sequence (a
+     * partition without events, or a log without its head, which {@link LogVerifier} refuses to
+     * serve). The head is committed with the events (see {@link LogAppender}), so both answer the
+     * same for every log that is whole; the head does it without touching the log, which H2
+     * answered by reading every row of the partition ({@code MAX} over an index prefix is not a
+     * look-up there).
+     */
     static long lastSequence(Connection c, Partition partition) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(
-                "SELECT MAX(seq) FROM memory_events WHERE tenant = ? AND user_id = ?")) {
+                "SELECT COALESCE((SELECT last_seq FROM memory_heads WHERE tenant = ? AND user_id = ?), "
+                        + "(SELECT MAX(seq) FROM memory_events WHERE tenant = ? AND user_id = ?), 0)")) {
             ps.setString(1, partition.tenant());
             ps.setString(2, partition.user());
+            ps.setString(3, partition.tenant());
+            ps.setString(4, partition.user());
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? rs.getLong(1) : 0;
             }

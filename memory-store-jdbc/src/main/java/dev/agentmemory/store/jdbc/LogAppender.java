@@ -73,7 +73,7 @@ final class LogAppender {
                         + "at_time, type, actor, trace_id, payload, event_hash, chain_hash) "
                         + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
                     for (StoredEvent e : events) {
-                        String at = e.at().toString();
+                        String at = StoredTime.text(e.at());
                         long hash = EventDigest.event(partition, e.seq(), at, e.type(), e.actor(), e.traceId(), e.payload());
                         chain = EventDigest.chain(chain, hash);
                         ps.setString(1, partition.tenant());

@@ -4,6 +4,7 @@ import dev.agentmemory.core.MemoryException;
 import dev.agentmemory.core.spi.Partition;
 import dev.agentmemory.core.spi.StoredEvent;
 import dev.agentmemory.store.jdbc.HeadTable.Head;
+import org.jspecify.annotations.Nullable;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -74,7 +75,7 @@ final class LogVerifier {
 
     /** One stored row with its checksums as stored (null when missing). */
     record Row(long seq, String at, String type, String actor, String traceId, String payload,
-               Long eventHash, Long chainHash) {
+               @Nullable Long eventHash, @Nullable Long chainHash) {
     }
 
     interface RowVisitor {
@@ -110,52 +111,98 @@ final class LogVerifier {
                 }
             }
         }
-        long last = afterSeq;
-        long chainAtHead = 0;
+        Chain walked = new Chain(partition, head, afterSeq, chain);
+        // ORDER BY the whole key: H2 then reads the rows in the key's order instead of sorting them
         try (PreparedStatement ps = c.prepareStatement("SELECT seq, at_time, type, actor, trace_id, payload, "
-                + "event_hash, chain_hash FROM memory_events WHERE tenant = ? AND user_id = ? AND seq > ? ORDER BY seq")) {
+                + "event_hash, chain_hash FROM memory_events WHERE tenant = ? AND user_id = ? AND seq > ? "
+                + "ORDER BY tenant, user_id, seq")) {
             ps.setString(1, partition.tenant());
             ps.setString(2, partition.user());
             ps.setLong(3, afterSeq);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    Row row = new Row(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4),
-                            rs.getString(5), rs.getString(6), rs.getObject(7, Long.class), rs.getObject(8, Long.class));
-                    if (row.seq() != last + 1) {
-                        throw damaged(partition, last + 1, "the log jumps from seq " + last + " to " + row.seq());
-                    }
-                    if (head.lastSeq() == 0) {
-                        throw damaged(partition, row.seq(), "it has events but no head");
-                    }
-                    long event = EventDigest.event(partition, row.seq(), row.at(), row.type(), row.actor(),
-                            row.traceId(), row.payload());
-                    if (row.eventHash() == null || row.eventHash() != event) {
-                        throw damaged(partition, row.seq(), "its checksum does not match its contents");
-                    }
-                    chain = EventDigest.chain(chain, event);
-                    if (row.chainHash() == null || row.chainHash() != chain) {
-                        throw damaged(partition, row.seq(), "its chain value does not follow the event before it");
-                    }
-                    last = row.seq();
-                    if (last == head.lastSeq()) {
-                        chainAtHead = chain;
-                    }
+                    // each row in methods of their own: a read runs this loop once, so only code
+                    // called per row is compiled early in a new process
+                    Row row = row(rs);
+                    walked.check(row);
                     visitor.visit(row, toEvent(partition, row));
                 }
             }
         }
-        if (afterSeq < head.lastSeq() && (last < head.lastSeq() || chainAtHead != head.chain())) {
-            throw damaged(partition, Math.min(last + 1, head.lastSeq()), last < head.lastSeq()
-                    ? "the log ends at seq " + last + " but seq " + head.lastSeq() + " was committed"
-                    : "the chain does not reach the partition's head");
-        }
+        walked.checkReachedHead();
         return head;
+    }
+
+    private static Row row(ResultSet rs) throws SQLException {
+        long seq = rs.getLong(1);
+        String at = rs.getString(2);
+        String type = rs.getString(3);
+        String actor = rs.getString(4);
+        String traceId = rs.getString(5);
+        String payload = rs.getString(6);
+        long eventHash = rs.getLong(7);
+        Long storedEventHash = rs.wasNull() ? null : eventHash;
+        long chainHash = rs.getLong(8);
+        Long storedChainHash = rs.wasNull() ? null : chainHash;
+        return new Row(seq, at, type, actor, traceId, payload, storedEventHash, storedChainHash);
+    }
+
+    /** The check of a partition's rows in order: each one's checksum, its chain value, no gap, up to the head. */
+    private final class Chain {
+        private final Partition partition;
+        private final Head head;
+        private final long afterSeq;
+        private long last;
+        private long chain;
+        private long chainAtHead;
+
+        Chain(Partition partition, Head head, long afterSeq, long chainBefore) {
+            this.partition = partition;
+            this.head = head;
+            this.afterSeq = afterSeq;
+            this.last = afterSeq;
+            this.chain = chainBefore;
+        }
+
+        /** Checks the next row read; throws naming its sequence when it is not the one written. */
+        void check(Row row) {
+            if (row.seq() != last + 1) {
+                throw damaged(partition, last + 1, "the log jumps from seq " + last + " to " + row.seq());
+            }
+            if (head.lastSeq() == 0) {
+                throw damaged(partition, row.seq(), "it has events but no head");
+            }
+            long event = EventDigest.event(partition, row.seq(), row.at(), row.type(), row.actor(),
+                    row.traceId(), row.payload());
+            Long storedEvent = row.eventHash();
+            if (storedEvent == null || storedEvent != event) {
+                throw damaged(partition, row.seq(), "its checksum does not match its contents");
+            }
+            chain = EventDigest.chain(chain, event);
+            Long storedChain = row.chainHash();
+            if (storedChain == null || storedChain != chain) {
+                throw damaged(partition, row.seq(), "its chain value does not follow the event before it");
+            }
+            last = row.seq();
+            if (last == head.lastSeq()) {
+                chainAtHead = chain;
+            }
+        }
+
+        /** After the last row: the rows reached the head read before them, with its chain value. */
+        void checkReachedHead() {
+            if (afterSeq < head.lastSeq() && (last < head.lastSeq() || chainAtHead != head.chain())) {
+                throw damaged(partition, Math.min(last + 1, head.lastSeq()), last < head.lastSeq()
+                        ? "the log ends at seq " + last + " but seq " + head.lastSeq() + " was committed"
+                        : "the chain does not reach the partition's head");
+            }
+        }
     }
 
     private StoredEvent toEvent(Partition partition, Row row) {
         Instant at;
         try {
-            at = Instant.parse(row.at());
+            at = StoredTime.parse(row.at());
         } catch (DateTimeParseException e) {
             throw new MemoryException("store " + name + ": partition " + partition + " seq " + row.seq()
                     + ": stored time '" + row.at() + "' is not an instant: " + e.getMessage(), e);

@@ -165,6 +165,31 @@ class PostgresEventStoreTest extends EventStoreContract {
     }
 
     @Test
+    void should_give_the_last_sequence_from_the_head_and_from_the_log_when_the_head_row_is_missing() throws Exception {
+        // given: two instances on one schema, each appending to alice
+        String schema = freshSchema();
+        try (EventStore first = open(schema); EventStore second = open(schema)) {
+            first.append(ALICE, 0, List.of(event(1, "one"), event(2, "two")));
+            second.append(ALICE, 2, List.of(event(3, "three")));
+            first.append(BOB, 0, List.of(event(1, "bob")));
+
+            // then: both read the head each append moved
+            assertThat(List.of(first.lastSequence(ALICE), second.lastSequence(ALICE), second.lastSequence(BOB)))
+                    .containsExactly(3L, 3L, 1L);
+
+            // when: alice's head row is missing (rows written around the store, or a damaged database)
+            try (Connection c = pg.connect(schema); Statement st = c.createStatement()) {
+                st.execute("DELETE FROM memory_heads WHERE user_id = 'alice'");
+            }
+
+            // then: the largest stored sequence answers; a user without events is at 0
+            assertThat(first.lastSequence(ALICE)).isEqualTo(3);
+            assertThat(first.lastSequence(BOB)).isEqualTo(1);
+            assertThat(first.lastSequence(new dev.agentmemory.core.spi.Partition("shop", "nobody"))).isZero();
+        }
+    }
+
+    @Test
     void should_migrate_a_schema_3_database_to_snapshots_and_keep_its_events() throws Exception {
         String schema = freshSchema();
         try (EventStore first = open(schema)) {
