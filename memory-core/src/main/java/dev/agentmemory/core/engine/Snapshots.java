@@ -14,6 +14,7 @@ import dev.agentmemory.core.spi.StoredSnapshot;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -62,6 +63,12 @@ final class Snapshots {
     private final int every;
     /** Partitions whose damaged snapshot was logged already (log once). */
     private final Set<Partition> warned = ConcurrentHashMap.newKeySet();
+    /**
+     * The sequence of each loaded partition's newest snapshot this engine knows of (the one it
+     * loaded from or saved; absent or 0 when none), for {@link #dueAtClose}. Another instance may
+     * have saved a newer one: then a snapshot at close is only redundant, never wrong.
+     */
+    private final Map<Partition, Long> snapshotSeq = new ConcurrentHashMap<>();
 
     Snapshots(EventStore store, EventCodec codec, int every) {
         this.store = store;
@@ -94,6 +101,7 @@ final class Snapshots {
             state = new PartitionState();
             applyAll(state, store.read(p, 0));
         }
+        snapshotSeq.put(p, from);
         if (every > 0 && state.lastSeq() - from >= interval(state.lastSeq())) {
             save(p, state);
         }
@@ -109,6 +117,7 @@ final class Snapshots {
     void committed(Partition p, PartitionState state, List<LoggedEvent> events) {
         try {
             if (events.stream().anyMatch(e -> forgets(e.change()))) {
+                snapshotSeq.put(p, 0L);
                 store.deleteSnapshots(p);
                 return;
             }
@@ -134,6 +143,7 @@ final class Snapshots {
 
     /** Deletes the partition's snapshots before a rewrite of its log (a hard forget). */
     void rewriting(Partition p) {
+        snapshotSeq.put(p, 0L);
         store.deleteSnapshots(p);
     }
 
@@ -169,6 +179,7 @@ final class Snapshots {
         if (problem.isEmpty()) {
             return "";
         }
+        snapshotSeq.put(p, 0L);
         store.deleteSnapshots(p);
         return "snapshot at seq " + seq + " " + problem + " (deleted; it is rebuilt from the log)";
     }
@@ -198,11 +209,41 @@ final class Snapshots {
         }
     }
 
+    /**
+     * Whether a graceful close should snapshot the partition's {@code state} (see
+     * {@code MemoryEngine#close}): when snapshots are on and the events after its newest known
+     * snapshot are at least {@code every} and at least 1/{@value #CLOSE_SHARE_OF_LOG} of its log.
+     * Each such event was applied in this process (replayed at load, written or caught up), so a
+     * close writes at most one snapshot per {@code every} events this engine applied, each of at
+     * most {@value #CLOSE_SHARE_OF_LOG} times the state those events make: many small users cost
+     * it nothing (their periodic snapshots keep them under {@code every}), a large one a few
+     * seconds at most, and the next process loads that user without replaying its tail.
+     */
+    boolean dueAtClose(Partition p, PartitionState state) {
+        long tail = state.lastSeq() - snapshotSeq.getOrDefault(p, 0L);
+        return every > 0 && tail >= every && tail >= state.lastSeq() / CLOSE_SHARE_OF_LOG;
+    }
+
+    /** A tail of at least this share of the log (and {@code every}) is snapshotted at close. */
+    static final int CLOSE_SHARE_OF_LOG = 32;
+
+    /**
+     * Saves a snapshot of {@code state} now; returns whether the store kept it (it keeps none when
+     * the log moved on). Throws what encoding or the store threw.
+     */
+    boolean saveNow(Partition p, PartitionState state) {
+        byte[] body = codec.encodeImage(state.image());
+        boolean kept = store.saveSnapshot(p, new StoredSnapshot(state.lastSeq(), FORMAT
+                + checksum(body, 0, body.length) + ":" + new String(body, StandardCharsets.ISO_8859_1)));
+        if (kept) {
+            snapshotSeq.put(p, state.lastSeq());
+        }
+        return kept;
+    }
+
     private void save(Partition p, PartitionState state) {
         try {
-            byte[] body = codec.encodeImage(state.image());
-            store.saveSnapshot(p, new StoredSnapshot(state.lastSeq(), FORMAT + checksum(body, 0, body.length) + ":"
-                    + new String(body, StandardCharsets.ISO_8859_1)));
+            saveNow(p, state);
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "snapshot of " + p + " at seq " + state.lastSeq() + " failed; "
                     + "the log is intact, the next load replays more of it", e);
