@@ -12,6 +12,7 @@ import dev.agentmemory.core.spi.StoredEvent;
 import dev.agentmemory.core.spi.StoredSnapshot;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -83,18 +84,26 @@ final class Snapshots {
      */
     PartitionState load(Partition p) {
         PartitionState state = null;
-        if (every > 0) {
-            state = fromSnapshot(p);
-        }
-        long from = state == null ? 0 : state.lastSeq();
-        if (state != null) {
-            try {
-                applyAll(state, store.read(p, from));
-            } catch (IllegalStateException | MemoryException e) {
-                // the tail does not follow the snapshot, or cannot be read from its sequence: the whole log decides
-                warnOnce(p, "its tail after seq " + from + " does not apply (" + e.getMessage() + ")");
-                state = null;
-                from = 0;
+        long from = 0;
+        StoredSnapshot stored = every > 0 ? storedSnapshot(p) : null;
+        if (stored != null) {
+            // a big snapshot takes a while to decode: meanwhile another thread reads the log's head and tail
+            TailRead tail = new TailRead(p, stored.seq(), stored.payload().length() >= OVERLAP_CHARS);
+            state = fromSnapshot(p, stored, tail);
+            if (state == null) {
+                tail.abandon();
+            } else {
+                from = state.lastSeq();
+                try {
+                    for (LoggedEvent e : tail.events()) {
+                        state.apply(e);
+                    }
+                } catch (IllegalStateException | MemoryException e) {
+                    // the tail does not follow the snapshot, or cannot be read from its sequence: the whole log decides
+                    warnOnce(p, "its tail after seq " + from + " does not apply (" + e.getMessage() + ")");
+                    state = null;
+                    from = 0;
+                }
             }
         }
         if (state == null) {
@@ -184,21 +193,21 @@ final class Snapshots {
         return "snapshot at seq " + seq + " " + problem + " (deleted; it is rebuilt from the log)";
     }
 
-    private @Nullable PartitionState fromSnapshot(Partition p) {
-        StoredSnapshot stored;
+    /** The partition's stored snapshot, or null when it has none or it cannot be read (logged once). */
+    private @Nullable StoredSnapshot storedSnapshot(Partition p) {
         try {
-            Optional<StoredSnapshot> found = store.snapshot(p);
-            if (found.isEmpty()) {
-                return null;
-            }
-            stored = found.get();
+            return store.snapshot(p).orElse(null);
         } catch (RuntimeException e) {
             warnOnce(p, "it cannot be read (" + e.getMessage() + ")");
             return null;
         }
+    }
+
+    /** The state {@code stored} holds, or null when it is unusable or ahead of the log (logged once). */
+    private @Nullable PartitionState fromSnapshot(Partition p, StoredSnapshot stored, TailRead tail) {
         try {
             PartitionState s = decode(stored);
-            long last = store.lastSequence(p);
+            long last = tail.lastSequence();
             if (s.lastSeq() > last) {
                 throw new MemoryException("it is at seq " + s.lastSeq() + " but the log ends at " + last);
             }
@@ -206,6 +215,105 @@ final class Snapshots {
         } catch (RuntimeException e) {
             warnOnce(p, "the one at seq " + stored.seq() + " is unusable (" + e.getMessage() + ")");
             return null;
+        }
+    }
+
+    /** Snapshots of at least this many characters are decoded while another thread reads the log after them. */
+    static final int OVERLAP_CHARS = 1 << 20;
+
+    /**
+     * The log's last sequence and its events after a snapshot's sequence, decoded, read in that
+     * order after the snapshot (see {@link #verify} for why the order matters): on the calling
+     * thread when asked, or, for a big snapshot, on a thread of its own started at once, so that the
+     * store's round trips and the events' decoding overlap the snapshot's decoding. Each part
+     * fails as it would on the calling thread, where it is asked for.
+     */
+    private final class TailRead {
+        private final Partition p;
+        private final long after;
+        private final @Nullable Thread reader;
+        private long last;
+        private @Nullable List<LoggedEvent> events;
+        /** What the store or the codec threw, and at which step: null while none. */
+        private @Nullable Throwable lastFailed;
+        private @Nullable Throwable readFailed;
+
+        TailRead(Partition p, long after, boolean ahead) {
+            this.p = p;
+            this.after = after;
+            Thread t = null;
+            if (ahead) {
+                t = new Thread(this::readAll, "agentmemory-snapshot-tail");
+                t.setDaemon(true);
+                t.start();
+            }
+            this.reader = t;
+        }
+
+        private void readAll() {
+            try {
+                last = store.lastSequence(p);
+            } catch (Throwable e) {
+                lastFailed = e;
+                return;
+            }
+            try {
+                events = decodeAll(store.read(p, after));
+            } catch (Throwable e) {
+                readFailed = e;
+            }
+        }
+
+        /** The log's last sequence ({@link EventStore#lastSequence}). */
+        long lastSequence() {
+            if (reader == null) {
+                return store.lastSequence(p);
+            }
+            awaitReader();
+            rethrow(lastFailed);
+            return last;
+        }
+
+        /** The events after the snapshot, decoded ({@link EventStore#read}); only after {@link #lastSequence}. */
+        List<LoggedEvent> events() {
+            if (reader == null) {
+                return decodeAll(store.read(p, after));
+            }
+            awaitReader();
+            rethrow(readFailed);
+            return java.util.Objects.requireNonNull(events, "events");
+        }
+
+        /** Lets a reader that is no longer needed finish (the snapshot was unusable), so that no read outlives the load. */
+        void abandon() {
+            if (reader != null) {
+                awaitReader();
+            }
+        }
+
+        private void awaitReader() {
+            Thread t = java.util.Objects.requireNonNull(reader, "reader");
+            boolean interrupted = false;
+            while (true) {
+                try {
+                    t.join();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        private void rethrow(@Nullable Throwable e) {
+            if (e instanceof RuntimeException r) {
+                throw r;
+            }
+            if (e instanceof Error err) {
+                throw err;
+            }
         }
     }
 
@@ -278,6 +386,14 @@ final class Snapshots {
         for (StoredEvent e : events) {
             state.apply(codec.decode(e));
         }
+    }
+
+    private List<LoggedEvent> decodeAll(List<StoredEvent> events) {
+        List<LoggedEvent> out = new ArrayList<>(events.size());
+        for (StoredEvent e : events) {
+            out.add(codec.decode(e));
+        }
+        return out;
     }
 
     private void warnOnce(Partition p, String why) {
