@@ -744,7 +744,10 @@ final class PartitionRuntime {
                     continue;
                 }
                 tried++;
-                snapshots.saveNow(e.getKey(), h.state);
+                if (!shared || store.lastSequence(e.getKey()) == h.state.lastSeq()) {
+                    // on a shared store, a state behind the log would be refused: not worth encoding
+                    snapshots.saveNow(e.getKey(), h.state);
+                }
             } catch (RuntimeException ex) {
                 failed++;
                 if (first == null) {
