@@ -38,8 +38,9 @@ import java.util.zip.CRC32C;
  * ({@code snapshot-v1}, JSON, is one).
  *
  * <p>One is written when a commit makes a partition's last sequence cross a multiple of the
- * interval at that sequence, and at load when the log has grown by that interval past the
- * snapshot used; a commit that forgets anything deletes the partition's snapshots instead (no
+ * interval at that sequence, at load when the log has grown by that interval past the
+ * snapshot used, and at a graceful close when the tail is long ({@link #dueAtClose}); a commit
+ * that forgets anything deletes the partition's snapshots instead (no
  * snapshot keeps a value that was since forgotten). Called under the partition's lock by
  * {@link PartitionRuntime}.
  *
