@@ -401,6 +401,16 @@ public final class MemoryEngine implements AutoCloseable {
         return receipt;
     }
 
+    /**
+     * Closes the engine and its store. Before the store closes, each user loaded here whose events
+     * after their newest snapshot are at least {@code snapshotEvery} and at least 1/32 of their log
+     * gets a snapshot (see {@link Builder#snapshotEvery}), so that the next process loads them
+     * without replaying that tail: at most one snapshot per {@code snapshotEvery} events this
+     * engine applied, none for users under the interval (most small ones). A user busy in a call
+     * on another thread is skipped; the store keeps a snapshot only while the log still ends at
+     * its sequence, so a write by another instance wins. A snapshot that fails is logged (one
+     * warning for all) and never fails the close: the log is intact. Closing again does nothing.
+     */
     @Override
     public void close() {
         runtime.close();
@@ -474,7 +484,9 @@ public final class MemoryEngine implements AutoCloseable {
          * the whole state): {@code events} up to {@code 8 × events}, then a quarter of the largest
          * power-of-two multiple of {@code events} at or below the user's sequence (with 1,000:
          * at 1k, 2k, ... 8k, 10k, 12k, 14k, 16k, 20k, 24k, ...); a load reads at most
-         * {@code events} or a quarter of the log after the snapshot, whichever is more. Snapshots are
+         * {@code events} or a quarter of the log after the snapshot, whichever is more. A graceful
+         * {@link MemoryEngine#close()} also snapshots each loaded user whose tail is at least
+         * {@code events} and 1/32 of their log, so that a restart reads no tail. Snapshots are
          * derived data in the store (stores without snapshot support keep none): checked by a
          * checksum, encrypted like the events when an encryption key is set, ignored and
          * rebuilt when damaged, deleted by a forget, compared with a full replay by

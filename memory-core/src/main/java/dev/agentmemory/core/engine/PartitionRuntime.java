@@ -35,6 +35,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
@@ -52,6 +53,7 @@ final class PartitionRuntime {
     private final EventCodec codec;
     private final Clock clock;
     private final Map<Partition, Handle> partitions = new ConcurrentHashMap<>();
+    private final AtomicBoolean closed = new AtomicBoolean();
     private final List<EventListener> listeners = new CopyOnWriteArrayList<>();
     private final List<DerivedData> derived = new CopyOnWriteArrayList<>();
     private final Snapshots snapshots;
@@ -710,8 +712,57 @@ final class PartitionRuntime {
         partitions.clear();
     }
 
+    /**
+     * Snapshots each cached partition that {@link Snapshots#dueAtClose} picks, then closes the
+     * store. A partition busy in a call on another thread (its lock taken) or whose stored tail is
+     * unknown is skipped; the store keeps a snapshot only while the log still ends at its
+     * sequence, so another instance's later writes win. A failing snapshot never fails the close
+     * (one warning for all of them): the log is intact, the next load replays more of it.
+     */
     void close() {
-        store.close();
+        if (closed.compareAndSet(false, true)) {
+            try {
+                snapshotAtClose();
+            } finally {
+                store.close();
+            }
+        }
+    }
+
+    private void snapshotAtClose() {
+        int failed = 0;
+        int tried = 0;
+        RuntimeException first = null;
+        Partition firstPartition = null;
+        for (Map.Entry<Partition, Handle> e : partitions.entrySet()) {
+            Handle h = e.getValue();
+            if (!h.lock.tryLock()) {
+                continue;
+            }
+            try {
+                if (h.state.changing() || h.tailUnknown || !snapshots.dueAtClose(e.getKey(), h.state)) {
+                    continue;
+                }
+                tried++;
+                if (!shared || store.lastSequence(e.getKey()) == h.state.lastSeq()) {
+                    // on a shared store, a state behind the log would be refused: not worth encoding
+                    snapshots.saveNow(e.getKey(), h.state);
+                }
+            } catch (RuntimeException ex) {
+                failed++;
+                if (first == null) {
+                    first = ex;
+                    firstPartition = e.getKey();
+                }
+            } finally {
+                h.lock.unlock();
+            }
+        }
+        if (first != null) {
+            LOG.log(System.Logger.Level.WARNING, "snapshots at close failed for " + failed + " of " + tried
+                    + " users (the first: " + firstPartition + "); the log is intact, their next load replays more"
+                    + " of it", first);
+        }
     }
 
     /** What the store reports about itself to every audit ({@link EventStore#auditFindings()}). */

@@ -12,8 +12,10 @@ import dev.agentmemory.core.spi.StoredEvent;
 import dev.agentmemory.core.spi.StoredSnapshot;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -36,8 +38,9 @@ import java.util.zip.CRC32C;
  * ({@code snapshot-v1}, JSON, is one).
  *
  * <p>One is written when a commit makes a partition's last sequence cross a multiple of the
- * interval at that sequence, and at load when the log has grown by that interval past the
- * snapshot used; a commit that forgets anything deletes the partition's snapshots instead (no
+ * interval at that sequence, at load when the log has grown by that interval past the
+ * snapshot used, and at a graceful close when the tail is long ({@link #dueAtClose}); a commit
+ * that forgets anything deletes the partition's snapshots instead (no
  * snapshot keeps a value that was since forgotten). Called under the partition's lock by
  * {@link PartitionRuntime}.
  *
@@ -62,6 +65,12 @@ final class Snapshots {
     private final int every;
     /** Partitions whose damaged snapshot was logged already (log once). */
     private final Set<Partition> warned = ConcurrentHashMap.newKeySet();
+    /**
+     * The sequence of each loaded partition's newest snapshot this engine knows of (the one it
+     * loaded from or saved; absent or 0 when none), for {@link #dueAtClose}. Another instance may
+     * have saved a newer one: then a snapshot at close is only redundant, never wrong.
+     */
+    private final Map<Partition, Long> snapshotSeq = new ConcurrentHashMap<>();
 
     Snapshots(EventStore store, EventCodec codec, int every) {
         this.store = store;
@@ -76,24 +85,33 @@ final class Snapshots {
      */
     PartitionState load(Partition p) {
         PartitionState state = null;
-        if (every > 0) {
-            state = fromSnapshot(p);
-        }
-        long from = state == null ? 0 : state.lastSeq();
-        if (state != null) {
-            try {
-                applyAll(state, store.read(p, from));
-            } catch (IllegalStateException | MemoryException e) {
-                // the tail does not follow the snapshot, or cannot be read from its sequence: the whole log decides
-                warnOnce(p, "its tail after seq " + from + " does not apply (" + e.getMessage() + ")");
-                state = null;
-                from = 0;
+        long from = 0;
+        StoredSnapshot stored = every > 0 ? storedSnapshot(p) : null;
+        if (stored != null) {
+            // a big snapshot takes a while to decode: meanwhile another thread reads the log's head and tail
+            TailRead tail = new TailRead(p, stored.seq(), stored.payload().length() >= OVERLAP_CHARS);
+            state = fromSnapshot(p, stored, tail);
+            if (state == null) {
+                tail.abandon();
+            } else {
+                from = state.lastSeq();
+                try {
+                    for (LoggedEvent e : tail.events()) {
+                        state.apply(e);
+                    }
+                } catch (IllegalStateException | MemoryException e) {
+                    // the tail does not follow the snapshot, or cannot be read from its sequence: the whole log decides
+                    warnOnce(p, "its tail after seq " + from + " does not apply (" + e.getMessage() + ")");
+                    state = null;
+                    from = 0;
+                }
             }
         }
         if (state == null) {
             state = new PartitionState();
             applyAll(state, store.read(p, 0));
         }
+        snapshotSeq.put(p, from);
         if (every > 0 && state.lastSeq() - from >= interval(state.lastSeq())) {
             save(p, state);
         }
@@ -109,6 +127,7 @@ final class Snapshots {
     void committed(Partition p, PartitionState state, List<LoggedEvent> events) {
         try {
             if (events.stream().anyMatch(e -> forgets(e.change()))) {
+                snapshotSeq.put(p, 0L);
                 store.deleteSnapshots(p);
                 return;
             }
@@ -134,6 +153,7 @@ final class Snapshots {
 
     /** Deletes the partition's snapshots before a rewrite of its log (a hard forget). */
     void rewriting(Partition p) {
+        snapshotSeq.put(p, 0L);
         store.deleteSnapshots(p);
     }
 
@@ -169,25 +189,26 @@ final class Snapshots {
         if (problem.isEmpty()) {
             return "";
         }
+        snapshotSeq.put(p, 0L);
         store.deleteSnapshots(p);
         return "snapshot at seq " + seq + " " + problem + " (deleted; it is rebuilt from the log)";
     }
 
-    private @Nullable PartitionState fromSnapshot(Partition p) {
-        StoredSnapshot stored;
+    /** The partition's stored snapshot, or null when it has none or it cannot be read (logged once). */
+    private @Nullable StoredSnapshot storedSnapshot(Partition p) {
         try {
-            Optional<StoredSnapshot> found = store.snapshot(p);
-            if (found.isEmpty()) {
-                return null;
-            }
-            stored = found.get();
+            return store.snapshot(p).orElse(null);
         } catch (RuntimeException e) {
             warnOnce(p, "it cannot be read (" + e.getMessage() + ")");
             return null;
         }
+    }
+
+    /** The state {@code stored} holds, or null when it is unusable or ahead of the log (logged once). */
+    private @Nullable PartitionState fromSnapshot(Partition p, StoredSnapshot stored, TailRead tail) {
         try {
             PartitionState s = decode(stored);
-            long last = store.lastSequence(p);
+            long last = tail.lastSequence();
             if (s.lastSeq() > last) {
                 throw new MemoryException("it is at seq " + s.lastSeq() + " but the log ends at " + last);
             }
@@ -198,11 +219,140 @@ final class Snapshots {
         }
     }
 
+    /** Snapshots of at least this many characters are decoded while another thread reads the log after them. */
+    static final int OVERLAP_CHARS = 1 << 20;
+
+    /**
+     * The log's last sequence and its events after a snapshot's sequence, decoded, read in that
+     * order after the snapshot (see {@link #verify} for why the order matters): on the calling
+     * thread when asked, or, for a big snapshot, on a thread of its own started at once, so that the
+     * store's round trips and the events' decoding overlap the snapshot's decoding. Each part
+     * fails as it would on the calling thread, where it is asked for.
+     */
+    private final class TailRead {
+        private final Partition p;
+        private final long after;
+        private final @Nullable Thread reader;
+        private long last;
+        private @Nullable List<LoggedEvent> events;
+        /** What the store or the codec threw, and at which step: null while none. */
+        private @Nullable Throwable lastFailed;
+        private @Nullable Throwable readFailed;
+
+        TailRead(Partition p, long after, boolean ahead) {
+            this.p = p;
+            this.after = after;
+            Thread t = null;
+            if (ahead) {
+                t = new Thread(this::readAll, "agentmemory-snapshot-tail");
+                t.setDaemon(true);
+                t.start();
+            }
+            this.reader = t;
+        }
+
+        private void readAll() {
+            try {
+                last = store.lastSequence(p);
+            } catch (Throwable e) {
+                lastFailed = e;
+                return;
+            }
+            try {
+                events = decodeAll(store.read(p, after));
+            } catch (Throwable e) {
+                readFailed = e;
+            }
+        }
+
+        /** The log's last sequence ({@link EventStore#lastSequence}). */
+        long lastSequence() {
+            if (reader == null) {
+                return store.lastSequence(p);
+            }
+            awaitReader();
+            rethrow(lastFailed);
+            return last;
+        }
+
+        /** The events after the snapshot, decoded ({@link EventStore#read}); only after {@link #lastSequence}. */
+        List<LoggedEvent> events() {
+            if (reader == null) {
+                return decodeAll(store.read(p, after));
+            }
+            awaitReader();
+            rethrow(readFailed);
+            return java.util.Objects.requireNonNull(events, "events");
+        }
+
+        /** Lets a reader that is no longer needed finish (the snapshot was unusable), so that no read outlives the load. */
+        void abandon() {
+            if (reader != null) {
+                awaitReader();
+            }
+        }
+
+        private void awaitReader() {
+            Thread t = java.util.Objects.requireNonNull(reader, "reader");
+            boolean interrupted = false;
+            while (true) {
+                try {
+                    t.join();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        private void rethrow(@Nullable Throwable e) {
+            if (e instanceof RuntimeException r) {
+                throw r;
+            }
+            if (e instanceof Error err) {
+                throw err;
+            }
+        }
+    }
+
+    /**
+     * Whether a graceful close should snapshot the partition's {@code state} (see
+     * {@code MemoryEngine#close}): when snapshots are on and the events after its newest known
+     * snapshot are at least {@code every} and at least 1/{@value #CLOSE_SHARE_OF_LOG} of its log.
+     * Each such event was applied in this process (replayed at load, written or caught up), so a
+     * close writes at most one snapshot per {@code every} events this engine applied, each of at
+     * most {@value #CLOSE_SHARE_OF_LOG} times the state those events make: many small users cost
+     * it nothing (their periodic snapshots keep them under {@code every}), a large one a few
+     * seconds at most, and the next process loads that user without replaying its tail.
+     */
+    boolean dueAtClose(Partition p, PartitionState state) {
+        long tail = state.lastSeq() - snapshotSeq.getOrDefault(p, 0L);
+        return every > 0 && tail >= every && tail >= state.lastSeq() / CLOSE_SHARE_OF_LOG;
+    }
+
+    /** A tail of at least this share of the log (and {@code every}) is snapshotted at close. */
+    static final int CLOSE_SHARE_OF_LOG = 32;
+
+    /**
+     * Saves a snapshot of {@code state} now; returns whether the store kept it (it keeps none when
+     * the log moved on). Throws what encoding or the store threw.
+     */
+    boolean saveNow(Partition p, PartitionState state) {
+        byte[] body = codec.encodeImage(state.image());
+        boolean kept = store.saveSnapshot(p, new StoredSnapshot(state.lastSeq(), FORMAT
+                + checksum(body, 0, body.length) + ":" + new String(body, StandardCharsets.ISO_8859_1)));
+        if (kept) {
+            snapshotSeq.put(p, state.lastSeq());
+        }
+        return kept;
+    }
+
     private void save(Partition p, PartitionState state) {
         try {
-            byte[] body = codec.encodeImage(state.image());
-            store.saveSnapshot(p, new StoredSnapshot(state.lastSeq(), FORMAT + checksum(body, 0, body.length) + ":"
-                    + new String(body, StandardCharsets.ISO_8859_1)));
+            saveNow(p, state);
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "snapshot of " + p + " at seq " + state.lastSeq() + " failed; "
                     + "the log is intact, the next load replays more of it", e);
@@ -237,6 +387,14 @@ final class Snapshots {
         for (StoredEvent e : events) {
             state.apply(codec.decode(e));
         }
+    }
+
+    private List<LoggedEvent> decodeAll(List<StoredEvent> events) {
+        List<LoggedEvent> out = new ArrayList<>(events.size());
+        for (StoredEvent e : events) {
+            out.add(codec.decode(e));
+        }
+        return out;
     }
 
     private void warnOnce(Partition p, String why) {

@@ -19,6 +19,8 @@ import org.junit.jupiter.api.Test;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.List;
 import java.util.function.Function;
 import java.util.zip.CRC32C;
@@ -109,14 +111,14 @@ class SnapshotTest {
         }
 
         // when: loaded with snapshots on, then 299 events written (no multiple of 400 crossed) and loaded again
-        try (MemoryEngine engine = engine(store, EVERY)) {
-            assertThat(engine.current(alice, alice.persistent(), MemoryKey.of("fact.0"))).isPresent();
-            assertThat(store.snapshot(alicePartition)).get().extracting(StoredSnapshot::seq).isEqualTo(2_500L);
-            for (int i = 0; store.lastSequence(alicePartition) < 2_500 + 299; i++) {
-                engine.write(alice, Proposal.set(alice.persistent(), "more." + i, "value " + i).kind(Kind.DECISION).build());
-            }
-            assertThat(store.snapshot(alicePartition)).get().extracting(StoredSnapshot::seq).isEqualTo(2_500L);
+        // by another engine (this one stays open: its close would snapshot the tail, see SnapshotAtCloseTest)
+        MemoryEngine engine = engine(store, EVERY);
+        assertThat(engine.current(alice, alice.persistent(), MemoryKey.of("fact.0"))).isPresent();
+        assertThat(store.snapshot(alicePartition)).get().extracting(StoredSnapshot::seq).isEqualTo(2_500L);
+        for (int i = 0; store.lastSequence(alicePartition) < 2_500 + 299; i++) {
+            engine.write(alice, Proposal.set(alice.persistent(), "more." + i, "value " + i).kind(Kind.DECISION).build());
         }
+        assertThat(store.snapshot(alicePartition)).get().extracting(StoredSnapshot::seq).isEqualTo(2_500L);
         store.resetCounts();
         MemoryEngine reader = engine(store, EVERY);
         assertThat(reader.current(alice, alice.persistent(), MemoryKey.of("more.0"))).isPresent();
@@ -125,6 +127,49 @@ class SnapshotTest {
         assertThat(store.eventsRead()).isEqualTo(299);
         assertThat(store.snapshotsSaved()).isZero();
         assertThat(auditMatches(reader, alice)).isTrue();
+    }
+
+    @Test
+    void should_read_the_tail_on_another_thread_while_a_big_snapshot_decodes() {
+        // given: 1,050 records of about 1 KB each: a snapshot of over 1 MB at seq 1,000, a tail of 50
+        CountingStore store = new CountingStore(new InMemoryEventStore());
+        String filler = "x".repeat(1_100);
+        try (MemoryEngine writer = engine(store, EVERY)) {
+            for (int i = 0; store.lastSequence(alicePartition) < 1_050; i++) {
+                writer.write(alice, Proposal.set(alice.persistent(), "fact." + i, filler + i).kind(Kind.DECISION).build());
+            }
+        }
+        StoredSnapshot newest = store.snapshot(alicePartition).orElseThrow();
+        assertThat(newest.seq()).isEqualTo(1_000L);
+        assertThat(newest.payload().length()).isGreaterThanOrEqualTo(Snapshots.OVERLAP_CHARS);
+
+        // when: a cold load
+        store.resetCounts();
+        MemoryEngine reader = engine(store, EVERY);
+        assertThat(reader.current(alice, alice.persistent(), MemoryKey.of("fact.1049"))).get()
+                .extracting(MemoryRecord::text).isEqualTo(filler + 1049);
+
+        // then: the tail was read after the snapshot, on another thread, and the state is a replay's
+        assertThat(store.lastReadFrom()).isEqualTo(1_000L);
+        assertThat(store.eventsRead()).isEqualTo(50);
+        assertThat(store.lastReadThread()).isNotEmpty().isNotEqualTo(Thread.currentThread().getName());
+        assertThat(auditMatches(reader, alice)).isTrue();
+
+        // and: a big snapshot that is damaged or ahead of the log is ignored as a small one is (the
+        // events read ahead after it are dropped: 50 after a damaged one, none after seq 6,000)
+        Map<Function<StoredSnapshot, StoredSnapshot>, Long> damages = new LinkedHashMap<>();
+        damages.put(s -> new StoredSnapshot(s.seq(), s.payload().replace("fact.7", "fact.8")), 1_050L + 50); // checksum
+        damages.put(s -> new StoredSnapshot(s.seq() + 5_000, s.payload()), 1_050L);                       // ahead
+        damages.forEach((damage, read) -> {
+            store.alterSnapshots(damage::apply);
+            store.resetCounts();
+            MemoryEngine again = engine(store, EVERY);
+            assertThat(again.current(alice, alice.persistent(), MemoryKey.of("fact.1049"))).isPresent();
+            assertThat(store.lastReadFrom()).as("the whole log replayed").isZero();
+            assertThat(store.eventsRead()).isEqualTo(read);
+            store.alterSnapshots(s -> s);
+            assertThat(auditMatches(again, alice)).isTrue();
+        });
     }
 
     @Test

@@ -23,6 +23,7 @@ public final class CountingStore extends ForwardingEventStore {
     private final AtomicLong snapshotsSaved = new AtomicLong();
     private final AtomicLong snapshotCharsSaved = new AtomicLong();
     private volatile UnaryOperator<StoredSnapshot> onSnapshotRead = UnaryOperator.identity();
+    private volatile String lastReadThread = "";
 
     public CountingStore(EventStore delegate) {
         super(delegate);
@@ -36,6 +37,11 @@ public final class CountingStore extends ForwardingEventStore {
     /** The {@code afterSeq} of the last read, -1 before any. */
     public long lastReadFrom() {
         return lastReadFrom.get();
+    }
+
+    /** The name of the thread that made the last read, empty before any. */
+    public String lastReadThread() {
+        return lastReadThread;
     }
 
     /** Snapshots the delegate kept so far. */
@@ -58,6 +64,7 @@ public final class CountingStore extends ForwardingEventStore {
         lastReadFrom.set(-1);
         snapshotsSaved.set(0);
         snapshotCharsSaved.set(0);
+        lastReadThread = "";
     }
 
     @Override
@@ -65,6 +72,7 @@ public final class CountingStore extends ForwardingEventStore {
         List<StoredEvent> events = super.read(partition, afterSeq);
         eventsRead.addAndGet(events.size());
         lastReadFrom.set(afterSeq);
+        lastReadThread = Thread.currentThread().getName();
         return events;
     }
 

@@ -3,6 +3,7 @@ package dev.agentmemory.core.internal.codec;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.agentmemory.core.MemoryException;
@@ -34,6 +35,8 @@ public final class EventCodec {
             .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .build();
+    /** Reads a change: its root deserializer found once, not looked up again for every event. */
+    private static final ObjectReader CHANGE_READER = JSON.readerFor(Change.class);
 
     private final @Nullable SecretKey key;
     private final SecureRandom random = new SecureRandom();
@@ -134,7 +137,7 @@ public final class EventCodec {
     public LoggedEvent decode(StoredEvent s) {
         String json = s.payload().startsWith(SEALED) ? open(s.payload(), "event " + s.seq()) : s.payload();
         try {
-            Change change = JSON.readValue(json, Change.class);
+            Change change = CHANGE_READER.readValue(json);
             return new LoggedEvent(s.seq(), s.at(), s.actor(), s.traceId(), change);
         } catch (JsonProcessingException e) {
             throw new MemoryException("cannot decode event " + s.seq() + " (" + s.type() + "): " + e.getOriginalMessage(), e);
