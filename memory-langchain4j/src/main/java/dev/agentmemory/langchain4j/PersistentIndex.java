@@ -20,7 +20,6 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -200,57 +199,34 @@ final class PersistentIndex implements DerivedData, EventListener {
 
     /** Calls {@code each} with every word of {@link #terms} in order, repeats included. */
     static void forEachTerm(String text, Consumer<String> each) {
-        String lower = text.toLowerCase(Locale.ROOT);
-        int n = lower.length();
-        int i = 0;
-        while (i < n) {
-            int cp = lower.codePointAt(i);
-            if (!isWordChar(cp)) {
-                i += Character.charCount(cp);
-                continue;
-            }
-            int start = i;
-            do {
-                i += Character.charCount(cp);
-            } while (i < n && isWordChar(cp = lower.codePointAt(i)));
-            if (i - start > 2) {
-                each.accept(lower.substring(start, i));
-            }
-        }
-    }
-
-    /** What {@code [\p{L}\p{N}]} matches: a letter or a number of any kind. */
-    private static boolean isWordChar(int cp) {
-        if (cp < 128) {
-            return (cp >= 'a' && cp <= 'z') || (cp >= '0' && cp <= '9') || (cp >= 'A' && cp <= 'Z');
-        }
-        return switch (Character.getType(cp)) {
-            case Character.UPPERCASE_LETTER, Character.LOWERCASE_LETTER, Character.TITLECASE_LETTER,
-                 Character.MODIFIER_LETTER, Character.OTHER_LETTER, Character.DECIMAL_DIGIT_NUMBER,
-                 Character.LETTER_NUMBER, Character.OTHER_NUMBER -> true;
-            default -> false;
-        };
-    }
-
-    /** The text a key is indexed by: its path as words, and the value of its representative record. */
-    static String indexedText(KeyState k, MemoryRecord representative) {
-        return k.key().path().replace('.', ' ') + " " + text(representative);
+        new WordScanner().scan(text, (chars, length) -> each.accept(new String(chars, 0, length)));
     }
 
     /**
-     * {@link MemoryRecord#text()} without parsing the value when it is a JSON string with no
-     * escape in it (the canonical JSON of most values), which is then its text between the quotes.
+     * Gives {@code sink} the words a key is indexed by: those of its path (a dot separates words)
+     * and then those of the value of its representative record's text, read between the quotes
+     * without parsing when its value is a JSON string with no escape in it (the canonical JSON of
+     * most values).
      */
-    static String text(MemoryRecord r) {
-        MemoryValue value = r.value();
+    static void scanKey(WordScanner scanner, KeyState k, MemoryRecord representative, WordScanner.Sink sink) {
+        String path = k.key().path();
+        MemoryValue value = representative.value();
         if (value == null) {
-            return "";
+            scanner.scanKey(path, "", 0, 0, sink);
+            return;
         }
         String json = value.json();
-        if (json.length() >= 2 && json.charAt(0) == '"' && json.indexOf('\\') < 0) {
-            return json.substring(1, json.length() - 1);
+        if (isPlainJsonString(json)) {
+            scanner.scanKey(path, json, 1, json.length() - 1, sink);
+        } else {
+            String text = value.text();
+            scanner.scanKey(path, text, 0, text.length(), sink);
         }
-        return value.text();
+    }
+
+    /** Whether {@code json} is a JSON string with no escape in it: its text is then what lies between the quotes. */
+    private static boolean isPlainJsonString(String json) {
+        return json.length() >= 2 && json.charAt(0) == '"' && json.indexOf('\\') < 0;
     }
 
     /**
