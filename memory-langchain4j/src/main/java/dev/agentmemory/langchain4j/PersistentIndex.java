@@ -16,6 +16,7 @@ import dev.agentmemory.core.spi.DerivedData;
 import dev.agentmemory.core.spi.Partition;
 
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -114,14 +115,19 @@ final class PersistentIndex implements DerivedData, EventListener {
         Scope scope = caller.persistent();
         Set<MemoryKey> changed = index.followsState(state.lastSeq()) ? index.changedKeys(state, now) : null;
         if (changed == null || changed.size() > index.rebuildAbove()) {
+            // one pass over the keys: what is served (the only persistent scope of the user) and when time changes it
+            List<KeyState> servable = new ArrayList<>();
             Map<MemoryKey, Instant> due = new HashMap<>();
-            state.keys(scope).forEach((key, ids) -> {
-                Instant at = changesAt(state, ids, now);
+            engine.admin().forEachKey(caller, scope, (key, versions) -> {
+                Instant at = changesAt(versions, now);
                 if (!at.equals(Instant.MAX)) {
-                    due.put(key, at);
+                    due.put(key.key(), at);
+                }
+                if (!key.isEmpty()) {
+                    servable.add(key);
                 }
             });
-            index.rebuild(engine.servableUnordered(caller, Layer.PERSISTENT), due, state.lastSeq());
+            index.rebuild(servable, due, state.lastSeq());
             builds.incrementAndGet();
             return;
         }
@@ -199,7 +205,7 @@ final class PersistentIndex implements DerivedData, EventListener {
 
     /** Calls {@code each} with every word of {@link #terms} in order, repeats included. */
     static void forEachTerm(String text, Consumer<String> each) {
-        new WordScanner().scan(text, (chars, length) -> each.accept(new String(chars, 0, length)));
+        new WordScanner().scan(text, (chars, length, hash) -> each.accept(new String(chars, 0, length)));
     }
 
     /**
@@ -253,9 +259,20 @@ final class PersistentIndex implements DerivedData, EventListener {
      * another agent may not read still decides which version applies. {@link Instant#MAX}: never.
      */
     static Instant changesAt(MemoryState state, List<String> versionIds, Instant now) {
-        Instant at = Instant.MAX;
+        List<MemoryRecord> versions = new ArrayList<>(versionIds.size());
         for (String id : versionIds) {
             MemoryRecord r = state.record(id);
+            if (r != null) {
+                versions.add(r);
+            }
+        }
+        return changesAt(versions, now);
+    }
+
+    /** {@link #changesAt(MemoryState, List, Instant)} of a key's versions. */
+    static Instant changesAt(List<MemoryRecord> versions, Instant now) {
+        Instant at = Instant.MAX;
+        for (MemoryRecord r : versions) {
             if (r != null && r.value() != null) {
                 at = before(r.expiresAt(), now, at);
                 at = before(r.validFrom(), now, at);

@@ -74,8 +74,8 @@ final class PersistentTerms {
     private final WordScanner scanner = new WordScanner();
     /** The slot whose terms {@link #adding} and {@link #removing} are given. */
     private int slotScanned;
-    private final WordScanner.Sink adding = (chars, length) -> postings.add(chars, length, slotScanned);
-    private final WordScanner.Sink removing = (chars, length) -> postings.remove(chars, length, slotScanned);
+    private final WordScanner.Sink adding = (chars, length, hash) -> postings.add(chars, length, hash, slotScanned);
+    private final WordScanner.Sink removing = (chars, length, hash) -> postings.remove(chars, length, hash, slotScanned);
     private final BitSet preferences = new BitSet();
     /**
      * Every key newest first, in two parts: the entries of the last build (or compaction), sorted

@@ -42,9 +42,11 @@ final class TermPostings {
         return size;
     }
 
-    /** Adds {@code slot} to the postings of the term in {@code chars[0, length)}, unless it was the last slot added there. */
-    void add(char[] chars, int length, int slot) {
-        int hash = hash(chars, length);
+    /**
+     * Adds {@code slot} to the postings of the term in {@code chars[0, length)} (whose
+     * {@link String#hashCode()} is {@code hash}), unless it was the last slot added there.
+     */
+    void add(char[] chars, int length, int hash, int slot) {
         int mask = table.length - 1;
         int cell = spread(hash) & mask;
         for (int at = table[cell]; at != 0; at = table[cell]) {
@@ -64,9 +66,9 @@ final class TermPostings {
         }
     }
 
-    /** Removes {@code slot} from the postings of the term in {@code chars[0, length)}; drops the term if no key holds it. */
-    void remove(char[] chars, int length, int slot) {
-        int cell = find(chars, length, hash(chars, length));
+    /** Removes {@code slot} from the postings of a term ({@link #add}); drops the term if no key holds it. */
+    void remove(char[] chars, int length, int hash, int slot) {
+        int cell = find(chars, length, hash);
         if (cell < 0) {
             return;
         }
@@ -125,15 +127,6 @@ final class TermPostings {
         if (terms > hashes.length) {
             resizeNumbers(terms);
         }
-    }
-
-    /** Same as {@link String#hashCode()} of the term: a query's terms are looked up by their strings. */
-    private static int hash(char[] chars, int length) {
-        int h = 0;
-        for (int i = 0; i < length; i++) {
-            h = 31 * h + chars[i];
-        }
-        return h;
     }
 
     private static int spread(int hash) {

@@ -16,9 +16,12 @@ import java.util.Locale;
  */
 final class WordScanner {
 
-    /** Receives each word: the first {@code length} chars of {@code chars}, valid only during the call. */
+    /**
+     * Receives each word: the first {@code length} chars of {@code chars}, valid only during the
+     * call, and {@code hash}, what {@link String#hashCode()} of the word is.
+     */
     interface Sink {
-        void word(char[] chars, int length);
+        void word(char[] chars, int length, int hash);
     }
 
     private static final char CAPITAL_SIGMA = '\u03A3';
@@ -26,6 +29,9 @@ final class WordScanner {
 
     private char[] word = new char[32];
     private int length;
+    private int hash;
+    /** The chars being scanned, copied at once (reading a string char by char checks every index). */
+    private char[] source = new char[256];
 
     /** The words of {@code text}. */
     void scan(String text, Sink sink) {
@@ -64,9 +70,15 @@ final class WordScanner {
 
     /** Adds the range's chars to the word under way, giving each word that ends to {@code sink}. */
     private void add(String text, int from, int to, boolean lowerCase, Sink sink) {
-        int i = from;
-        while (i < to) {
-            char c = text.charAt(i);
+        int n = to - from;
+        if (n > source.length) {
+            source = new char[Math.max(n, source.length * 2)];
+        }
+        char[] chars = source;
+        text.getChars(from, to, chars, 0);
+        int i = 0;
+        while (i < n) {
+            char c = chars[i];
             if (c < 128) {
                 i++;
                 if (c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
@@ -78,7 +90,7 @@ final class WordScanner {
                 }
                 continue;
             }
-            int cp = text.codePointAt(i);
+            int cp = Character.codePointAt(chars, i, n);
             i += Character.charCount(cp);
             int lower = lowerCase ? Character.toLowerCase(cp) : cp;
             if (!isWordChar(lower)) {
@@ -97,14 +109,16 @@ final class WordScanner {
             word = Arrays.copyOf(word, length * 2);
         }
         word[length++] = c;
+        hash = 31 * hash + c;
     }
 
     /** Ends the word under way: gives it to {@code sink} if it has three chars or more. */
     private void end(Sink sink) {
         if (length > 2) {
-            sink.word(word, length);
+            sink.word(word, length, hash);
         }
         length = 0;
+        hash = 0;
     }
 
     /** What {@code [\p{L}\p{N}]} matches beyond ASCII: a letter or a number of any kind. */

@@ -88,7 +88,7 @@ class WordScannerTest {
 
     private static List<String> scanned(String text) {
         List<String> out = new ArrayList<>();
-        new WordScanner().scan(text, (chars, length) -> out.add(new String(chars, 0, length)));
+        new WordScanner().scan(text, (chars, length, hash) -> out.add(new String(chars, 0, length)));
         return out;
     }
 
@@ -102,7 +102,11 @@ class WordScannerTest {
 
             // when: one scanner reused, as the index does
             List<String> words = new ArrayList<>();
-            scanner.scan(text, (chars, length) -> words.add(new String(chars, 0, length)));
+            scanner.scan(text, (chars, length, hash) -> {
+                String word = new String(chars, 0, length);
+                assertThat(hash).as("hash of '%s'", word).isEqualTo(word.hashCode());
+                words.add(word);
+            });
 
             // then
             assertThat(words).as("words of '%s'", text).isEqualTo(previousDefinition(text));
@@ -122,7 +126,7 @@ class WordScannerTest {
 
             // when
             List<String> words = new ArrayList<>();
-            scanner.scanKey(path, json, 1, json.length() - 1, (chars, length) -> words.add(new String(chars, 0, length)));
+            scanner.scanKey(path, json, 1, json.length() - 1, (chars, length, hash) -> words.add(new String(chars, 0, length)));
 
             // then
             assertThat(words).as("words of '%s' and '%s'", path, value)
