@@ -826,7 +826,7 @@ public final class MemoryEngine implements AutoCloseable {
          * {@link #holding}. For derived data that needs in one pass what reads serve of a scope and
          * when the passage of time alone changes it; {@code each} must not keep the versions' list.
          *
-         * @throws IllegalArgumentException when {@code scope} is not the caller's
+         * @throws MemoryException.AccessDenied when {@code scope} is not of the caller's tenant and user
          */
         void forEachKey(Caller caller, Scope scope, BiConsumer<KeyState, List<MemoryRecord>> each);
 
