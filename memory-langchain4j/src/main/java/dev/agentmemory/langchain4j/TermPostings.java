@@ -5,17 +5,27 @@ import java.util.Arrays;
 /**
  * The terms of a persistent index, each with the slots of the keys that hold it, each slot once.
  *
- * <p>An open-addressing table (linear probing) of term numbers, looked up by a term's chars
- * straight from a {@link WordScanner}'s buffer, so that no string is made for a term already
- * held; the chars of every term in one pool; per term its hash, place in the pool and postings,
- * in arrays indexed by the term's number. A term held by one key (most: numbers, names) keeps
- * that key's slot without an array of its own. A term that no key holds any longer is dropped at
- * once and its chars are overwritten in the pool. Not thread-safe.
+ * <p>An open-addressing table (linear probing) whose cells hold a term's hash and number, looked
+ * up by a term's chars straight from a {@link WordScanner}'s buffer, so that no string is made
+ * for a term already held; the chars of every term in one pool; per term number, side by side,
+ * its place in the pool, how many keys hold it and the first of them (the others in an array of
+ * their own: a term held by one key, as most are, needs none). A term that no key holds any
+ * longer is dropped at once and its chars are overwritten in the pool. Not thread-safe.
  */
 final class TermPostings {
 
-    /** Per cell, a term's number plus one; 0 for an empty cell. A power of two long, at most half full. */
-    private int[] table = new int[64];
+    /** Ints per term number in {@link #terms}: where its chars start, how many, how many keys hold it, the first. */
+    private static final int STRIDE = 4;
+    private static final int START = 0;
+    private static final int LENGTH = 1;
+    private static final int COUNT = 2;
+    private static final int FIRST = 3;
+
+    /**
+     * Per cell, a term's hash in the high half and its number plus one in the low half; 0 for an
+     * empty cell. A power of two long, at most half full.
+     */
+    private long[] table = new long[64];
     private int size;
 
     /** Term numbers ever given out; those freed are reused first. */
@@ -23,13 +33,8 @@ final class TermPostings {
     private int[] freeNumbers = new int[16];
     private int freeCount;
 
-    /** Per term number: its hash, the place of its chars in {@link #pool}, how many keys hold it. */
-    private int[] hashes = new int[32];
-    private int[] starts = new int[32];
-    private int[] lengths = new int[32];
-    private int[] counts = new int[32];
-    /** The slot of the first key that holds each term; the others in {@link #more}. */
-    private int[] firsts = new int[32];
+    private int[] terms = new int[32 * STRIDE];
+    /** Per term number held by more than one key, the slots of those keys. */
     private int[][] more = new int[32][];
 
     private char[] pool = new char[256];
@@ -49,32 +54,37 @@ final class TermPostings {
     void add(char[] chars, int length, int hash, int slot) {
         int mask = table.length - 1;
         int cell = spread(hash) & mask;
-        for (int at = table[cell]; at != 0; at = table[cell]) {
-            int t = at - 1;
-            if (hashes[t] == hash && equals(t, chars, length)) {
-                addSlot(t, slot);
-                return;
+        for (long at = table[cell]; at != 0; at = table[cell]) {
+            if ((int) (at >>> 32) == hash) {
+                int t = (int) at - 1;
+                if (equals(t, chars, length)) {
+                    addSlot(t, slot);
+                    return;
+                }
             }
             cell = (cell + 1) & mask;
         }
-        int t = newTerm(chars, length, hash);
-        table[cell] = t + 1;
-        firsts[t] = slot;
-        counts[t] = 1;
+        int t = newTerm(chars, length);
+        table[cell] = cellOf(hash, t);
+        terms[t * STRIDE + COUNT] = 1;
+        terms[t * STRIDE + FIRST] = slot;
         if (++size > table.length / 2) {
-            grow();
+            rehash(table.length * 2);
         }
     }
 
     /** Removes {@code slot} from the postings of a term ({@link #add}); drops the term if no key holds it. */
     void remove(char[] chars, int length, int hash, int slot) {
-        int cell = find(chars, length, hash);
-        if (cell < 0) {
-            return;
-        }
-        int t = table[cell] - 1;
-        if (removeSlot(t, slot) && counts[t] == 0) {
-            drop(cell, t);
+        int mask = table.length - 1;
+        for (int cell = spread(hash) & mask; table[cell] != 0; cell = (cell + 1) & mask) {
+            long at = table[cell];
+            int t = (int) at - 1;
+            if ((int) (at >>> 32) == hash && equals(t, chars, length)) {
+                if (removeSlot(t, slot) && terms[t * STRIDE + COUNT] == 0) {
+                    drop(cell, t);
+                }
+                return;
+            }
         }
     }
 
@@ -82,9 +92,10 @@ final class TermPostings {
     int termNumber(String term) {
         int hash = term.hashCode();
         int mask = table.length - 1;
-        for (int cell = spread(hash) & mask, at = table[cell]; at != 0; cell = (cell + 1) & mask, at = table[cell]) {
-            int t = at - 1;
-            if (hashes[t] == hash && equals(t, term)) {
+        for (int cell = spread(hash) & mask; table[cell] != 0; cell = (cell + 1) & mask) {
+            long at = table[cell];
+            int t = (int) at - 1;
+            if ((int) (at >>> 32) == hash && equals(t, term)) {
                 return t;
             }
         }
@@ -93,40 +104,41 @@ final class TermPostings {
 
     /** How many keys hold the term numbered {@code t}. */
     int count(int t) {
-        return counts[t];
+        return terms[t * STRIDE + COUNT];
     }
 
     /** The {@code k}th slot holding the term numbered {@code t} ({@code k < count(t)}), in no particular order. */
     int slot(int t, int k) {
-        return counts[t] == 1 ? firsts[t] : more[t][k];
+        int[] slots = more[t];
+        return slots == null ? terms[t * STRIDE + FIRST] : slots[k];
     }
 
     /** Drops every term. */
     void clear() {
-        table = new int[64];
+        table = new long[64];
         size = 0;
         numbers = 0;
         freeCount = 0;
-        hashes = new int[32];
-        starts = new int[32];
-        lengths = new int[32];
-        counts = new int[32];
-        firsts = new int[32];
+        terms = new int[32 * STRIDE];
         more = new int[32][];
         pool = new char[256];
         poolUsed = 0;
         poolDead = 0;
     }
 
-    /** Makes room for about {@code terms} terms at once. */
-    void expect(int terms) {
-        int cells = Integer.highestOneBit(Math.max(32, terms) * 2 - 1) << 1;
+    /** Makes room for about {@code count} terms at once. */
+    void expect(int count) {
+        int cells = Integer.highestOneBit(Math.max(32, count) * 2 - 1) << 1;
         if (cells > table.length) {
             rehash(cells);
         }
-        if (terms > hashes.length) {
-            resizeNumbers(terms);
+        if (count > more.length) {
+            resizeNumbers(count);
         }
+    }
+
+    private static long cellOf(int hash, int t) {
+        return (long) hash << 32 | (t + 1L);
     }
 
     private static int spread(int hash) {
@@ -134,10 +146,11 @@ final class TermPostings {
     }
 
     private boolean equals(int t, char[] chars, int length) {
-        if (lengths[t] != length) {
+        int at = t * STRIDE;
+        if (terms[at + LENGTH] != length) {
             return false;
         }
-        int start = starts[t];
+        int start = terms[at + START];
         for (int i = 0; i < length; i++) {
             if (pool[start + i] != chars[i]) {
                 return false;
@@ -147,10 +160,11 @@ final class TermPostings {
     }
 
     private boolean equals(int t, String term) {
-        if (lengths[t] != term.length()) {
+        int at = t * STRIDE;
+        if (terms[at + LENGTH] != term.length()) {
             return false;
         }
-        int start = starts[t];
+        int start = terms[at + START];
         for (int i = 0; i < term.length(); i++) {
             if (pool[start + i] != term.charAt(i)) {
                 return false;
@@ -159,25 +173,13 @@ final class TermPostings {
         return true;
     }
 
-    /** The cell of the term in {@code chars[0, length)}, or -1. */
-    private int find(char[] chars, int length, int hash) {
-        int mask = table.length - 1;
-        for (int cell = spread(hash) & mask, at = table[cell]; at != 0; cell = (cell + 1) & mask, at = table[cell]) {
-            int t = at - 1;
-            if (hashes[t] == hash && equals(t, chars, length)) {
-                return cell;
-            }
-        }
-        return -1;
-    }
-
-    private int newTerm(char[] chars, int length, int hash) {
+    private int newTerm(char[] chars, int length) {
         int t;
         if (freeCount > 0) {
             t = freeNumbers[--freeCount];
         } else {
             t = numbers++;
-            if (t == hashes.length) {
+            if (t == more.length) {
                 resizeNumbers(t * 2);
             }
         }
@@ -185,27 +187,27 @@ final class TermPostings {
             growPool(length);
         }
         System.arraycopy(chars, 0, pool, poolUsed, length);
-        hashes[t] = hash;
-        starts[t] = poolUsed;
-        lengths[t] = length;
+        terms[t * STRIDE + START] = poolUsed;
+        terms[t * STRIDE + LENGTH] = length;
         poolUsed += length;
         return t;
     }
 
     private void addSlot(int t, int slot) {
-        int n = counts[t];
-        if (n == 1) {
-            if (firsts[t] == slot) {
+        int at = t * STRIDE;
+        int n = terms[at + COUNT];
+        int[] slots = more[t];
+        if (slots == null) {
+            if (terms[at + FIRST] == slot) {
                 return;
             }
-            int[] slots = new int[4];
-            slots[0] = firsts[t];
+            slots = new int[4];
+            slots[0] = terms[at + FIRST];
             slots[1] = slot;
             more[t] = slots;
-            counts[t] = 2;
+            terms[at + COUNT] = 2;
             return;
         }
-        int[] slots = more[t];
         if (slots[n - 1] == slot) {
             return;
         }
@@ -214,25 +216,26 @@ final class TermPostings {
             more[t] = slots;
         }
         slots[n] = slot;
-        counts[t] = n + 1;
+        terms[at + COUNT] = n + 1;
     }
 
     private boolean removeSlot(int t, int slot) {
-        int n = counts[t];
-        if (n == 1) {
-            if (firsts[t] != slot) {
+        int at = t * STRIDE;
+        int n = terms[at + COUNT];
+        int[] slots = more[t];
+        if (slots == null) {
+            if (terms[at + FIRST] != slot) {
                 return false;
             }
-            counts[t] = 0;
+            terms[at + COUNT] = 0;
             return true;
         }
-        int[] slots = more[t];
         for (int k = 0; k < n; k++) {
             if (slots[k] == slot) {
                 slots[k] = slots[n - 1];
-                counts[t] = n - 1;
+                terms[at + COUNT] = n - 1;
                 if (n - 1 == 1) {
-                    firsts[t] = slots[0];
+                    terms[at + FIRST] = slots[0];
                     more[t] = null;
                 }
                 return true;
@@ -246,7 +249,7 @@ final class TermPostings {
         int mask = table.length - 1;
         int hole = cell;
         for (int next = (hole + 1) & mask; table[next] != 0; next = (next + 1) & mask) {
-            int home = spread(hashes[table[next] - 1]) & mask;
+            int home = spread((int) (table[next] >>> 32)) & mask;
             // move the entry back into the hole unless its home lies cyclically in (hole, next]
             if (hole <= next ? home <= hole || home > next : home <= hole && home > next) {
                 table[hole] = table[next];
@@ -255,9 +258,10 @@ final class TermPostings {
         }
         table[hole] = 0;
         size--;
-        Arrays.fill(pool, starts[t], starts[t] + lengths[t], '\0');
-        poolDead += lengths[t];
-        lengths[t] = 0;
+        int at = t * STRIDE;
+        Arrays.fill(pool, terms[at + START], terms[at + START] + terms[at + LENGTH], '\0');
+        poolDead += terms[at + LENGTH];
+        terms[at + LENGTH] = 0;
         more[t] = null;
         if (freeCount == freeNumbers.length) {
             freeNumbers = Arrays.copyOf(freeNumbers, freeCount * 2);
@@ -268,17 +272,13 @@ final class TermPostings {
         }
     }
 
-    private void grow() {
-        rehash(table.length * 2);
-    }
-
     private void rehash(int cells) {
-        int[] old = table;
-        table = new int[cells];
+        long[] old = table;
+        table = new long[cells];
         int mask = cells - 1;
-        for (int at : old) {
+        for (long at : old) {
             if (at != 0) {
-                int cell = spread(hashes[at - 1]) & mask;
+                int cell = spread((int) (at >>> 32)) & mask;
                 while (table[cell] != 0) {
                     cell = (cell + 1) & mask;
                 }
@@ -288,11 +288,7 @@ final class TermPostings {
     }
 
     private void resizeNumbers(int n) {
-        hashes = Arrays.copyOf(hashes, n);
-        starts = Arrays.copyOf(starts, n);
-        lengths = Arrays.copyOf(lengths, n);
-        counts = Arrays.copyOf(counts, n);
-        firsts = Arrays.copyOf(firsts, n);
+        terms = Arrays.copyOf(terms, n * STRIDE);
         more = Arrays.copyOf(more, n);
     }
 
@@ -309,12 +305,12 @@ final class TermPostings {
     private void compactPool() {
         char[] fresh = new char[Math.max(256, (poolUsed - poolDead) * 2)];
         int used = 0;
-        for (int at : table) {
-            if (at != 0) {
-                int t = at - 1;
-                System.arraycopy(pool, starts[t], fresh, used, lengths[t]);
-                starts[t] = used;
-                used += lengths[t];
+        for (long cell : table) {
+            if (cell != 0) {
+                int at = ((int) cell - 1) * STRIDE;
+                System.arraycopy(pool, terms[at + START], fresh, used, terms[at + LENGTH]);
+                terms[at + START] = used;
+                used += terms[at + LENGTH];
             }
         }
         pool = fresh;
