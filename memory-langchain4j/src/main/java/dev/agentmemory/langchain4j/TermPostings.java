@@ -151,12 +151,7 @@ final class TermPostings {
             return false;
         }
         int start = terms[at + START];
-        for (int i = 0; i < length; i++) {
-            if (pool[start + i] != chars[i]) {
-                return false;
-            }
-        }
-        return true;
+        return Arrays.equals(pool, start, start + length, chars, 0, length);
     }
 
     private boolean equals(int t, String term) {
