@@ -27,6 +27,9 @@ final class WordScanner {
     private static final char CAPITAL_SIGMA = '\u03A3';
     private static final char CAPITAL_I_WITH_DOT = '\u0130';
 
+    /** The longest buffers kept between texts: a longer text or word gets buffers of its own. */
+    private static final int KEPT = 4096;
+
     private char[] word = new char[32];
     private int length;
     private int hash;
@@ -71,10 +74,10 @@ final class WordScanner {
     /** Adds the range's chars to the word under way, giving each word that ends to {@code sink}. */
     private void add(String text, int from, int to, boolean lowerCase, Sink sink) {
         int n = to - from;
-        if (n > source.length) {
-            source = new char[Math.max(n, source.length * 2)];
+        if (n > source.length && n <= KEPT) {
+            source = new char[Math.min(KEPT, Math.max(n, source.length * 2))];
         }
-        char[] chars = source;
+        char[] chars = n <= source.length ? source : new char[n];
         text.getChars(from, to, chars, 0);
         int i = 0;
         while (i < n) {
@@ -119,6 +122,9 @@ final class WordScanner {
         }
         length = 0;
         hash = 0;
+        if (word.length > KEPT) {
+            word = new char[32];
+        }
     }
 
     /** What {@code [\p{L}\p{N}]} matches beyond ASCII: a letter or a number of any kind. */

@@ -135,6 +135,26 @@ class WordScannerTest {
     }
 
     @Test
+    void should_give_the_same_words_after_a_text_and_a_word_longer_than_the_buffers_it_keeps() {
+        // given: one scanner, as an index has, and texts of every length, some one long word
+        Random random = new Random(8);
+        WordScanner scanner = new WordScanner();
+        for (int length : new int[] {10, 5_000, 3, 20_000, 40, 9_000, 1}) {
+            StringBuilder text = new StringBuilder();
+            while (text.length() < length) {
+                text.append(random.nextBoolean() ? "Wörter " : "x".repeat(random.nextInt(6_000)));
+            }
+
+            // when
+            List<String> words = new ArrayList<>();
+            scanner.scan(text.toString(), (chars, n, hash) -> words.add(new String(chars, 0, n)));
+
+            // then
+            assertThat(words).isEqualTo(previousDefinition(text.toString()));
+        }
+    }
+
+    @Test
     void should_find_words_whose_lower_case_depends_on_the_letters_around_them() {
         assertThat(scanned("ΟΔΟΣ ΣΑΣ")).containsExactly("οδος", "σας");
         assertThat(scanned("İstanbul DİYARBAKIR")).containsExactly("stanbul", "yarbakir");
