@@ -116,7 +116,7 @@ final class PersistentIndex implements DerivedData, EventListener {
         Set<MemoryKey> changed = index.followsState(state.lastSeq()) ? index.changedKeys(state, now) : null;
         if (changed == null || changed.size() > index.rebuildAbove()) {
             // one pass over the keys: what is served (the only persistent scope of the user) and when time changes it
-            List<KeyState> servable = new ArrayList<>();
+            List<KeyState> servable = new ArrayList<>(state.keys(scope).size());
             Map<MemoryKey, Instant> due = new HashMap<>();
             engine.admin().forEachKey(caller, scope, (key, versions) -> {
                 Instant at = changesAt(versions, now);
