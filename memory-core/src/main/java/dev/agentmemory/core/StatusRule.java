@@ -179,12 +179,16 @@ public final class StatusRule {
      * applies. For the engine's reads; the statuses it gives are those of {@link #of(MemoryRecord, List, Instant)}.
      */
     public static final class Timeline {
-        private final Map<String, Integer> index;
+        /** Histories up to this long are searched for a version rather than indexed by id. */
+        private static final int SEARCHED_UP_TO = 8;
+
+        /** Each version's position by id, for a longer history; null for a short one. */
+        private final @Nullable Map<String, Integer> index;
         private final int head;
         private final int applying;
         private final List<MemoryRecord> history;
 
-        private Timeline(List<MemoryRecord> history, Map<String, Integer> index, int head, int applying) {
+        private Timeline(List<MemoryRecord> history, @Nullable Map<String, Integer> index, int head, int applying) {
             this.history = history;
             this.index = index;
             this.head = head;
@@ -193,11 +197,13 @@ public final class StatusRule {
 
         /** The timeline of {@code history} (a key's versions, oldest first) at {@code now}. */
         public static Timeline of(List<MemoryRecord> history, Instant now) {
-            Map<String, Integer> index = new HashMap<>();
+            Map<String, Integer> index = history.size() > SEARCHED_UP_TO ? new HashMap<>() : null;
             int head = -1;
             for (int i = 0; i < history.size(); i++) {
                 MemoryRecord r = history.get(i);
-                index.put(r.id(), i);
+                if (index != null) {
+                    index.put(r.id(), i);
+                }
                 if ((r.status() == Status.ACTIVE || r.status() == Status.EXPIRED) && r.value() != null
                         && r.verification() != Verification.REFUTED) {
                     head = i;
@@ -251,14 +257,28 @@ public final class StatusRule {
             if (r.status() == Status.CONFLICT) {
                 return window(r, now, ItemStatus.CONFLICT);
             }
-            Integer at = index.get(r.id());
-            if (at == null || !isVersion(r) || head < 0 || at > head) {
+            int at = positionOf(r);
+            if (at < 0 || !isVersion(r) || head < 0 || at > head) {
                 return ItemStatus.SUPERSEDED;
             }
             if (at == applying) {
                 return r.isExpiredAt(now) ? ItemStatus.NEEDS_REVERIFICATION : ItemStatus.CURRENT;
             }
             return at > applying ? window(r, now, ItemStatus.SUPERSEDED) : ItemStatus.SUPERSEDED;
+        }
+
+        /** The position of the last version with {@code r}'s id, or -1. */
+        private int positionOf(MemoryRecord r) {
+            if (index != null) {
+                Integer at = index.get(r.id());
+                return at == null ? -1 : at;
+            }
+            for (int i = history.size() - 1; i >= 0; i--) {
+                if (history.get(i).id().equals(r.id())) {
+                    return i;
+                }
+            }
+            return -1;
         }
 
         private static ItemStatus window(MemoryRecord r, Instant now, ItemStatus inside) {

@@ -16,11 +16,11 @@ import dev.agentmemory.core.spi.DerivedData;
 import dev.agentmemory.core.spi.Partition;
 
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -115,14 +115,19 @@ final class PersistentIndex implements DerivedData, EventListener {
         Scope scope = caller.persistent();
         Set<MemoryKey> changed = index.followsState(state.lastSeq()) ? index.changedKeys(state, now) : null;
         if (changed == null || changed.size() > index.rebuildAbove()) {
+            // one pass over the keys: what is served (the only persistent scope of the user) and when time changes it
+            List<KeyState> servable = new ArrayList<>(state.keys(scope).size());
             Map<MemoryKey, Instant> due = new HashMap<>();
-            state.keys(scope).forEach((key, ids) -> {
-                Instant at = changesAt(state, ids, now);
+            engine.admin().forEachKey(caller, scope, (key, versions) -> {
+                Instant at = changesAt(versions, now);
                 if (!at.equals(Instant.MAX)) {
-                    due.put(key, at);
+                    due.put(key.key(), at);
+                }
+                if (!key.isEmpty()) {
+                    servable.add(key);
                 }
             });
-            index.rebuild(engine.servableUnordered(caller, Layer.PERSISTENT), due, state.lastSeq());
+            index.rebuild(servable, due, state.lastSeq());
             builds.incrementAndGet();
             return;
         }
@@ -200,57 +205,34 @@ final class PersistentIndex implements DerivedData, EventListener {
 
     /** Calls {@code each} with every word of {@link #terms} in order, repeats included. */
     static void forEachTerm(String text, Consumer<String> each) {
-        String lower = text.toLowerCase(Locale.ROOT);
-        int n = lower.length();
-        int i = 0;
-        while (i < n) {
-            int cp = lower.codePointAt(i);
-            if (!isWordChar(cp)) {
-                i += Character.charCount(cp);
-                continue;
-            }
-            int start = i;
-            do {
-                i += Character.charCount(cp);
-            } while (i < n && isWordChar(cp = lower.codePointAt(i)));
-            if (i - start > 2) {
-                each.accept(lower.substring(start, i));
-            }
-        }
-    }
-
-    /** What {@code [\p{L}\p{N}]} matches: a letter or a number of any kind. */
-    private static boolean isWordChar(int cp) {
-        if (cp < 128) {
-            return (cp >= 'a' && cp <= 'z') || (cp >= '0' && cp <= '9') || (cp >= 'A' && cp <= 'Z');
-        }
-        return switch (Character.getType(cp)) {
-            case Character.UPPERCASE_LETTER, Character.LOWERCASE_LETTER, Character.TITLECASE_LETTER,
-                 Character.MODIFIER_LETTER, Character.OTHER_LETTER, Character.DECIMAL_DIGIT_NUMBER,
-                 Character.LETTER_NUMBER, Character.OTHER_NUMBER -> true;
-            default -> false;
-        };
-    }
-
-    /** The text a key is indexed by: its path as words, and the value of its representative record. */
-    static String indexedText(KeyState k, MemoryRecord representative) {
-        return k.key().path().replace('.', ' ') + " " + text(representative);
+        new WordScanner().scan(text, (chars, length, hash) -> each.accept(new String(chars, 0, length)));
     }
 
     /**
-     * {@link MemoryRecord#text()} without parsing the value when it is a JSON string with no
-     * escape in it (the canonical JSON of most values), which is then its text between the quotes.
+     * Gives {@code sink} the words a key is indexed by: those of its path (a dot separates words)
+     * and then those of the value of its representative record's text, read between the quotes
+     * without parsing when its value is a JSON string with no escape in it (the canonical JSON of
+     * most values).
      */
-    static String text(MemoryRecord r) {
-        MemoryValue value = r.value();
+    static void scanKey(WordScanner scanner, KeyState k, MemoryRecord representative, WordScanner.Sink sink) {
+        String path = k.key().path();
+        MemoryValue value = representative.value();
         if (value == null) {
-            return "";
+            scanner.scanKey(path, "", 0, 0, sink);
+            return;
         }
         String json = value.json();
-        if (json.length() >= 2 && json.charAt(0) == '"' && json.indexOf('\\') < 0) {
-            return json.substring(1, json.length() - 1);
+        if (isPlainJsonString(json)) {
+            scanner.scanKey(path, json, 1, json.length() - 1, sink);
+        } else {
+            String text = value.text();
+            scanner.scanKey(path, text, 0, text.length(), sink);
         }
-        return value.text();
+    }
+
+    /** Whether {@code json} is a JSON string with no escape in it: its text is then what lies between the quotes. */
+    private static boolean isPlainJsonString(String json) {
+        return json.length() >= 2 && json.charAt(0) == '"' && json.indexOf('\\') < 0;
     }
 
     /**
@@ -277,9 +259,20 @@ final class PersistentIndex implements DerivedData, EventListener {
      * another agent may not read still decides which version applies. {@link Instant#MAX}: never.
      */
     static Instant changesAt(MemoryState state, List<String> versionIds, Instant now) {
-        Instant at = Instant.MAX;
+        List<MemoryRecord> versions = new ArrayList<>(versionIds.size());
         for (String id : versionIds) {
             MemoryRecord r = state.record(id);
+            if (r != null) {
+                versions.add(r);
+            }
+        }
+        return changesAt(versions, now);
+    }
+
+    /** {@link #changesAt(MemoryState, List, Instant)} of a key's versions. */
+    static Instant changesAt(List<MemoryRecord> versions, Instant now) {
+        Instant at = Instant.MAX;
+        for (MemoryRecord r : versions) {
             if (r != null && r.value() != null) {
                 at = before(r.expiresAt(), now, at);
                 at = before(r.validFrom(), now, at);

@@ -34,8 +34,10 @@ import java.util.TreeSet;
 final class PersistentTerms {
 
     /** Newest first, then by key: the order of keys that share no term with a query. */
-    private static final Comparator<Entry> NEWEST_FIRST = Comparator.comparing((Entry e) -> e.record.recordedAt())
-            .reversed().thenComparing(e -> e.key.key());
+    private static final Comparator<Entry> NEWEST_FIRST = (a, b) -> {
+        int c = b.record.recordedAt().compareTo(a.record.recordedAt());
+        return c != 0 ? c : a.key.key().compareTo(b.key.key());
+    };
 
     /** A servable key and the record it is ranked by. */
     private record Entry(int slot, KeyState key, MemoryRecord record) {
@@ -68,7 +70,12 @@ final class PersistentTerms {
     private int[] free = new int[16];
     private int freeCount;
     private Map<MemoryKey, Entry> byKey = new HashMap<>();
-    private Map<String, Postings> postings = new HashMap<>();
+    private final TermPostings postings = new TermPostings();
+    private final WordScanner scanner = new WordScanner();
+    /** The slot whose terms {@link #adding} and {@link #removing} are given. */
+    private int slotScanned;
+    private final WordScanner.Sink adding = (chars, length, hash) -> postings.add(chars, length, hash, slotScanned);
+    private final WordScanner.Sink removing = (chars, length, hash) -> postings.remove(chars, length, hash, slotScanned);
     private final BitSet preferences = new BitSet();
     /**
      * Every key newest first, in two parts: the entries of the last build (or compaction), sorted
@@ -106,10 +113,11 @@ final class PersistentTerms {
             slots = new Entry[keys.size()];
         }
         byKey = new HashMap<>(keys.size() * 4 / 3 + 16);
-        postings = new HashMap<>(keys.size() * 4 / 3 + 16);
+        postings.expect(keys.size());
         Entry[] entries = new Entry[keys.size()];
-        for (int i = 0; i < entries.length; i++) {
-            entries[i] = index(keys.get(i));
+        // keys come about in the order they were first written: backwards, mostly newest first already
+        for (int i = 0, n = entries.length; i < n; i++) {
+            entries[n - 1 - i] = index(keys.get(i));
         }
         Arrays.sort(entries, NEWEST_FIRST);
         sorted = entries;
@@ -268,8 +276,8 @@ final class PersistentTerms {
         Entry e = new Entry(slot, k, r);
         slots[slot] = e;
         byKey.put(k.key(), e);
-        PersistentIndex.forEachTerm(PersistentIndex.indexedText(k, r),
-                t -> postings.computeIfAbsent(t, x -> new Postings()).addOnce(slot));
+        slotScanned = slot;
+        PersistentIndex.scanKey(scanner, k, r, adding);
         if (e.preference()) {
             preferences.set(slot);
         }
@@ -283,12 +291,8 @@ final class PersistentTerms {
         byKey.remove(e.key.key());
         slots[e.slot] = null;
         preferences.clear(e.slot);
-        PersistentIndex.forEachTerm(PersistentIndex.indexedText(e.key, e.record), t -> {
-            Postings p = postings.get(t);
-            if (p != null && p.remove(e.slot) && p.size == 0) {
-                postings.remove(t);
-            }
-        });
+        slotScanned = e.slot;
+        PersistentIndex.scanKey(scanner, e.key, e.record, removing);
         if (freeCount == free.length) {
             free = Arrays.copyOf(free, free.length * 2);
         }
@@ -329,13 +333,13 @@ final class PersistentTerms {
         int[] shared = new int[used];
         int[] touched = new int[16];
         int touchedCount = 0;
-        for (String t : queryTerms) {
-            Postings p = postings.get(t);
-            if (p == null) {
+        for (String term : queryTerms) {
+            int t = postings.termNumber(term);
+            if (t < 0) {
                 continue;
             }
-            for (int k = 0; k < p.size; k++) {
-                int i = p.slots[k];
+            for (int k = 0, n = postings.count(t); k < n; k++) {
+                int i = postings.slot(t, k);
                 if (shared[i]++ == 0) {
                     if (touchedCount == touched.length) {
                         touched = Arrays.copyOf(touched, touched.length * 2);
@@ -393,33 +397,6 @@ final class PersistentTerms {
         }
     }
 
-    /** The slots of the keys holding one term, in no particular order, each once. */
-    private static final class Postings {
-        int[] slots = new int[2];
-        int size;
-
-        /** Adds {@code slot} unless it was the last one added (a term repeated in one key's text). */
-        void addOnce(int slot) {
-            if (size > 0 && slots[size - 1] == slot) {
-                return;
-            }
-            if (size == slots.length) {
-                slots = Arrays.copyOf(slots, size * 2);
-            }
-            slots[size++] = slot;
-        }
-
-        boolean remove(int slot) {
-            for (int k = 0; k < size; k++) {
-                if (slots[k] == slot) {
-                    slots[k] = slots[--size];
-                    return true;
-                }
-            }
-            return false;
-        }
-    }
-
     @Override
     public String toString() {
         return "PersistentTerms[" + byKey.size() + " keys, " + postings.size() + " terms, seq " + seq
@@ -428,6 +405,6 @@ final class PersistentTerms {
 
     /** For assertions in tests: whether any posting list is keyed by {@code term}. */
     boolean holdsTerm(String term) {
-        return postings.containsKey(term);
+        return postings.termNumber(term) >= 0;
     }
 }

@@ -1,6 +1,8 @@
 package dev.agentmemory.core.engine;
 
 import dev.agentmemory.core.Caller;
+import dev.agentmemory.core.MemoryRecord;
+import dev.agentmemory.core.ScopeView.KeyState;
 import dev.agentmemory.core.ReadOptions;
 import dev.agentmemory.core.Scope;
 import dev.agentmemory.core.ScopeView;
@@ -23,6 +25,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.BiConsumer;
 import dev.agentmemory.core.internal.state.MemoryState;
 import dev.agentmemory.core.engine.MemoryEngine.Admin;
 
@@ -54,6 +57,16 @@ final class AdminTools implements Admin {
     public <T> T holding(Caller caller, java.util.function.Function<MemoryState, T> work) {
         Objects.requireNonNull(work, "work");
         return runtime.read(Objects.requireNonNull(caller, "caller"), s -> work.apply(MemoryState.viewOf(s)));
+    }
+
+    @Override
+    public void forEachKey(Caller caller, Scope scope, BiConsumer<KeyState, List<MemoryRecord>> each) {
+        ScopeGuard.check(Objects.requireNonNull(caller, "caller"), Objects.requireNonNull(scope, "scope"));
+        Objects.requireNonNull(each, "each");
+        runtime.read(caller, s -> {
+            ReadModel.eachKey(caller, s, scope, runtime.clock().instant(), each);
+            return null;
+        });
     }
 
     @Override

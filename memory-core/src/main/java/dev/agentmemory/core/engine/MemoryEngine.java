@@ -50,6 +50,7 @@ import java.util.Set;
 import java.util.regex.Pattern;
 import dev.agentmemory.core.TaskInfo;
 import java.util.NavigableMap;
+import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import dev.agentmemory.core.MemoryValue;
@@ -828,6 +829,18 @@ public final class MemoryEngine implements AutoCloseable {
          * {@code work} must not keep the state it is given; it may call the engine for the same user.
          */
         <T> T holding(Caller caller, Function<MemoryState, T> work);
+
+        /**
+         * Calls {@code each} with every key of {@code scope} (one of the caller's), in the order
+         * the keys were first written: its state as {@link MemoryEngine#keyState} reads it now with
+         * {@link ReadOptions#DEFAULT} (possibly empty), and every version of the key, oldest first,
+         * whoever may read them (tombstones included). With the user's lock held, as
+         * {@link #holding}. For derived data that needs in one pass what reads serve of a scope and
+         * when the passage of time alone changes it; {@code each} must not keep the versions' list.
+         *
+         * @throws MemoryException.AccessDenied when {@code scope} is not of the caller's tenant and user
+         */
+        void forEachKey(Caller caller, Scope scope, BiConsumer<KeyState, List<MemoryRecord>> each);
 
         /**
          * The log in readable form, one line per event. Values are redacted when sensitive or when

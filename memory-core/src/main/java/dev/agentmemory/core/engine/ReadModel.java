@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.BiConsumer;
 
 /**
  * How reads see a user's state: a key's current version, conflicts and expiry; a scope's view;
@@ -53,12 +54,18 @@ final class ReadModel {
 
     static KeyState keyStateOf(Caller caller, PartitionState s, Scope scope, MemoryKey key, ReadOptions options,
                                Instant now) {
+        return keyStateOf(caller, scope, key, s.versions(scope, key), options, now);
+    }
+
+    /** The state of a key with {@code versions} (oldest first). */
+    private static KeyState keyStateOf(Caller caller, Scope scope, MemoryKey key, List<MemoryRecord> versions,
+                                       ReadOptions options, Instant now) {
         MemoryRecord current = null;
         MemoryRecord expired = null;
-        List<MemoryRecord> conflicts = new ArrayList<>();
-        List<MemoryRecord> upcoming = new ArrayList<>();
-        List<MemoryRecord> ended = new ArrayList<>();
-        List<MemoryRecord> versions = s.versions(scope, key);
+        // most keys have none of these: lists only for those that do
+        List<MemoryRecord> conflicts = null;
+        List<MemoryRecord> upcoming = null;
+        List<MemoryRecord> ended = null;
         StatusRule.Timeline timeline = StatusRule.Timeline.of(versions, now);
         for (MemoryRecord r : versions) {
             if (r.value() == null || !r.readableBy(caller.agent()) || (r.archived() && !options.includeArchived())
@@ -70,15 +77,46 @@ final class ReadModel {
             switch (timeline.own(r, now)) {
                 case CURRENT -> current = r;
                 case NEEDS_REVERIFICATION -> expired = r;
-                case CONFLICT -> conflicts.add(r);
-                case UPCOMING -> upcoming.add(r);
-                case NO_LONGER_VALID -> ended.add(r);
+                case CONFLICT -> conflicts = adding(conflicts, r);
+                case UPCOMING -> upcoming = adding(upcoming, r);
+                case NO_LONGER_VALID -> ended = adding(ended, r);
                 default -> {
                     // superseded or refuted: history only
                 }
             }
         }
-        return new KeyState(scope, key, current, conflicts, expired, upcoming, ended);
+        return new KeyState(scope, key, current, orNone(conflicts), expired, orNone(upcoming), orNone(ended));
+    }
+
+    private static List<MemoryRecord> adding(@Nullable List<MemoryRecord> list, MemoryRecord r) {
+        List<MemoryRecord> out = list == null ? new ArrayList<>(2) : list;
+        out.add(r);
+        return out;
+    }
+
+    private static List<MemoryRecord> orNone(@Nullable List<MemoryRecord> list) {
+        return list == null ? List.of() : list;
+    }
+
+    /**
+     * Each key of {@code scope}, in the order first written: its state as a default read sees it
+     * at {@code now} (empty or not), and every version of it, oldest first, whoever may read them.
+     */
+    static void eachKey(Caller caller, PartitionState s, Scope scope, Instant now,
+                        BiConsumer<KeyState, List<MemoryRecord>> each) {
+        s.keys(scope).forEach((key, ids) -> {
+            List<MemoryRecord> versions = versionsOf(s, ids);
+            each.accept(keyStateOf(caller, scope, key, versions, ReadOptions.DEFAULT, now), versions);
+        });
+    }
+
+    /** The records {@code ids} (a key's versions), as {@link PartitionState#versions} gives them. */
+    private static List<MemoryRecord> versionsOf(PartitionState s, List<String> ids) {
+        List<MemoryRecord> out = new ArrayList<>(ids.size());
+        for (String id : ids) {
+            out.add(s.record(id));
+        }
+        return out;
     }
 
     /**
@@ -128,12 +166,11 @@ final class ReadModel {
     static List<KeyState> servableUnordered(Caller caller, PartitionState s, Layer layer, Instant now) {
         List<KeyState> out = new ArrayList<>();
         for (Scope scope : servableScopes(s, layer)) {
-            for (MemoryKey key : s.keys(scope).keySet()) {
-                KeyState k = keyStateOf(caller, s, scope, key, ReadOptions.DEFAULT, now);
+            eachKey(caller, s, scope, now, (k, versions) -> {
                 if (!k.isEmpty()) {
                     out.add(k);
                 }
-            }
+            });
         }
         return out;
     }
