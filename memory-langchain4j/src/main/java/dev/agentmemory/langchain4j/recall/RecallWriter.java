@@ -265,6 +265,13 @@ final class RecallWriter implements Closeable {
     static final int BATCH_FROM = 32;
 
     /**
+     * At most this many items are decided in memory before they are written and the searchers
+     * refreshed: each item is compared with every earlier item of its batch (a cosine each), and
+     * with the index by code, so a larger batch costs more comparisons than the refreshes it saves.
+     */
+    static final int BATCH_MOST = 256;
+
+    /**
      * Writes items in order (unit vectors at the same positions), each checked against the
      * partition's other items when supersession detection is on.
      */
@@ -331,20 +338,25 @@ final class RecallWriter implements Closeable {
         int from = 0;
         while (from < items.size()) {
             refreshIfStale();
-            int next;
+            int next = from;
+            boolean rewrite = false;
             IndexSearcher searcher = acquire();
             try {
                 Batch batch = new Batch(searcher);
-                next = from;
-                while (next < items.size() && batch.add(items.get(next), unit.get(next))) {
-                    next++;
+                int end = Math.min(items.size(), from + BATCH_MOST);
+                while (next < end && !rewrite) {
+                    if (batch.add(items.get(next), unit.get(next))) {
+                        next++;
+                    } else {
+                        rewrite = true;
+                    }
                 }
                 batch.write();
             } finally {
                 searchers.release(searcher);
             }
             refreshIfStale();
-            if (next < items.size()) {
+            if (rewrite) {
                 upsertEach(items.subList(next, next + 1), unit.subList(next, next + 1));
                 next++;
             }
@@ -369,6 +381,8 @@ final class RecallWriter implements Closeable {
         private final Map<String, Integer> indexed = new HashMap<>();
         /** The vectors of a partition's indexed items, for the checks that compare them all. */
         private final Map<String, IndexedVectors> vectors = new HashMap<>();
+        /** The codes of a partition's indexed items, for the checks that scan them. */
+        private final Map<String, CodeScan.Scope> scopes = new HashMap<>();
         /** Items per partition in the batch. */
         private final Map<String, Integer> added = new HashMap<>();
 
@@ -442,7 +456,12 @@ final class RecallWriter implements Closeable {
                         }
                     }
                 } else {
-                    for (ExactScan.Neighbour n : CodeScan.nearest(searcher, partition, false, unit, k, settings.shortlist(k))) {
+                    CodeScan.Scope scope = scopes.get(partition);
+                    if (scope == null) {
+                        scope = CodeScan.gather(searcher, partition, false, unit.length);
+                        scopes.put(partition, scope);
+                    }
+                    for (ExactScan.Neighbour n : scope.nearest(unit, k, settings.shortlist(k))) {
                         out.add(new Candidate(n.doc(), null, n.cosine()));
                     }
                 }

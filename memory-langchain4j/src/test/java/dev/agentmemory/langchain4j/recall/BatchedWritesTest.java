@@ -76,8 +76,8 @@ class BatchedWritesTest {
                 Arbitraries.integers().between(0, 5).map(s -> s < 5 ? 0 : 1),
                 // few distinct minutes: many equal times (ordered by id), times out of write order
                 Arbitraries.integers().between(0, 40)).as(Write::new);
-        Arbitrary<List<Write>> writes = write.list().ofMinSize(20).ofMaxSize(160);
-        Arbitrary<List<Integer>> sizes = Arbitraries.of(1, 3, 40, 70, 200).list().ofMinSize(1).ofMaxSize(6);
+        Arbitrary<List<Write>> writes = write.list().ofMinSize(20).ofMaxSize(320);
+        Arbitrary<List<Integer>> sizes = Arbitraries.of(1, 3, 40, 70, 300).list().ofMinSize(1).ofMaxSize(6);
         return Combinators.combine(writes, sizes, Arbitraries.of(false, true)).as(History::new);
     }
 
