@@ -53,6 +53,11 @@ import org.jspecify.annotations.Nullable;
  * written since, or a delete of an item that the searchers do not show as it is now. Changes are
  * numbered; a refresh covers those made before it began, and what changed after the last one is
  * kept here ({@link #pending}), so that {@link #absent} answers without a refresh.
+ *
+ * <p><b>Batches.</b> A long write ({@link #BATCH_FROM} items or more) is decided in memory, up
+ * to {@link #BATCH_MOST} items at a time, against a refreshed searcher and the batch's earlier
+ * items, then written and refreshed once; one item per write is checked against the searcher
+ * and refreshes only when an unshown item could change its check. Both end in the same index.
  */
 final class RecallWriter implements Closeable {
 
