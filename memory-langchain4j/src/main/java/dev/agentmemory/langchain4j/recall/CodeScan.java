@@ -106,6 +106,130 @@ final class CodeScan {
                 n++;
             }
         }
+        return rerank(leaves, docs, distance, histogram, n, shortlist, unit, k);
+    }
+
+    /**
+     * The live documents of {@code partition} (its current items when {@code currentOnly}) and
+     * their codes, in document order, for any number of {@link Scope#nearest} questions while the
+     * searcher is held (a batch of writes asks one per item).
+     */
+    static Scope gather(IndexSearcher searcher, String partition, boolean currentOnly, int dimensions) throws IOException {
+        int words = VectorCodes.words(dimensions);
+        List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
+        // sized by the partition (its term's document count, deleted documents included, is an
+        // upper bound), not by the whole index, which may hold many users
+        int inPartitionAtMost = searcher.getIndexReader().docFreq(new Term(IndexSchema.F_PARTITION, partition));
+        int[] docs = new int[inPartitionAtMost];
+        long[] codes = new long[Math.multiplyExact(inPartitionAtMost, words)];
+        BytesRef partitionTerm = new BytesRef(partition);
+        BytesRef supersededTerm = new BytesRef(IndexSchema.SUPERSEDED);
+        int n = 0;
+        for (LeafReaderContext leaf : leaves) {
+            LeafReader reader = leaf.reader();
+            // the scope filter's two terms read directly: the partition's postings, less the
+            // superseded ones (every document has one status, current or superseded; these are few)
+            DocIdSetIterator inPartition = postings(reader, IndexSchema.F_PARTITION, partitionTerm);
+            if (inPartition == null) {
+                continue;
+            }
+            if (inPartition.cost() == reader.maxDoc()) {
+                // the segment holds this partition alone: every document, without reading postings
+                inPartition = DocIdSetIterator.all(reader.maxDoc());
+            }
+            PostingsEnum superseded = currentOnly ? postings(reader, IndexSchema.F_STATUS, supersededTerm) : null;
+            int nextSuperseded = superseded == null ? DocIdSetIterator.NO_MORE_DOCS : superseded.nextDoc();
+            VectorCodes segment = VectorCodes.of(reader, dimensions);
+            long[] c = segment.codes;
+            Bits live = reader.getLiveDocs();
+            for (int d = inPartition.nextDoc(); d != DocIdSetIterator.NO_MORE_DOCS; d = inPartition.nextDoc()) {
+                if (d > nextSuperseded && superseded != null) {
+                    nextSuperseded = superseded.advance(d);
+                }
+                if (d == nextSuperseded || (live != null && !live.get(d)) || !segment.present.get(d)) {
+                    continue;
+                }
+                System.arraycopy(c, d * words, codes, n * words, words);
+                docs[n] = leaf.docBase + d;
+                n++;
+            }
+        }
+        return new Scope(leaves, words, docs, codes, n);
+    }
+
+    /** The documents of one partition's scope with their codes, in document order. */
+    static final class Scope {
+        private final List<LeafReaderContext> leaves;
+        private final int words;
+        private final int[] docs;
+        private final long[] codes;
+        private final int n;
+        private final short[] distance;
+        private final int[] histogram;
+
+        private Scope(List<LeafReaderContext> leaves, int words, int[] docs, long[] codes, int n) {
+            this.leaves = leaves;
+            this.words = words;
+            this.docs = docs;
+            this.codes = codes;
+            this.n = n;
+            this.distance = new short[n];
+            this.histogram = new int[words * 64 + 1];
+        }
+
+        /** See {@link CodeScan#nearest}. Not thread-safe (reuses its arrays). */
+        List<Neighbour> nearest(float[] unit, int k, int shortlist) throws IOException {
+            if (k < 1 || shortlist < 1) {
+                return List.of();
+            }
+            long[] query = new long[words];
+            VectorCodes.encode(unit, query, 0);
+            Arrays.fill(histogram, 0);
+            long[] c = codes;
+            if (words == 6) {
+                // 384 dimensions (MiniLM and the like), unrolled
+                long q0 = query[0];
+                long q1 = query[1];
+                long q2 = query[2];
+                long q3 = query[3];
+                long q4 = query[4];
+                long q5 = query[5];
+                for (int i = 0, o = 0; i < n; i++, o += 6) {
+                    int h = Long.bitCount(c[o] ^ q0) + Long.bitCount(c[o + 1] ^ q1) + Long.bitCount(c[o + 2] ^ q2)
+                            + Long.bitCount(c[o + 3] ^ q3) + Long.bitCount(c[o + 4] ^ q4) + Long.bitCount(c[o + 5] ^ q5);
+                    distance[i] = (short) h;
+                    histogram[h]++;
+                }
+            } else {
+                for (int i = 0, o = 0; i < n; i++, o += words) {
+                    int h = 0;
+                    for (int w = 0; w < words; w++) {
+                        h += Long.bitCount(c[o + w] ^ query[w]);
+                    }
+                    distance[i] = (short) h;
+                    histogram[h]++;
+                }
+            }
+            return rerank(leaves, docs, distance, histogram, n, shortlist, unit, k);
+        }
+    }
+
+    private static @Nullable PostingsEnum postings(LeafReader reader, String field, BytesRef term) throws IOException {
+        Terms terms = reader.terms(field);
+        if (terms == null) {
+            return null;
+        }
+        TermsEnum te = terms.iterator();
+        return te.seekExact(term) ? te.postings(null, PostingsEnum.NONE) : null;
+    }
+
+    /**
+     * The {@code k} nearest to {@code unit} by exact cosine among the {@code shortlist} of the
+     * {@code n} documents (increasing) nearest by code distance (whose histogram is given); at the
+     * shortlist's boundary distance, the first in document order.
+     */
+    private static List<Neighbour> rerank(List<LeafReaderContext> leaves, int[] docs, short[] distance, int[] histogram,
+                                          int n, int shortlist, float[] unit, int k) throws IOException {
         // the distance below which every document is shortlisted; at it, the first ones in document order
         int limit = 0;
         int below = 0;
@@ -126,15 +250,6 @@ final class CodeScan {
             }
         }
         return rerank(leaves, picked, m, unit, k);
-    }
-
-    private static @Nullable PostingsEnum postings(LeafReader reader, String field, BytesRef term) throws IOException {
-        Terms terms = reader.terms(field);
-        if (terms == null) {
-            return null;
-        }
-        TermsEnum te = terms.iterator();
-        return te.seekExact(term) ? te.postings(null, PostingsEnum.NONE) : null;
     }
 
     /** The {@code k} of the first {@code m} documents of {@code picked} (increasing) nearest to {@code unit} by exact cosine. */
@@ -160,18 +275,32 @@ final class CodeScan {
             }
             cosine[i] = Vectors.cosine(unit, v);
         }
-        Integer[] order = new Integer[m];
+        // the k best by (cosine descending, document ascending), kept sorted by insertion: the same
+        // first k as sorting all m, without sorting them (k is small beside the shortlist)
+        int keep = Math.min(k, m);
+        int[] best = new int[keep];
+        int size = 0;
         for (int i = 0; i < m; i++) {
-            order[i] = i;
+            if (size == keep && !before(cosine, picked, i, best[size - 1])) {
+                continue;
+            }
+            int at = size == keep ? size - 1 : size++;
+            while (at > 0 && before(cosine, picked, i, best[at - 1])) {
+                best[at] = best[at - 1];
+                at--;
+            }
+            best[at] = i;
         }
-        Arrays.sort(order, (a, b) -> {
-            int c = Double.compare(cosine[b], cosine[a]);
-            return c != 0 ? c : Integer.compare(picked[a], picked[b]);
-        });
-        List<Neighbour> out = new ArrayList<>(Math.min(k, m));
-        for (int i = 0; i < Math.min(k, m); i++) {
-            out.add(new Neighbour(picked[order[i]], cosine[order[i]]));
+        List<Neighbour> out = new ArrayList<>(keep);
+        for (int i = 0; i < size; i++) {
+            out.add(new Neighbour(picked[best[i]], cosine[best[i]]));
         }
         return out;
+    }
+
+    /** Whether shortlisted document {@code a} ranks before {@code b}: a greater cosine, or the same and a lower document. */
+    private static boolean before(double[] cosine, int[] picked, int a, int b) {
+        int c = Double.compare(cosine[a], cosine[b]);
+        return c > 0 || (c == 0 && picked[a] < picked[b]);
     }
 }

@@ -152,7 +152,9 @@ public final class HybridIndex implements AutoCloseable {
     /**
      * Adds items in order, as if {@link #upsert} were called for each. Every item is validated
      * before anything is written. With supersession detection off, the whole list is written in
-     * one batch (fast bulk load).
+     * one batch (fast bulk load); with it on, a long list (a catch-up, a rebuild from the log) is
+     * checked a few hundred items at a time, each batch decided in memory and followed by one
+     * refresh, and ends in the same index as one write per item.
      */
     public void upsertAll(List<IndexedItem> items) {
         requireNonNull(items, "items");

@@ -20,18 +20,24 @@ import org.apache.lucene.index.IndexFormatTooNewException;
 import org.apache.lucene.index.IndexFormatTooOldException;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.SerialMergeScheduler;
 import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.index.TieredMergePolicy;
+import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
-import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.ReferenceManager;
+import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.ScoreMode;
+import org.apache.lucene.search.Scorer;
 import org.apache.lucene.search.SearcherManager;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TopDocs;
+import org.apache.lucene.search.Weight;
 import org.apache.lucene.store.Directory;
+import org.apache.lucene.util.Bits;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -47,6 +53,11 @@ import org.jspecify.annotations.Nullable;
  * written since, or a delete of an item that the searchers do not show as it is now. Changes are
  * numbered; a refresh covers those made before it began, and what changed after the last one is
  * kept here ({@link #pending}), so that {@link #absent} answers without a refresh.
+ *
+ * <p><b>Batches.</b> A long write ({@link #BATCH_FROM} items or more) is decided in memory, up
+ * to {@link #BATCH_MOST} items at a time, against a refreshed searcher and the batch's earlier
+ * items, then written and refreshed once; one item per write is checked against the searcher
+ * and refreshes only when an unshown item could change its check. Both end in the same index.
  */
 final class RecallWriter implements Closeable {
 
@@ -252,14 +263,38 @@ final class RecallWriter implements Closeable {
     }
 
     /**
+     * From this many items, a write decides supersession for all of them at once
+     * ({@link #upsertBatch}): one refresh for the batch instead of one for each item that could
+     * pair with an item written since the last refresh.
+     */
+    static final int BATCH_FROM = 32;
+
+    /**
+     * At most this many items are decided in memory before they are written and the searchers
+     * refreshed: each item is compared with every earlier item of its batch (a cosine each), and
+     * with the index by code, so a larger batch costs more comparisons than the refreshes it saves.
+     */
+    static final int BATCH_MOST = 256;
+
+    /**
      * Writes items in order (unit vectors at the same positions), each checked against the
      * partition's other items when supersession detection is on.
      */
     void upsertAll(List<IndexedItem> items, List<float[]> unit) throws IOException {
         if (!settings.detectSupersession()) {
             bulkWrite(items, unit);
-            return;
+        } else if (items.size() >= BATCH_FROM) {
+            upsertBatch(items, unit);
+        } else {
+            upsertEach(items, unit);
         }
+    }
+
+    /**
+     * Writes items one at a time, each checked against what the searcher shows: it is refreshed
+     * only when something written since could change the check.
+     */
+    private void upsertEach(List<IndexedItem> items, List<float[]> unit) throws IOException {
         // Each item is checked against what was written before it. The searcher is
         // refreshed (a new segment) only when an item written since the last refresh
         // could change that check, or when a check or a delete changed items it shows.
@@ -267,7 +302,7 @@ final class RecallWriter implements Closeable {
         try {
             for (int i = 0; i < items.size(); i++) {
                 IndexedItem item = items.get(i);
-                if (unshown(changedShownAt) || unshown(partitionDeletedAt) || mustSee(item, unit.get(i))) {
+                if (unshown(changedShownAt) || unshown(partitionDeletedAt) || mustSee(searcher, item, unit.get(i))) {
                     searchers.release(searcher);
                     searcher = null;
                     refreshIfStale();
@@ -296,10 +331,280 @@ final class RecallWriter implements Closeable {
         }
     }
 
+    /**
+     * Writes many items with one refresh: each item is checked, as {@link #upsertEach} would, against
+     * the index as the refreshed searcher shows it plus the items of the batch before it, held in
+     * memory with their supersession as decided so far; then the batch is written, with the
+     * items of the index it marked superseded, and the searchers refreshed once. An item that
+     * rewrites an id already indexed (or earlier in the batch) ends the batch and is written by
+     * {@link #upsertEach} (its replacement re-decides the items the old version superseded).
+     */
+    private void upsertBatch(List<IndexedItem> items, List<float[]> unit) throws IOException {
+        int from = 0;
+        while (from < items.size()) {
+            refreshIfStale();
+            int next = from;
+            boolean rewrite = false;
+            IndexSearcher searcher = acquire();
+            try {
+                Batch batch = new Batch(searcher);
+                int end = Math.min(items.size(), from + BATCH_MOST);
+                while (next < end && !rewrite) {
+                    if (batch.add(items.get(next), unit.get(next))) {
+                        next++;
+                    } else {
+                        rewrite = true;
+                    }
+                }
+                batch.write();
+            } finally {
+                searchers.release(searcher);
+            }
+            refreshIfStale();
+            if (rewrite) {
+                upsertEach(items.subList(next, next + 1), unit.subList(next, next + 1));
+                next++;
+            }
+            from = next;
+        }
+    }
+
+    /**
+     * The items of a batch and the supersession decided for them and for the indexed items they
+     * replace, in memory until {@link #write}. The searcher shows every change made before the
+     * batch, so an item's check sees what {@link #upsertEach} would see: the indexed items of its
+     * partition near it, with their status as of the batch's earlier items, and those items.
+     */
+    private final class Batch {
+        private final IndexSearcher searcher;
+        private final StoredFields stored;
+        private final List<Entry> entries = new ArrayList<>();
+        private final Map<String, Entry> byId = new HashMap<>();
+        /** Indexed items whose status the batch changed: the item as it now is, and its document. */
+        private final Map<String, Marked> marked = new HashMap<>();
+        /** Items per partition that the searcher shows. */
+        private final Map<String, Integer> indexed = new HashMap<>();
+        /** The vectors of a partition's indexed items, for the checks that compare them all. */
+        private final Map<String, IndexedVectors> vectors = new HashMap<>();
+        /** The codes of a partition's indexed items, for the checks that scan them. */
+        private final Map<String, CodeScan.Scope> scopes = new HashMap<>();
+        /** Items per partition in the batch. */
+        private final Map<String, Integer> added = new HashMap<>();
+
+        Batch(IndexSearcher searcher) throws IOException {
+            this.searcher = searcher;
+            this.stored = searcher.storedFields();
+        }
+
+        /** Decides an item's supersession and keeps it; false (nothing kept) when it rewrites an id. */
+        boolean add(IndexedItem item, float[] unit) throws IOException {
+            if (byId.containsKey(item.id()) || pending.containsKey(item.id()) || IndexSchema.docOf(searcher, item.id()) >= 0) {
+                return false;
+            }
+            Stored self = new Stored(item.id(), item.partition(), item.text(), item.time(), item.attributes(), null);
+            Entry entry = new Entry(item, unit, SupersessionDetector.states(item.text()));
+            Stored newest = null;
+            if (entry.states) {
+                Set<String> terms = analyzer.terms(F_TEXT, item.text());
+                for (Candidate c : candidates(item.partition(), unit)) {
+                    if (c.cosine() < detector.scanCosine()) {
+                        continue; // no rule pairs it
+                    }
+                    Stored other = storedOf(c);
+                    if (!pairs(self, terms, other, c.cosine())) {
+                        continue;
+                    }
+                    if (newer(other, self)) {
+                        if (newest == null || newer(other, newest)) {
+                            newest = other;
+                        }
+                    } else if (other.supersededBy() == null || replacesCurrent(item, other.supersededBy())) {
+                        mark(c, other, item.id());
+                    }
+                }
+            }
+            entry.supersededBy = newest == null ? null : newest.id();
+            entries.add(entry);
+            byId.put(item.id(), entry);
+            added.merge(item.partition(), 1, Integer::sum);
+            return true;
+        }
+
+        private int indexed(String partition) throws IOException {
+            Integer known = indexed.get(partition);
+            if (known == null) {
+                known = searcher.count(IndexSchema.scopeFilter(partition, false));
+                indexed.put(partition, known);
+            }
+            return known;
+        }
+
+        /**
+         * What {@link #nearest} returns over the index and the batch: below the exact-search size,
+         * every item whose cosine is at least the detector's minimum; else the
+         * {@code detectionNeighbours} nearest, the batch's items (written after the indexed ones)
+         * after indexed ones of equal cosine.
+         */
+        private List<Candidate> candidates(String partition, float[] unit) throws IOException {
+            List<Candidate> out = new ArrayList<>();
+            int inIndex = indexed(partition);
+            boolean exact = inIndex + added.getOrDefault(partition, 0) <= settings.exactSearchBelow();
+            int k = settings.detectionNeighbours();
+            if (inIndex > 0) {
+                if (exact) {
+                    // what ExactScan.within finds, from the partition's vectors read once for the batch
+                    IndexedVectors all = indexedVectors(partition);
+                    for (int i = 0; i < all.docs().length; i++) {
+                        double cosine = Vectors.cosine(unit, all.vectors()[i]);
+                        if (cosine >= detector.scanCosine()) {
+                            out.add(new Candidate(all.docs()[i], null, cosine));
+                        }
+                    }
+                } else {
+                    CodeScan.Scope scope = scopes.get(partition);
+                    if (scope == null) {
+                        scope = CodeScan.gather(searcher, partition, false, unit.length);
+                        scopes.put(partition, scope);
+                    }
+                    for (ExactScan.Neighbour n : scope.nearest(unit, k, settings.shortlist(k))) {
+                        out.add(new Candidate(n.doc(), null, n.cosine()));
+                    }
+                }
+            }
+            for (Entry e : entries) {
+                if (e.item.partition().equals(partition)) {
+                    double cosine = Vectors.cosine(e.unit, unit);
+                    if (cosine >= detector.scanCosine()) {
+                        out.add(new Candidate(-1, e, cosine));
+                    }
+                }
+            }
+            if (!exact) {
+                out.sort((a, b) -> Double.compare(b.cosine(), a.cosine())); // stable: indexed first at equal cosine
+                if (out.size() > k) {
+                    out = new ArrayList<>(out.subList(0, k));
+                }
+            }
+            return out;
+        }
+
+        /** The live documents of a partition the searcher shows, with their vectors, read on first use. */
+        private IndexedVectors indexedVectors(String partition) throws IOException {
+            IndexedVectors known = vectors.get(partition);
+            if (known != null) {
+                return known;
+            }
+            List<Integer> docs = new ArrayList<>();
+            List<float[]> found = new ArrayList<>();
+            Weight weight = searcher.createWeight(
+                    searcher.rewrite(IndexSchema.scopeFilter(partition, false)),
+                    ScoreMode.COMPLETE_NO_SCORES, 1f);
+            for (LeafReaderContext leaf : searcher.getIndexReader().leaves()) {
+                Scorer scorer = weight.scorer(leaf);
+                if (scorer == null) {
+                    continue;
+                }
+                Bits live = leaf.reader().getLiveDocs();
+                SegmentVectors segment = SegmentVectors.of(leaf.reader());
+                DocIdSetIterator it = scorer.iterator();
+                for (int d = it.nextDoc(); d != DocIdSetIterator.NO_MORE_DOCS; d = it.nextDoc()) {
+                    if (live != null && !live.get(d)) {
+                        continue;
+                    }
+                    float[] v = segment.vector(d);
+                    if (v == null) {
+                        throw new IllegalStateException("recall index document " + (leaf.docBase + d) + " has no vector");
+                    }
+                    docs.add(leaf.docBase + d);
+                    found.add(v.clone());
+                }
+            }
+            int[] ids = new int[docs.size()];
+            for (int i = 0; i < ids.length; i++) {
+                ids[i] = docs.get(i);
+            }
+            IndexedVectors read = new IndexedVectors(ids, found.toArray(new float[0][]));
+            vectors.put(partition, read);
+            return read;
+        }
+
+        /** An item near the one being checked as it now is: the batch's status of it, not the searcher's. */
+        private Stored storedOf(Candidate c) throws IOException {
+            Entry e = c.entry();
+            if (e != null) {
+                IndexedItem item = e.item;
+                return new Stored(item.id(), item.partition(), item.text(), item.time(), item.attributes(), e.supersededBy);
+            }
+            Stored loaded = IndexSchema.load(stored, c.doc());
+            Marked m = marked.get(loaded.id());
+            return m == null ? loaded : m.item();
+        }
+
+        /** Whether {@code item} is newer than the item {@code currentBy} (absent: yes). */
+        private boolean replacesCurrent(IndexedItem item, String currentBy) throws IOException {
+            Entry e = byId.get(currentBy);
+            if (e != null) {
+                return newer(item.time(), item.id(), e.item.time(), e.item.id());
+            }
+            return RecallWriter.replacesCurrent(searcher, item, currentBy);
+        }
+
+        private void mark(Candidate c, Stored other, String by) {
+            if (c.entry() != null) {
+                c.entry().supersededBy = by;
+            } else {
+                marked.put(other.id(), new Marked(other.withSupersededBy(by), c.doc()));
+            }
+        }
+
+        /** Writes the batch's items and the indexed items it marked. */
+        void write() throws IOException {
+            for (Entry e : entries) {
+                IndexedItem item = e.item;
+                writer.addDocument(IndexSchema.toDocument(new Stored(item.id(), item.partition(), item.text(),
+                        item.time(), item.attributes(), e.supersededBy), e.unit));
+                written(item, e.unit);
+            }
+            for (Marked m : marked.values()) {
+                writer.updateDocument(new Term(F_ID, m.item().id()),
+                        IndexSchema.toDocument(m.item(), IndexSchema.vectorOf(searcher, m.doc())));
+            }
+            if (!marked.isEmpty()) {
+                changedShownAt = changed();
+            }
+        }
+
+        /** An item of the index (its document) or of the batch, near the item being checked. */
+        private record Candidate(int doc, @Nullable Entry entry, double cosine) {
+        }
+
+        /** Documents of the searcher and their vectors, at the same positions. */
+        private record IndexedVectors(int[] docs, float[][] vectors) {
+        }
+
+        /** An indexed item the batch marked superseded, as it now is, and its document in the searcher. */
+        private record Marked(Stored item, int doc) {
+        }
+    }
+
+    /** An item of a batch, and the id of the item that supersedes it as decided so far. */
+    private static final class Entry {
+        final IndexedItem item;
+        final float[] unit;
+        final boolean states;
+        @Nullable String supersededBy;
+
+        Entry(IndexedItem item, float[] unit, boolean states) {
+            this.item = item;
+            this.unit = unit;
+            this.states = states;
+        }
+    }
+
     /** Numbers an item just written; the searchers show it after the next refresh. */
     private long written(IndexedItem item, float[] unit) {
         long c = changed();
-        unrefreshed.add(new Unrefreshed(item, unit, c));
+        unrefreshed.add(new Unrefreshed(item, unit, SupersessionDetector.states(item.text()), c));
         pending.put(item.id(), new Pending(true, c));
         return c;
     }
@@ -517,18 +822,29 @@ final class RecallWriter implements Closeable {
         }
         StoredFields stored = searcher.storedFields();
         for (ExactScan.Neighbour sd : nearest(searcher, item.partition(), unit)) {
-            Stored other = IndexSchema.load(stored, sd.doc());
-            if (other.id().equals(item.id()) || !IndexSchema.sameSpeaker(other.attributes(), item.attributes())
-                    || !SupersessionDetector.states(other.text())) {
-                continue;
+            if (sd.cosine() < detector.scanCosine()) {
+                continue; // no rule pairs it: not loaded
             }
-            if ((sd.cosine() >= detector.minCosine() && nearParaphrase(sd.cosine(), item.text(), itemTerms, other.text()))
-                    || detector.sameFrame(sd.cosine(), StatementFrame.of(item.text()), StatementFrame.of(other.text()),
-                    text -> analyzer.terms(F_TEXT, text))) {
+            Stored other = IndexSchema.load(stored, sd.doc());
+            if (pairs(item, itemTerms, other, sd.cosine())) {
                 out.add(new Replacement(sd.doc(), other, newer(other, item)));
             }
         }
         return out;
+    }
+
+    /**
+     * Whether the detector pairs two stating items at this cosine: same speaker, the other states
+     * something too, and they are near-paraphrases or state the same frame.
+     */
+    private boolean pairs(Stored item, Set<String> itemTerms, Stored other, double cosine) {
+        if (other.id().equals(item.id()) || !IndexSchema.sameSpeaker(other.attributes(), item.attributes())
+                || !SupersessionDetector.states(other.text())) {
+            return false;
+        }
+        return (cosine >= detector.minCosine() && nearParaphrase(cosine, item.text(), itemTerms, other.text()))
+                || detector.sameFrame(cosine, StatementFrame.of(item.text()), StatementFrame.of(other.text()),
+                text -> analyzer.terms(F_TEXT, text));
     }
 
     /**
@@ -572,8 +888,8 @@ final class RecallWriter implements Closeable {
     private record Detection(@Nullable String supersededBy, boolean markedOthers) {
     }
 
-    /** An item written, and the number of that change. */
-    private record Unrefreshed(IndexedItem item, float[] unit, long change) {
+    /** An item written, whether its text states something ({@link SupersessionDetector#states}), and the number of that change. */
+    private record Unrefreshed(IndexedItem item, float[] unit, boolean states, long change) {
     }
 
     /** The last change to an id: whether it left the item in the index, and its number. */
@@ -583,18 +899,45 @@ final class RecallWriter implements Closeable {
     /**
      * Whether the searcher must be refreshed before {@code item} is checked: the items written
      * (or deleted) since the last refresh are invisible to it, which changes nothing only when
-     * none of them has this id or could be one of its near-duplicates (same partition and
-     * speaker, both stating something, cosine at least the detector's minimum).
+     * none of them has this id or was superseded by an item of this id (when the id is indexed,
+     * its rewrite decides those again) or could change the check. In a partition the check scans in
+     * full ({@link #nearest}: every item near enough), those are its possible near-duplicates
+     * (same speaker, both stating something, cosine at least the detector's minimum). In one it
+     * scans by code (the {@code detectionNeighbours} nearest), any item near enough takes one of
+     * those places, whoever said it; and the searcher's count of the partition, which chooses
+     * the scan, must count the unshown items when they could carry it past the exact-search size.
      */
-    private boolean mustSee(IndexedItem item, float[] unit) {
+    private boolean mustSee(IndexSearcher searcher, IndexedItem item, float[] unit) throws IOException {
         if (pending.containsKey(item.id())) {
             return true;
         }
+        if (changes > refreshedThrough.get() && IndexSchema.docOf(searcher, item.id()) >= 0) {
+            // a rewrite: the items its old version superseded are decided again, those written since included
+            return true;
+        }
         // a text that states nothing pairs with nothing (see replacements)
-        boolean states = SupersessionDetector.states(item.text());
+        if (!SupersessionDetector.states(item.text())) {
+            return false;
+        }
+        int unshownHere = 0;
         for (Unrefreshed u : unrefreshed) {
-            if (states && u.item().partition().equals(item.partition()) && IndexSchema.sameSpeaker(u.item().attributes(), item.attributes())
-                    && SupersessionDetector.states(u.item().text())
+            if (u.item().partition().equals(item.partition())) {
+                unshownHere++;
+            }
+        }
+        if (unshownHere == 0) {
+            return false;
+        }
+        // at most this many items in the partition (the term's count includes deleted documents)
+        long atMost = (long) searcher.getIndexReader().docFreq(new Term(F_PARTITION, item.partition())) + unshownHere;
+        boolean byCode = atMost > settings.exactSearchBelow();
+        if (byCode && ExactScan.matchesAtMost(searcher, IndexSchema.scopeFilter(item.partition(), false),
+                settings.exactSearchBelow())) {
+            return true; // the searcher may count too few to scan by code
+        }
+        for (Unrefreshed u : unrefreshed) {
+            if (u.item().partition().equals(item.partition())
+                    && (byCode || (u.states() && IndexSchema.sameSpeaker(u.item().attributes(), item.attributes())))
                     && Vectors.cosine(u.unit(), unit) >= detector.scanCosine()) {
                 return true;
             }
