@@ -43,6 +43,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 
@@ -450,6 +451,7 @@ class BadInputFuzzTest {
                         w -> new Messages.WindowChange(List.of(), List.of())),
                 Map.entry(BiFunction.class, (BiFunction<List<StoredMessage>, Long, Messages.WindowChange>)
                         (w, next) -> new Messages.WindowChange(List.of(), List.of())),
+                Map.entry(BiConsumer.class, (BiConsumer<Object, Object>) (state, versions) -> { }),
                 Map.entry(long.class, 1L),
                 Map.entry(int.class, 1),
                 Map.entry(boolean.class, true));
