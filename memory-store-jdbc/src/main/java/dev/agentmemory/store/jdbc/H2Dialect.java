@@ -26,6 +26,12 @@ final class H2Dialect implements SqlDialect {
         return "BINARY VARYING";
     }
 
+    /** True: H2 uses an IN list only on an index's first column. */
+    @Override
+    public boolean scansForInLists() {
+        return true;
+    }
+
     /** Rewrites every row once; a table created by this version already has the type. */
     @Override
     public List<String> migratePayloadToLargeText() {

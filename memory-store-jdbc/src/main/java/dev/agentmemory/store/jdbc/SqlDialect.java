@@ -37,6 +37,16 @@ interface SqlDialect {
     default void unlockMigration(Connection c) throws SQLException {
     }
 
+    /**
+     * Whether {@code column IN (...)} costs a walk over the rows that match the equalities before
+     * {@code column} in a composite key (H2 answers an IN list by index only on an index's first
+     * column, and tests it on every row of the range otherwise). Such a database gets a list of
+     * keys as an array joined to the table instead: one key lookup per item. False by default.
+     */
+    default boolean scansForInLists() {
+        return false;
+    }
+
     /** Whether {@code e} (or a cause, or a batch's next exception) is a unique-key violation. */
     default boolean isUniqueViolation(SQLException e) {
         for (Throwable t = e; t != null; t = t.getCause()) {

@@ -30,6 +30,16 @@ final class VectorTable {
     /** Items per {@code IN (...)} list: one round trip for a turn's or a catch-up's batch. */
     static final int BATCH = 500;
 
+    /**
+     * The read of a database that {@linkplain SqlDialect#scansForInLists scans for IN lists}: the
+     * asked items (an array) drive an outer join, so each is one lookup of the whole primary key
+     * (an outer join keeps its order: the table is never the driving side); rows without a vector
+     * are the items not kept.
+     */
+    private static final String READ_JOINED = "SELECT t.item, v.seq, v.vec FROM UNNEST(CAST(? AS VARCHAR(1024) ARRAY)) "
+            + "AS t(item) LEFT JOIN memory_vectors v ON v.tenant = ? AND v.user_id = ? AND v.item = t.item "
+            + "AND v.model = ? AND v.dims = ?";
+
     private final Database database;
     private final SqlDialect dialect;
     /** The store's name in every error. */
@@ -82,7 +92,7 @@ final class VectorTable {
         }
     }
 
-    private static void insertMissing(Connection c, Partition partition, VectorModel model, List<StoredVector> vectors)
+    private void insertMissing(Connection c, Partition partition, VectorModel model, List<StoredVector> vectors)
             throws SQLException {
         Map<String, StoredVector> byItem = new HashMap<>();
         vectors.forEach(v -> byItem.putIfAbsent(v.item(), v));
@@ -126,23 +136,32 @@ final class VectorTable {
         }
     }
 
-    private static Map<String, StoredVector> read(Connection c, Partition partition, VectorModel model,
-                                                  Collection<String> items) throws SQLException {
+    private Map<String, StoredVector> read(Connection c, Partition partition, VectorModel model,
+                                           Collection<String> items) throws SQLException {
         Map<String, StoredVector> found = new HashMap<>();
         for (List<String> chunk : chunks(items)) {
-            try (PreparedStatement ps = c.prepareStatement("SELECT item, seq, vec FROM memory_vectors WHERE tenant = ? "
-                    + "AND user_id = ? AND model = ? AND dims = ? AND item IN (" + marks(chunk.size()) + ")")) {
-                ps.setString(1, partition.tenant());
-                ps.setString(2, partition.user());
-                ps.setString(3, model.name());
-                ps.setInt(4, model.dimension());
-                for (int i = 0; i < chunk.size(); i++) {
-                    ps.setString(5 + i, chunk.get(i));
+            try (PreparedStatement ps = c.prepareStatement(dialect.scansForInLists() ? READ_JOINED
+                    : "SELECT item, seq, vec FROM memory_vectors WHERE tenant = ? AND user_id = ? AND model = ? "
+                    + "AND dims = ? AND item IN (" + marks(chunk.size()) + ")")) {
+                int first = dialect.scansForInLists() ? 2 : 1; // READ_JOINED: the array is the first parameter
+                ps.setString(first, partition.tenant());
+                ps.setString(first + 1, partition.user());
+                ps.setString(first + 2, model.name());
+                ps.setInt(first + 3, model.dimension());
+                if (dialect.scansForInLists()) {
+                    ps.setArray(1, c.createArrayOf("VARCHAR", chunk.toArray()));
+                } else {
+                    for (int i = 0; i < chunk.size(); i++) {
+                        ps.setString(5 + i, chunk.get(i));
+                    }
                 }
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         String item = rs.getString(1);
-                        found.put(item, new StoredVector(item, rs.getLong(2), floats(rs.getBytes(3), model, item)));
+                        byte[] vec = rs.getBytes(3);
+                        if (vec != null) { // null: an asked item without a row (READ_JOINED is an outer join)
+                            found.put(item, new StoredVector(item, rs.getLong(2), floats(vec, model, item)));
+                        }
                     }
                 }
             }
@@ -158,6 +177,10 @@ final class VectorTable {
             return;
         }
         try (Database.Held writing = database.writing(); Connection c = database.dataSource().getConnection()) {
+            if (dialect.scansForInLists()) {
+                deleteOneByOne(c, partition, items);
+                return;
+            }
             for (List<String> chunk : chunks(items)) {
                 try (PreparedStatement ps = c.prepareStatement("DELETE FROM memory_vectors WHERE tenant = ? "
                         + "AND user_id = ? AND item IN (" + marks(chunk.size()) + ")")) {
@@ -172,6 +195,20 @@ final class VectorTable {
         } catch (SQLException e) {
             throw new MemoryException("store " + name + ": cannot delete vectors of " + partition + ": "
                     + e.getMessage(), e);
+        }
+    }
+
+    /** One key-prefix delete per item, in one batch (an {@code IN} list would walk the partition on H2). */
+    private static void deleteOneByOne(Connection c, Partition partition, Collection<String> items) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "DELETE FROM memory_vectors WHERE tenant = ? AND user_id = ? AND item = ?")) {
+            for (String item : new LinkedHashSet<>(items)) {
+                ps.setString(1, partition.tenant());
+                ps.setString(2, partition.user());
+                ps.setString(3, item);
+                ps.addBatch();
+            }
+            ps.executeBatch();
         }
     }
 
