@@ -36,7 +36,11 @@ import org.junit.jupiter.api.Test;
  * deleted document until a merge drops it, and on Lucene 10.3 the segments (and so which
  * deletions were merged away) came out differently from one run to the next although merges run
  * in the writing thread ({@code serialMerges}): two runs of five gave scores 1e-5 apart, with
- * segments of 3,295 / 842 / 130 documents in one and 3,253 / 955 / 63 in the other. Run with
+ * segments of 3,295 / 842 / 130 documents in one and 3,253 / 955 / 63 in the other. The cause
+ * was the order of each item's attributes among its stored fields (a {@code Map.copyOf} order,
+ * drawn anew in every JVM), which changed the segments' compressed sizes and so the merges
+ * chosen; they are now written in key order ({@link StoredAttributeOrderTest}). The purge stays:
+ * the pin is about ranking the items, not about which merges a Lucene version chooses. Run with
  * {@code -Dranking.pin.record=true} to record it again (the test then fails, to say so).
  */
 class RankingPinTest {
