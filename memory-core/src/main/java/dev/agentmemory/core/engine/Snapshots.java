@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -282,7 +283,7 @@ final class Snapshots {
             }
             awaitReader();
             rethrow(readFailed);
-            return java.util.Objects.requireNonNull(events, "events");
+            return Objects.requireNonNull(events, "events");
         }
 
         /** Lets a reader that is no longer needed finish (the snapshot was unusable), so that no read outlives the load. */
@@ -293,7 +294,7 @@ final class Snapshots {
         }
 
         private void awaitReader() {
-            Thread t = java.util.Objects.requireNonNull(reader, "reader");
+            Thread t = Objects.requireNonNull(reader, "reader");
             boolean interrupted = false;
             while (true) {
                 try {

@@ -48,9 +48,7 @@ final class CodeScan {
         long[] query = new long[words];
         VectorCodes.encode(unit, query, 0);
         List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
-        // sized by the partition (its term's document count, deleted documents included, is an
-        // upper bound), not by the whole index, which may hold many users
-        int inPartitionAtMost = searcher.getIndexReader().docFreq(new Term(IndexSchema.F_PARTITION, partition));
+        int inPartitionAtMost = partitionSizeAtMost(searcher, partition);
         int[] docs = new int[inPartitionAtMost];
         short[] distance = new short[inPartitionAtMost];
         int[] histogram = new int[words * 64 + 1];
@@ -59,15 +57,11 @@ final class CodeScan {
         int n = 0;
         for (LeafReaderContext leaf : leaves) {
             LeafReader reader = leaf.reader();
-            // the scope filter's two terms read directly: the partition's postings, less the
+            // the scope filter's two terms read directly: the partition's documents, less the
             // superseded ones (every document has one status, current or superseded; these are few)
-            DocIdSetIterator inPartition = postings(reader, IndexSchema.F_PARTITION, partitionTerm);
+            DocIdSetIterator inPartition = partitionDocs(reader, partitionTerm);
             if (inPartition == null) {
                 continue;
-            }
-            if (inPartition.cost() == reader.maxDoc()) {
-                // the segment holds this partition alone: every document, without reading postings
-                inPartition = DocIdSetIterator.all(reader.maxDoc());
             }
             PostingsEnum superseded = currentOnly ? postings(reader, IndexSchema.F_STATUS, supersededTerm) : null;
             int nextSuperseded = superseded == null ? DocIdSetIterator.NO_MORE_DOCS : superseded.nextDoc();
@@ -117,9 +111,7 @@ final class CodeScan {
     static Scope gather(IndexSearcher searcher, String partition, boolean currentOnly, int dimensions) throws IOException {
         int words = VectorCodes.words(dimensions);
         List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
-        // sized by the partition (its term's document count, deleted documents included, is an
-        // upper bound), not by the whole index, which may hold many users
-        int inPartitionAtMost = searcher.getIndexReader().docFreq(new Term(IndexSchema.F_PARTITION, partition));
+        int inPartitionAtMost = partitionSizeAtMost(searcher, partition);
         int[] docs = new int[inPartitionAtMost];
         long[] codes = new long[Math.multiplyExact(inPartitionAtMost, words)];
         BytesRef partitionTerm = new BytesRef(partition);
@@ -127,15 +119,11 @@ final class CodeScan {
         int n = 0;
         for (LeafReaderContext leaf : leaves) {
             LeafReader reader = leaf.reader();
-            // the scope filter's two terms read directly: the partition's postings, less the
+            // the scope filter's two terms read directly: the partition's documents, less the
             // superseded ones (every document has one status, current or superseded; these are few)
-            DocIdSetIterator inPartition = postings(reader, IndexSchema.F_PARTITION, partitionTerm);
+            DocIdSetIterator inPartition = partitionDocs(reader, partitionTerm);
             if (inPartition == null) {
                 continue;
-            }
-            if (inPartition.cost() == reader.maxDoc()) {
-                // the segment holds this partition alone: every document, without reading postings
-                inPartition = DocIdSetIterator.all(reader.maxDoc());
             }
             PostingsEnum superseded = currentOnly ? postings(reader, IndexSchema.F_STATUS, supersededTerm) : null;
             int nextSuperseded = superseded == null ? DocIdSetIterator.NO_MORE_DOCS : superseded.nextDoc();
@@ -212,6 +200,24 @@ final class CodeScan {
             }
             return rerank(leaves, docs, distance, histogram, n, shortlist, unit, k);
         }
+    }
+
+    /**
+     * How many documents the partition has at most: its term's document count, deleted documents
+     * included. Arrays are sized by it, not by the whole index, which may hold many users.
+     */
+    private static int partitionSizeAtMost(IndexSearcher searcher, String partition) throws IOException {
+        return searcher.getIndexReader().docFreq(new Term(IndexSchema.F_PARTITION, partition));
+    }
+
+    /** The segment's documents of the partition (deleted ones included); null when it has none. */
+    private static @Nullable DocIdSetIterator partitionDocs(LeafReader reader, BytesRef partitionTerm) throws IOException {
+        PostingsEnum docs = postings(reader, IndexSchema.F_PARTITION, partitionTerm);
+        if (docs != null && docs.cost() == reader.maxDoc()) {
+            // the segment holds this partition alone: every document, without reading postings
+            return DocIdSetIterator.all(reader.maxDoc());
+        }
+        return docs;
     }
 
     private static @Nullable PostingsEnum postings(LeafReader reader, String field, BytesRef term) throws IOException {
