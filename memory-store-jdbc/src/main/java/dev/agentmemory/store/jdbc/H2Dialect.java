@@ -26,10 +26,10 @@ final class H2Dialect implements SqlDialect {
         return "BINARY VARYING";
     }
 
-    /** True: H2 uses an IN list only on an index's first column. */
+    /** The items as an array joined to the table: H2 uses an IN list only on an index's first column. */
     @Override
-    public boolean scansForInLists() {
-        return true;
+    public VectorKeyStatements vectorKeyStatements() {
+        return VectorKeyStatements.ARRAY_JOIN;
     }
 
     /** Rewrites every row once; a table created by this version already has the type. */

@@ -7,9 +7,9 @@ import java.util.Locale;
 
 /**
  * What differs between the databases {@link JdbcEventStore} runs on: type names and the DDL
- * that depends on them, and how a database reports a unique-key conflict. Everything else the
- * store sends is portable SQL. One implementation per database; {@link #forProduct} picks it
- * from the JDBC driver's product name.
+ * that depends on them, the form of a look-up by a list of keys, and how a database reports a
+ * unique-key conflict. Everything else the store sends is portable SQL. One implementation per
+ * database; {@link #forProduct} picks it from the JDBC driver's product name.
  */
 interface SqlDialect {
 
@@ -38,13 +38,11 @@ interface SqlDialect {
     }
 
     /**
-     * Whether {@code column IN (...)} costs a walk over the rows that match the equalities before
-     * {@code column} in a composite key (H2 answers an IN list by index only on an index's first
-     * column, and tests it on every row of the range otherwise). Such a database gets a list of
-     * keys as an array joined to the table instead: one key lookup per item. False by default.
+     * How {@link VectorTable} reads and deletes the vectors of a list of items on this database:
+     * {@code IN} lists by default.
      */
-    default boolean scansForInLists() {
-        return false;
+    default VectorKeyStatements vectorKeyStatements() {
+        return VectorKeyStatements.IN_LIST;
     }
 
     /** Whether {@code e} (or a cause, or a batch's next exception) is a unique-key violation. */

@@ -27,18 +27,8 @@ import java.util.Objects;
  */
 final class VectorTable {
 
-    /** Items per {@code IN (...)} list: one round trip for a turn's or a catch-up's batch. */
+    /** Items per read or delete statement: one round trip for a turn's or a catch-up's batch. */
     static final int BATCH = 500;
-
-    /**
-     * The read of a database that {@linkplain SqlDialect#scansForInLists scans for IN lists}: the
-     * asked items (an array) drive an outer join, so each is one lookup of the whole primary key
-     * (an outer join keeps its order: the table is never the driving side); rows without a vector
-     * are the items not kept.
-     */
-    private static final String READ_JOINED = "SELECT t.item, v.seq, v.vec FROM UNNEST(CAST(? AS VARCHAR(1024) ARRAY)) "
-            + "AS t(item) LEFT JOIN memory_vectors v ON v.tenant = ? AND v.user_id = ? AND v.item = t.item "
-            + "AND v.model = ? AND v.dims = ?";
 
     private final Database database;
     private final SqlDialect dialect;
@@ -140,28 +130,13 @@ final class VectorTable {
                                            Collection<String> items) throws SQLException {
         Map<String, StoredVector> found = new HashMap<>();
         for (List<String> chunk : chunks(items)) {
-            try (PreparedStatement ps = c.prepareStatement(dialect.scansForInLists() ? READ_JOINED
-                    : "SELECT item, seq, vec FROM memory_vectors WHERE tenant = ? AND user_id = ? AND model = ? "
-                    + "AND dims = ? AND item IN (" + marks(chunk.size()) + ")")) {
-                int first = dialect.scansForInLists() ? 2 : 1; // READ_JOINED: the array is the first parameter
-                ps.setString(first, partition.tenant());
-                ps.setString(first + 1, partition.user());
-                ps.setString(first + 2, model.name());
-                ps.setInt(first + 3, model.dimension());
-                if (dialect.scansForInLists()) {
-                    ps.setArray(1, c.createArrayOf("VARCHAR", chunk.toArray()));
-                } else {
-                    for (int i = 0; i < chunk.size(); i++) {
-                        ps.setString(5 + i, chunk.get(i));
-                    }
-                }
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        String item = rs.getString(1);
-                        byte[] vec = rs.getBytes(3);
-                        if (vec != null) { // null: an asked item without a row (READ_JOINED is an outer join)
-                            found.put(item, new StoredVector(item, rs.getLong(2), floats(vec, model, item)));
-                        }
+            try (PreparedStatement ps = dialect.vectorKeyStatements().selectVectors(c, partition, model, chunk);
+                 ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    String item = rs.getString(1);
+                    byte[] vec = rs.getBytes(3);
+                    if (vec != null) { // null: an asked item without a row (an outer join's)
+                        found.put(item, new StoredVector(item, rs.getLong(2), floats(vec, model, item)));
                     }
                 }
             }
@@ -177,38 +152,12 @@ final class VectorTable {
             return;
         }
         try (Database.Held writing = database.writing(); Connection c = database.dataSource().getConnection()) {
-            if (dialect.scansForInLists()) {
-                deleteOneByOne(c, partition, items);
-                return;
-            }
             for (List<String> chunk : chunks(items)) {
-                try (PreparedStatement ps = c.prepareStatement("DELETE FROM memory_vectors WHERE tenant = ? "
-                        + "AND user_id = ? AND item IN (" + marks(chunk.size()) + ")")) {
-                    ps.setString(1, partition.tenant());
-                    ps.setString(2, partition.user());
-                    for (int i = 0; i < chunk.size(); i++) {
-                        ps.setString(3 + i, chunk.get(i));
-                    }
-                    ps.executeUpdate();
-                }
+                dialect.vectorKeyStatements().deleteVectors(c, partition, chunk);
             }
         } catch (SQLException e) {
             throw new MemoryException("store " + name + ": cannot delete vectors of " + partition + ": "
                     + e.getMessage(), e);
-        }
-    }
-
-    /** One key-prefix delete per item, in one batch (an {@code IN} list would walk the partition on H2). */
-    private static void deleteOneByOne(Connection c, Partition partition, Collection<String> items) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(
-                "DELETE FROM memory_vectors WHERE tenant = ? AND user_id = ? AND item = ?")) {
-            for (String item : new LinkedHashSet<>(items)) {
-                ps.setString(1, partition.tenant());
-                ps.setString(2, partition.user());
-                ps.setString(3, item);
-                ps.addBatch();
-            }
-            ps.executeBatch();
         }
     }
 
@@ -247,10 +196,6 @@ final class VectorTable {
             chunks.add(all.subList(i, Math.min(all.size(), i + BATCH)));
         }
         return chunks;
-    }
-
-    private static String marks(int n) {
-        return String.join(", ", java.util.Collections.nCopies(n, "?"));
     }
 
     static byte[] bytes(float[] vector) {
