@@ -1,13 +1,11 @@
 package dev.agentmemory.store.jdbc;
 
-import org.h2.store.fs.FileBase;
 import org.h2.store.fs.FilePath;
 import org.h2.store.fs.FilePathWrapper;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -63,11 +61,10 @@ public final class FullDiskFileSystem extends FilePathWrapper {
     }
 
     /** A file whose growth is taken from the disk's free space. */
-    private static final class Quota extends FileBase {
-        private final FileChannel base;
+    private static final class Quota extends DelegatingFileChannel {
 
         Quota(FileChannel base) {
-            this.base = base;
+            super(base);
         }
 
         private void take(long position, int length) throws IOException {
@@ -87,60 +84,13 @@ public final class FullDiskFileSystem extends FilePathWrapper {
         @Override
         public synchronized int write(ByteBuffer src, long position) throws IOException {
             take(position, src.remaining());
-            return base.write(src, position);
+            return super.write(src, position);
         }
 
         @Override
         public synchronized int write(ByteBuffer src) throws IOException {
             take(base.position(), src.remaining());
-            return base.write(src);
-        }
-
-        @Override
-        public int read(ByteBuffer dst, long position) throws IOException {
-            return base.read(dst, position);
-        }
-
-        @Override
-        public int read(ByteBuffer dst) throws IOException {
-            return base.read(dst);
-        }
-
-        @Override
-        public long position() throws IOException {
-            return base.position();
-        }
-
-        @Override
-        public FileChannel position(long newPosition) throws IOException {
-            base.position(newPosition);
-            return this;
-        }
-
-        @Override
-        public long size() throws IOException {
-            return base.size();
-        }
-
-        @Override
-        public FileChannel truncate(long size) throws IOException {
-            base.truncate(size);
-            return this;
-        }
-
-        @Override
-        public void force(boolean metaData) throws IOException {
-            base.force(metaData);
-        }
-
-        @Override
-        public synchronized FileLock tryLock(long position, long size, boolean shared) throws IOException {
-            return base.tryLock(position, size, shared);
-        }
-
-        @Override
-        protected void implCloseChannel() throws IOException {
-            base.close();
+            return super.write(src);
         }
     }
 }

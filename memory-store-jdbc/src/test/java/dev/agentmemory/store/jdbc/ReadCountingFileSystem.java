@@ -1,13 +1,11 @@
 package dev.agentmemory.store.jdbc;
 
-import org.h2.store.fs.FileBase;
 import org.h2.store.fs.FilePath;
 import org.h2.store.fs.FilePathWrapper;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -46,21 +44,20 @@ public final class ReadCountingFileSystem extends FilePathWrapper {
     }
 
     /** A file whose reads are counted. */
-    private static final class Counted extends FileBase {
-        private final FileChannel base;
+    private static final class Counted extends DelegatingFileChannel {
 
         Counted(FileChannel base) {
-            this.base = base;
+            super(base);
         }
 
         @Override
         public int read(ByteBuffer dst, long position) throws IOException {
-            return counted(base.read(dst, position));
+            return counted(super.read(dst, position));
         }
 
         @Override
         public int read(ByteBuffer dst) throws IOException {
-            return counted(base.read(dst));
+            return counted(super.read(dst));
         }
 
         private static int counted(int n) {
@@ -68,53 +65,6 @@ public final class ReadCountingFileSystem extends FilePathWrapper {
                 READ.addAndGet(n);
             }
             return n;
-        }
-
-        @Override
-        public int write(ByteBuffer src, long position) throws IOException {
-            return base.write(src, position);
-        }
-
-        @Override
-        public int write(ByteBuffer src) throws IOException {
-            return base.write(src);
-        }
-
-        @Override
-        public long position() throws IOException {
-            return base.position();
-        }
-
-        @Override
-        public FileChannel position(long newPosition) throws IOException {
-            base.position(newPosition);
-            return this;
-        }
-
-        @Override
-        public long size() throws IOException {
-            return base.size();
-        }
-
-        @Override
-        public FileChannel truncate(long size) throws IOException {
-            base.truncate(size);
-            return this;
-        }
-
-        @Override
-        public void force(boolean metaData) throws IOException {
-            base.force(metaData);
-        }
-
-        @Override
-        public FileLock tryLock(long position, long size, boolean shared) throws IOException {
-            return base.tryLock(position, size, shared);
-        }
-
-        @Override
-        protected void implCloseChannel() throws IOException {
-            base.close();
         }
     }
 }
