@@ -7,11 +7,7 @@ import dev.agentmemory.core.MemoryRecord;
 import dev.agentmemory.core.ScopeView.KeyState;
 import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.testing.TestClock;
-import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
 import dev.agentmemory.testing.langchain4j.SharedEmbeddingModel;
-import dev.langchain4j.data.message.AiMessage;
-import dev.langchain4j.service.AiServices;
-import dev.langchain4j.service.MemoryId;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,10 +27,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the log).
  */
 class EndedValueHistoryTest {
-
-    interface Assistant {
-        String chat(@MemoryId SessionRef session, @dev.langchain4j.service.UserMessage String text);
-    }
 
     private static final Instant DAY_1 = Instant.parse("2025-03-03T09:00:00Z");
     private static final MemoryKey EMPLOYER = MemoryKey.of("user.employer");
@@ -75,19 +67,15 @@ class EndedValueHistoryTest {
     void should_keep_the_ended_value_in_history_and_in_reads_of_the_past_across_a_restart() {
         Path db = dir.resolve("memory");
         TestClock clock = new TestClock(DAY_1);
-        ScriptedChatModel model = new ScriptedChatModel(r -> AiMessage.from("Noted."));
         Caller caller = session("s1").caller("assistant");
-        try (AgentMemory memory = open(db, clock)) {
-            Assistant assistant = AiServices.builder(Assistant.class).chatModel(model)
-                    .chatMemoryProvider(memory.chatMemoryProvider()).retrievalAugmentor(memory.retrievalAugmentor())
-                    .build();
-            assistant.chat(session("s1"), "I work at Acme.");
+        try (AssistantProcess first = new AssistantProcess(open(db, clock))) {
+            first.turn(session("s1"), "I work at Acme.");
             moveTo(clock, day(5));
-            assistant.chat(session("s2"), "I started at Globex.");
+            first.turn(session("s2"), "I started at Globex.");
             moveTo(clock, day(10));
-            assistant.chat(session("s3"), "I no longer work at Globex.");
+            first.turn(session("s3"), "I no longer work at Globex.");
             moveTo(clock, day(12));
-            assertHistoryAndPast(memory.engine(), caller);
+            assertHistoryAndPast(first.memory.engine(), caller);
         }
         try (AgentMemory memory = open(db, clock)) {
             assertHistoryAndPast(memory.engine(), caller);
@@ -97,13 +85,10 @@ class EndedValueHistoryTest {
     @Test
     void should_keep_no_value_for_a_version_the_user_asked_to_forget() {
         TestClock clock = new TestClock(DAY_1);
-        ScriptedChatModel model = new ScriptedChatModel(r -> AiMessage.from("Noted."));
         Caller caller = session("s1").caller("assistant");
-        try (AgentMemory memory = open(dir.resolve("forget"), clock)) {
-            Assistant assistant = AiServices.builder(Assistant.class).chatModel(model)
-                    .chatMemoryProvider(memory.chatMemoryProvider()).retrievalAugmentor(memory.retrievalAugmentor())
-                    .build();
-            assistant.chat(session("s1"), "I work at Acme.");
+        try (AssistantProcess process = new AssistantProcess(open(dir.resolve("forget"), clock))) {
+            AgentMemory memory = process.memory;
+            process.turn(session("s1"), "I work at Acme.");
             moveTo(clock, day(3));
             memory.engine().forget(caller, dev.agentmemory.core.ForgetTarget.key(caller.persistent(), EMPLOYER),
                     dev.agentmemory.core.ForgetMode.SOFT);

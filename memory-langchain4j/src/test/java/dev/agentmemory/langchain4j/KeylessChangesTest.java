@@ -4,12 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.agentmemory.langchain4j.framing.FramedItem;
 import dev.agentmemory.testing.TestClock;
-import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
 import dev.agentmemory.testing.langchain4j.SharedEmbeddingModel;
-import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.model.chat.request.ChatRequest;
-import dev.langchain4j.service.AiServices;
-import dev.langchain4j.service.MemoryId;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -30,10 +26,6 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 class KeylessChangesTest {
 
-    interface Assistant {
-        String chat(@MemoryId SessionRef session, @dev.langchain4j.service.UserMessage String text);
-    }
-
     private static final Instant DAY_1 = Instant.parse("2025-02-03T09:00:00Z");
 
     @TempDir
@@ -46,11 +38,6 @@ class KeylessChangesTest {
     private static AgentMemory open(Path db, TestClock clock) {
         return AgentMemory.builder().h2File(db).engineSettings(e -> e.clock(clock)).embeddingModel(SharedEmbeddingModel.get())
                 .resultsPerLayer(20, 10, 10).build();
-    }
-
-    private static Assistant assistant(AgentMemory memory, ScriptedChatModel model) {
-        return AiServices.builder(Assistant.class).chatModel(model).chatMemoryProvider(memory.chatMemoryProvider())
-                .retrievalAugmentor(memory.retrievalAugmentor()).build();
     }
 
     /** The request shows the change and the unrelated fact, and nothing framed says the old statement holds. */
@@ -81,30 +68,27 @@ class KeylessChangesTest {
             String day30, String otherFact, String question) {
         Path db = dir.resolve("memory-" + name.replace(' ', '-'));
         TestClock clock = new TestClock(DAY_1);
-        ScriptedChatModel model = new ScriptedChatModel(r -> AiMessage.from("Noted."));
-        try (AgentMemory memory = open(db, clock)) {
-            Assistant assistant = assistant(memory, model);
+        try (AssistantProcess first = new AssistantProcess(open(db, clock))) {
             // given: day 1, the old statement and another fact about the same people; day 30, the change
-            assistant.chat(session("s1"), day1);
+            first.turn(session("s1"), day1);
             clock.advance(Duration.ofMinutes(5));
-            assistant.chat(session("s1"), otherFact);
+            first.turn(session("s1"), otherFact);
             clock.advance(Duration.ofDays(29));
-            assistant.chat(session("s2"), day30);
+            first.turn(session("s2"), day30);
 
             // when: day 31, the question in a session of its own
             clock.advance(Duration.ofDays(1));
-            assistant.chat(session("s3"), question);
+            ChatRequest request = first.turn(session("s3"), question);
 
             // then
-            assertChanged(memory, model.lastRequest(), day1, day30, otherFact);
+            assertChanged(first.memory, request, day1, day30, otherFact);
         }
 
         // when: the same question after a restart (H2 reopened, the index rebuilt from the log)
-        ScriptedChatModel after = new ScriptedChatModel(r -> AiMessage.from("Noted."));
-        try (AgentMemory memory = open(db, clock)) {
-            assistant(memory, after).chat(session("s4"), question);
+        try (AssistantProcess restarted = new AssistantProcess(open(db, clock))) {
+            ChatRequest request = restarted.turn(session("s4"), question);
             // then: the same
-            assertChanged(memory, after.lastRequest(), day1, day30, otherFact);
+            assertChanged(restarted.memory, request, day1, day30, otherFact);
         }
     }
 }

@@ -58,11 +58,6 @@ class PlainWordsChangesTest {
                 .resultsPerLayer(20, 10, 10).build();
     }
 
-    private static Assistant assistant(AgentMemory memory, ScriptedChatModel model) {
-        return AiServices.builder(Assistant.class).chatModel(model).chatMemoryProvider(memory.chatMemoryProvider())
-                .retrievalAugmentor(memory.retrievalAugmentor()).build();
-    }
-
     private static FramedItem only(List<FramedItem> items, String layer, String text) {
         List<FramedItem> found = items.stream().filter(i -> layer.equals(i.extra().get(FramedItem.LAYER))
                 && i.text().contains(text)).toList();
@@ -106,25 +101,23 @@ class PlainWordsChangesTest {
         MemoryKey key = MemoryKey.of(keyPath);
         Path db = dir.resolve("memory-" + language.replace(' ', '-'));
         TestClock clock = new TestClock(DAY_1);
-        ScriptedChatModel model = new ScriptedChatModel(r -> AiMessage.from("Noted."));
         Caller caller = session("s1").caller("assistant");
-        try (AgentMemory memory = open(db, clock)) {
-            Assistant assistant = assistant(memory, model);
+        try (AssistantProcess first = new AssistantProcess(open(db, clock))) {
             // given: day 1 and day 30, each said in a session of its own, no tool, no key from the model
-            assistant.chat(session("s1"), day1);
+            first.turn(session("s1"), day1);
             clock.advance(Duration.ofDays(29));
-            assistant.chat(session("s2"), day30);
+            first.turn(session("s2"), day30);
 
             // when: day 31, a question in a third session
             clock.advance(Duration.ofDays(1));
-            assistant.chat(session("s3"), question);
+            ChatRequest request = first.turn(session("s3"), question);
 
             // then: the whole request shows the new value current, the old statement superseded by it
-            assertFramedAsChanged(memory, model.lastRequest(), keyPath, day1, day30, oldValue, newValue, oldShown);
-            FramedRequests.assertLastRecallMatches(memory, session("s3"), FramedRequests.items(memory, model.lastRequest()));
+            assertFramedAsChanged(first.memory, request, keyPath, day1, day30, oldValue, newValue, oldShown);
+            FramedRequests.assertLastRecallMatches(first.memory, session("s3"), FramedRequests.items(first.memory, request));
 
             // and the log explains it: two versions, each from the user's message that said it
-            MemoryEngine engine = memory.engine();
+            MemoryEngine engine = first.memory.engine();
             List<MemoryRecord> history = engine.history(caller, caller.persistent(), key);
             assertThat(history).extracting(r -> r.value().text()).containsExactly(oldValue, newValue);
             assertThat(history).extracting(MemoryRecord::status).containsExactly(Status.SUPERSEDED, Status.ACTIVE);
@@ -144,11 +137,10 @@ class PlainWordsChangesTest {
         }
 
         // when: the same question after a restart (H2 reopened, index rebuilt)
-        ScriptedChatModel after = new ScriptedChatModel(r -> AiMessage.from("Noted."));
-        try (AgentMemory memory = open(db, clock)) {
-            assistant(memory, after).chat(session("s4"), question);
+        try (AssistantProcess restarted = new AssistantProcess(open(db, clock))) {
+            ChatRequest request = restarted.turn(session("s4"), question);
             // then: the same framing
-            assertFramedAsChanged(memory, after.lastRequest(), keyPath, day1, day30, oldValue, newValue, oldShown);
+            assertFramedAsChanged(restarted.memory, request, keyPath, day1, day30, oldValue, newValue, oldShown);
         }
     }
 

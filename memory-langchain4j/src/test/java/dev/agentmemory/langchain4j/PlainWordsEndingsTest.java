@@ -7,12 +7,8 @@ import dev.agentmemory.core.ScopeView.KeyState;
 import dev.agentmemory.core.engine.MemoryEngine;
 import dev.agentmemory.langchain4j.framing.FramedItem;
 import dev.agentmemory.testing.TestClock;
-import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
 import dev.agentmemory.testing.langchain4j.SharedEmbeddingModel;
-import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.model.chat.request.ChatRequest;
-import dev.langchain4j.service.AiServices;
-import dev.langchain4j.service.MemoryId;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -35,10 +31,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class PlainWordsEndingsTest {
 
-    interface Assistant {
-        String chat(@MemoryId SessionRef session, @dev.langchain4j.service.UserMessage String text);
-    }
-
     private static final Instant DAY_1 = Instant.parse("2025-03-03T09:00:00Z");
 
     @TempDir
@@ -51,11 +43,6 @@ class PlainWordsEndingsTest {
     private static AgentMemory open(Path db, TestClock clock) {
         return AgentMemory.builder().h2File(db).engineSettings(e -> e.clock(clock))
                 .embeddingModel(SharedEmbeddingModel.get()).resultsPerLayer(20, 10, 10).build();
-    }
-
-    private static Assistant assistant(AgentMemory memory, ScriptedChatModel model) {
-        return AiServices.builder(Assistant.class).chatModel(model).chatMemoryProvider(memory.chatMemoryProvider())
-                .retrievalAugmentor(memory.retrievalAugmentor()).build();
     }
 
     private static Optional<KeyState> state(List<KeyState> keys, MemoryKey key) {
@@ -88,20 +75,18 @@ class PlainWordsEndingsTest {
         MemoryKey key = MemoryKey.of(keyPath);
         Path db = dir.resolve("memory-" + name.replace(' ', '-'));
         TestClock clock = new TestClock(DAY_1);
-        ScriptedChatModel model = new ScriptedChatModel(r -> AiMessage.from("Noted."));
         Caller caller = session("s1").caller("assistant");
-        try (AgentMemory memory = open(db, clock)) {
-            Assistant assistant = assistant(memory, model);
-            assistant.chat(session("s1"), day1);
+        try (AssistantProcess first = new AssistantProcess(open(db, clock))) {
+            first.turn(session("s1"), day1);
             clock.advance(Duration.ofDays(9));
-            assistant.chat(session("s2"), day10);
+            first.turn(session("s2"), day10);
             clock.advance(Duration.ofDays(1));
-            assistant.chat(session("s3"), question);
+            ChatRequest request = first.turn(session("s3"), question);
 
-            assertEnded(memory, model.lastRequest(), keyPath, value, day10);
-            FramedRequests.assertLastRecallMatches(memory, session("s3"), FramedRequests.items(memory, model.lastRequest()));
+            assertEnded(first.memory, request, keyPath, value, day10);
+            FramedRequests.assertLastRecallMatches(first.memory, session("s3"), FramedRequests.items(first.memory, request));
 
-            MemoryEngine engine = memory.engine();
+            MemoryEngine engine = first.memory.engine();
             assertThat(engine.current(caller, caller.persistent(), key)).isEmpty();
             assertThat(state(engine.view(caller, caller.persistent()).keys(), key).filter(k -> k.current() != null)).isEmpty();
             List<MemoryRecord> history = engine.history(caller, caller.persistent(), key);
@@ -120,11 +105,9 @@ class PlainWordsEndingsTest {
                     .filter(k -> k.current() != null)).isEmpty();
         }
 
-        ScriptedChatModel after = new ScriptedChatModel(r -> AiMessage.from("Noted."));
-        try (AgentMemory memory = open(db, clock)) {
-            assistant(memory, after).chat(session("s4"), question);
-            assertEnded(memory, after.lastRequest(), keyPath, value, day10);
-            MemoryEngine engine = memory.engine();
+        try (AssistantProcess restarted = new AssistantProcess(open(db, clock))) {
+            assertEnded(restarted.memory, restarted.turn(session("s4"), question), keyPath, value, day10);
+            MemoryEngine engine = restarted.memory.engine();
             assertThat(engine.current(caller, caller.persistent(), key)).isEmpty();
             assertThat(engine.asOf(caller, caller.persistent(), DAY_1.plus(Duration.ofDays(4))).keys())
                     .filteredOn(k -> k.key().equals(key)).singleElement()
@@ -144,19 +127,17 @@ class PlainWordsEndingsTest {
             "chinese question|我不在Acme工作了吗？"})
     void should_leave_the_value_current_for_negatives(String name, String said) {
         TestClock clock = new TestClock(DAY_1);
-        ScriptedChatModel model = new ScriptedChatModel(r -> AiMessage.from("Noted."));
         Caller caller = session("s1").caller("assistant");
-        try (AgentMemory memory = open(dir.resolve("neg-" + name.replace(' ', '-')), clock)) {
-            Assistant assistant = assistant(memory, model);
-            assistant.chat(session("s1"), "I work at Acme.");
+        try (AssistantProcess process = new AssistantProcess(open(dir.resolve("neg-" + name.replace(' ', '-')), clock))) {
+            process.turn(session("s1"), "I work at Acme.");
             clock.advance(Duration.ofDays(9));
-            assistant.chat(session("s2"), said);
+            process.turn(session("s2"), said);
             clock.advance(Duration.ofDays(1));
-            assistant.chat(session("s3"), "Where do I work?");
+            ChatRequest request = process.turn(session("s3"), "Where do I work?");
 
-            assertThat(memory.engine().current(caller, caller.persistent(), MemoryKey.of("user.employer")))
+            assertThat(process.memory.engine().current(caller, caller.persistent(), MemoryKey.of("user.employer")))
                     .hasValueSatisfying(r -> assertThat(r.value().text()).isEqualTo("Acme"));
-            List<FramedItem> items = FramedRequests.items(memory, model.lastRequest());
+            List<FramedItem> items = FramedRequests.items(process.memory, request);
             assertThat(items).anySatisfy(i -> {
                 assertThat(i.text()).isEqualTo("user.employer = Acme");
                 assertThat(i.status()).isEqualTo("current");

@@ -3,10 +3,7 @@ package dev.agentmemory.langchain4j;
 import dev.agentmemory.store.jdbc.JdbcStores;
 import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
 import dev.agentmemory.testing.langchain4j.SharedEmbeddingModel;
-import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.model.chat.request.ChatRequest;
-import dev.langchain4j.service.AiServices;
-import dev.langchain4j.service.MemoryId;
 import org.apache.lucene.codecs.Codec;
 import org.apache.lucene.codecs.FilterCodec;
 import org.apache.lucene.document.Document;
@@ -39,10 +36,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class RecallIndexOtherLuceneTest {
 
-    interface Assistant {
-        String chat(@MemoryId SessionRef session, @dev.langchain4j.service.UserMessage String text);
-    }
-
     private static final SessionRef MORNING = new SessionRef("shop", "alice", "morning");
     private static final SessionRef EVENING = new SessionRef("shop", "alice", "evening");
     private static final String DOG = "My dog is called Rex and he loves the beach";
@@ -50,29 +43,10 @@ class RecallIndexOtherLuceneTest {
     @TempDir
     Path dir;
 
-    private final class Process implements AutoCloseable {
-        final AgentMemory memory;
-        final ScriptedChatModel model = new ScriptedChatModel(r -> AiMessage.from("Noted."));
-        final Assistant assistant;
-
-        Process(Path index) {
-            memory = AgentMemory.builder().store(JdbcStores.h2File(dir.resolve("memory"))).indexDirectory(index)
-                    .embeddingModel(SharedEmbeddingModel.get()).windowSize(2).build();
-            assistant = AiServices.builder(Assistant.class).chatModel(model)
-                    .chatMemoryProvider(memory.chatMemoryProvider())
-                    .retrievalAugmentor(memory.retrievalAugmentor()).build();
-        }
-
-        ChatRequest turn(SessionRef session, String text) {
-            int before = model.requests().size();
-            assistant.chat(session, text);
-            return model.requests().get(before);
-        }
-
-        @Override
-        public void close() {
-            memory.close();
-        }
+    /** One process over the H2 file, with its episodic index in {@code index} and a window of two messages. */
+    private AssistantProcess process(Path index) {
+        return new AssistantProcess(AgentMemory.builder().store(JdbcStores.h2File(dir.resolve("memory")))
+                .indexDirectory(index).embeddingModel(SharedEmbeddingModel.get()).windowSize(2).build());
     }
 
     /** The default codec's name of the Lucene version this one is not: 9.12's on Lucene 10, 10.3's on Lucene 9. */
@@ -104,7 +78,7 @@ class RecallIndexOtherLuceneTest {
     @Test
     void should_rebuild_an_index_another_lucene_version_wrote_and_still_recall_from_it() throws IOException {
         Path index = dir.resolve("memory.recall");
-        try (Process first = new Process(index)) {
+        try (AssistantProcess first = process(index)) {
             first.turn(MORNING, DOG);
             first.turn(MORNING, "I ordered the blue raincoat in size medium");
             first.turn(MORNING, "Please deliver it on Friday");
@@ -112,7 +86,7 @@ class RecallIndexOtherLuceneTest {
         }
         writeIndexWithCodec(index, otherLucenesCodec());
 
-        try (Process reopened = new Process(index)) {
+        try (AssistantProcess reopened = process(index)) {
             ChatRequest request = reopened.turn(EVENING, "What do you know about my dog?");
 
             assertThat(ScriptedChatModel.lastUserText(request)).contains(DOG);

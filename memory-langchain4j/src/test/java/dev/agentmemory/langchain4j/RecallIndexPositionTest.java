@@ -10,10 +10,7 @@ import dev.agentmemory.core.spi.StoredEvent;
 import dev.agentmemory.store.jdbc.JdbcStores;
 import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
 import dev.agentmemory.testing.langchain4j.SharedEmbeddingModel;
-import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.model.chat.request.ChatRequest;
-import dev.langchain4j.service.AiServices;
-import dev.langchain4j.service.MemoryId;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,10 +37,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class RecallIndexPositionTest {
-
-    interface Assistant {
-        String chat(@MemoryId SessionRef session, @dev.langchain4j.service.UserMessage String text);
-    }
 
     private static final SessionRef MORNING = new SessionRef("shop", "alice", "morning");
     private static final SessionRef NOON = new SessionRef("shop", "alice", "noon");
@@ -73,24 +66,17 @@ class RecallIndexPositionTest {
     }
 
     /** One process's memory over the H2 file, with its episodic index in {@code index}. */
-    private final class Process implements AutoCloseable {
-        final ReadsFrom store = new ReadsFrom(JdbcStores.h2File(dir.resolve("memory")));
-        final AgentMemory memory;
-        final ScriptedChatModel model = new ScriptedChatModel(r -> AiMessage.from("Noted."));
-        final Assistant assistant;
+    private final class Process extends AssistantProcess {
+        final ReadsFrom store;
 
         Process(Path index) {
-            memory = AgentMemory.builder().store(store).indexDirectory(index)
-                    .embeddingModel(SharedEmbeddingModel.get()).windowSize(2).build();
-            assistant = AiServices.builder(Assistant.class).chatModel(model)
-                    .chatMemoryProvider(memory.chatMemoryProvider())
-                    .retrievalAugmentor(memory.retrievalAugmentor()).build();
+            this(new ReadsFrom(JdbcStores.h2File(dir.resolve("memory"))), index);
         }
 
-        ChatRequest turn(SessionRef session, String text) {
-            int before = model.requests().size();
-            assistant.chat(session, text);
-            return model.requests().get(before);
+        private Process(ReadsFrom store, Path index) {
+            super(AgentMemory.builder().store(store).indexDirectory(index)
+                    .embeddingModel(SharedEmbeddingModel.get()).windowSize(2).build());
+            this.store = store;
         }
 
         Caller alice() {
@@ -106,11 +92,6 @@ class RecallIndexPositionTest {
             long index = memory.engine().messages().history(alice(), MORNING.session()).values().stream()
                     .filter(m -> text.equals(m.text())).mapToLong(StoredMessage::index).findFirst().orElseThrow();
             memory.engine().forget(alice(), ForgetTarget.messages(MORNING.session(), List.of(index)), ForgetMode.SOFT);
-        }
-
-        @Override
-        public void close() {
-            memory.close();
         }
     }
 

@@ -3,14 +3,12 @@ package dev.agentmemory.langchain4j.recall;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.agentmemory.langchain4j.AgentMemory;
+import dev.agentmemory.langchain4j.AssistantProcess;
 import dev.agentmemory.langchain4j.SessionRef;
 import dev.agentmemory.store.jdbc.JdbcStores;
 import dev.agentmemory.testing.langchain4j.ScriptedChatModel;
 import dev.agentmemory.testing.langchain4j.SharedEmbeddingModel;
-import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.model.chat.request.ChatRequest;
-import dev.langchain4j.service.AiServices;
-import dev.langchain4j.service.MemoryId;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -46,10 +44,6 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class EarlierVectorLayoutTest {
 
-    interface Assistant {
-        String chat(@MemoryId SessionRef session, @dev.langchain4j.service.UserMessage String text);
-    }
-
     private static final SessionRef MORNING = new SessionRef("shop", "alice", "morning");
     private static final SessionRef EVENING = new SessionRef("shop", "alice", "evening");
     private static final String DOG = "My dog is called Rex and he loves the beach";
@@ -57,30 +51,14 @@ class EarlierVectorLayoutTest {
     @TempDir
     Path dir;
 
-    private final class Process implements AutoCloseable {
-        final AgentMemory memory;
-        final ScriptedChatModel model = new ScriptedChatModel(r -> AiMessage.from("Noted."));
-        final Assistant assistant;
-
-        Process(Path index) {
-            memory = AgentMemory.builder().store(JdbcStores.h2File(dir.resolve("memory"))).indexDirectory(index)
-                    .recallIndex(b -> b.exactSearchBelow(0))
-                    .embeddingModel(SharedEmbeddingModel.get()).windowSize(2).build();
-            assistant = AiServices.builder(Assistant.class).chatModel(model)
-                    .chatMemoryProvider(memory.chatMemoryProvider())
-                    .retrievalAugmentor(memory.retrievalAugmentor()).build();
-        }
-
-        ChatRequest turn(SessionRef session, String text) {
-            int before = model.requests().size();
-            assistant.chat(session, text);
-            return model.requests().get(before);
-        }
-
-        @Override
-        public void close() {
-            memory.close();
-        }
+    /**
+     * One process over the H2 file, with its episodic index in {@code index}, every search through
+     * the codes, and a window of two messages.
+     */
+    private AssistantProcess process(Path index) {
+        return new AssistantProcess(AgentMemory.builder().store(JdbcStores.h2File(dir.resolve("memory")))
+                .indexDirectory(index).recallIndex(b -> b.exactSearchBelow(0))
+                .embeddingModel(SharedEmbeddingModel.get()).windowSize(2).build());
     }
 
     /**
@@ -142,7 +120,7 @@ class EarlierVectorLayoutTest {
     @Test
     void should_recall_from_an_index_written_with_vector_fields_and_no_codes() throws IOException {
         Path index = dir.resolve("memory.recall");
-        try (Process first = new Process(index)) {
+        try (AssistantProcess first = process(index)) {
             first.turn(MORNING, DOG);
             first.turn(MORNING, "I ordered the blue raincoat in size medium");
             first.turn(MORNING, "Please deliver it on Friday");
@@ -152,7 +130,7 @@ class EarlierVectorLayoutTest {
         int earlier = earlierLayoutDocuments(index);
         assertThat(earlier).isGreaterThanOrEqualTo(3);
 
-        try (Process reopened = new Process(index)) {
+        try (AssistantProcess reopened = process(index)) {
             ChatRequest request = reopened.turn(EVENING, "Which pet do I have?");
 
             assertThat(ScriptedChatModel.lastUserText(request)).contains(DOG);
