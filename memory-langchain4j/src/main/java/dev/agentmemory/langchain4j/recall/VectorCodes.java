@@ -1,6 +1,9 @@
 package dev.agentmemory.langchain4j.recall;
 
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.lucene.index.BinaryDocValues;
@@ -27,6 +30,9 @@ final class VectorCodes {
 
     /** Per segment core; an entry leaves when Lucene closes that core. */
     private static final Map<IndexReader.CacheKey, VectorCodes> CACHE = new ConcurrentHashMap<>();
+
+    /** Little-endian {@code long}s of a byte array (a stored code). */
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     /** {@code long}s per code. */
     final int words;
@@ -106,31 +112,42 @@ final class VectorCodes {
         long[] codes = new long[Math.multiplyExact(maxDoc, words)];
         FixedBitSet present = new FixedBitSet(Math.max(1, maxDoc));
         BinaryDocValues stored = reader.getBinaryDocValues(IndexSchema.F_CODE);
-        int found = 0;
         if (stored != null) {
-            for (int d = stored.nextDoc(); d != DocIdSetIterator.NO_MORE_DOCS; d = stored.nextDoc()) {
-                BytesRef b = stored.binaryValue();
-                if (b.length != words * Long.BYTES) {
-                    throw new IllegalStateException("recall index code of document " + d + " has " + b.length
-                            + " bytes, expected " + words * Long.BYTES + " for " + dimensions + " dimensions");
-                }
-                for (int w = 0; w < words; w++) {
-                    long bits = 0;
-                    int at = b.offset + w * Long.BYTES;
-                    for (int i = 0; i < Long.BYTES; i++) {
-                        bits |= (b.bytes[at + i] & 0xFFL) << (8 * i);
-                    }
-                    codes[d * words + w] = bits;
-                }
-                present.set(d);
-                found++;
+            int d = stored.nextDoc();
+            while (d != DocIdSetIterator.NO_MORE_DOCS) {
+                d = read(stored, d, dimensions, codes, present);
             }
         }
+        int found = present.cardinality();
         if (found < maxDoc) {
             // documents of an earlier layout: a vector without a code
             fillFromVectors(reader, codes, present, words);
         }
         return new VectorCodes(words, codes, present);
+    }
+
+    /**
+     * Decodes the stored codes of up to {@link CodeScan#BLOCK} documents from {@code d}, where
+     * {@code stored} is, into {@code codes} and {@code present}; returns the document after them
+     * ({@link DocIdSetIterator#NO_MORE_DOCS} at the end). A block per call: see {@link CodeScan#BLOCK}.
+     */
+    private static int read(BinaryDocValues stored, int d, int dimensions, long[] codes, FixedBitSet present)
+            throws IOException {
+        int words = words(dimensions);
+        int doc = d;
+        for (int i = 0; i < CodeScan.BLOCK && doc != DocIdSetIterator.NO_MORE_DOCS; i++) {
+            BytesRef b = stored.binaryValue();
+            if (b.length != words * Long.BYTES) {
+                throw new IllegalStateException("recall index code of document " + doc + " has " + b.length
+                        + " bytes, expected " + words * Long.BYTES + " for " + dimensions + " dimensions");
+            }
+            for (int w = 0; w < words; w++) {
+                codes[doc * words + w] = (long) LONGS.get(b.bytes, b.offset + w * Long.BYTES);
+            }
+            present.set(doc);
+            doc = stored.nextDoc();
+        }
+        return doc;
     }
 
     private static void fillFromVectors(LeafReader reader, long[] codes, FixedBitSet present, int words) throws IOException {
