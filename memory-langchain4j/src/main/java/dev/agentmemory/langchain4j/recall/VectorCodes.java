@@ -1,9 +1,6 @@
 package dev.agentmemory.langchain4j.recall;
 
 import java.io.IOException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.lucene.index.BinaryDocValues;
@@ -30,9 +27,6 @@ final class VectorCodes {
 
     /** Per segment core; an entry leaves when Lucene closes that core. */
     private static final Map<IndexReader.CacheKey, VectorCodes> CACHE = new ConcurrentHashMap<>();
-
-    /** Little-endian {@code long}s of a byte array (a stored code). */
-    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     /** {@code long}s per code. */
     final int words;
@@ -142,12 +136,22 @@ final class VectorCodes {
                         + " bytes, expected " + words * Long.BYTES + " for " + dimensions + " dimensions");
             }
             for (int w = 0; w < words; w++) {
-                codes[doc * words + w] = (long) LONGS.get(b.bytes, b.offset + w * Long.BYTES);
+                codes[doc * words + w] = littleEndianLong(b.bytes, b.offset + w * Long.BYTES);
             }
             present.set(doc);
             doc = stored.nextDoc();
         }
         return doc;
+    }
+
+    /**
+     * The {@code long} of the 8 bytes at {@code at}, little-endian: written out, which costs less
+     * than a byte array view's {@code VarHandle} before the JIT has compiled either.
+     */
+    private static long littleEndianLong(byte[] b, int at) {
+        return (b[at] & 0xFFL) | (b[at + 1] & 0xFFL) << 8 | (b[at + 2] & 0xFFL) << 16 | (b[at + 3] & 0xFFL) << 24
+                | (b[at + 4] & 0xFFL) << 32 | (b[at + 5] & 0xFFL) << 40 | (b[at + 6] & 0xFFL) << 48
+                | (b[at + 7] & 0xFFL) << 56;
     }
 
     private static void fillFromVectors(LeafReader reader, long[] codes, FixedBitSet present, int words) throws IOException {
