@@ -975,7 +975,8 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
                 log = engine.admin().log(caller);
             } else if (state.lastSeq() == from.seq()) {
                 // nothing follows the position: its event's time, read without decoding the event,
-                // tells whether the log still holds that event as it was
+                // tells whether the log still holds that event as it was; the index reflects that
+                // event and all before it, so there is nothing to replay
                 Optional<Instant> at = engine.admin().appendedAt(caller, from.seq());
                 if (at.isPresent() && from.matches(at.get())) {
                     applied.put(part, new Position(from.seq(), at.get().toEpochMilli()));
