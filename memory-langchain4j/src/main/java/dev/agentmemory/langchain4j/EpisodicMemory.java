@@ -973,12 +973,22 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
             boolean rebuild = false;
             if (from == null) {
                 log = engine.admin().log(caller);
+            } else if (state.lastSeq() == from.seq()) {
+                // nothing follows the position: its event's time, read without decoding the event,
+                // tells whether the log still holds that event as it was; the index reflects that
+                // event and all before it, so there is nothing to replay
+                Optional<Instant> at = engine.admin().appendedAt(caller, from.seq());
+                if (at.isPresent() && from.matches(at.get())) {
+                    applied.put(part, new Position(from.seq(), at.get().toEpochMilli()));
+                    caughtUp.add(part);
+                    return null;
+                }
+                log = differs(caller, part, from);
+                rebuild = true;
             } else {
                 log = engine.admin().log(caller, from.seq() - 1);
                 if (!from.matches(log)) {
-                    LOG.log(System.Logger.Level.INFO, "the recall index of " + part + " followed a log that differs"
-                            + " from the stored one at seq " + from.seq() + "; rebuilding its items from the log");
-                    log = engine.admin().log(caller);
+                    log = differs(caller, part, from);
                     rebuild = true;
                 }
             }
@@ -991,6 +1001,13 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
             caughtUp.add(part);
             return null;
         });
+    }
+
+    /** The whole log of a user whose index followed a log that differs from the stored one at {@code from}, to rebuild from. */
+    private List<LoggedEvent> differs(Caller caller, String part, Position from) {
+        LOG.log(System.Logger.Level.INFO, "the recall index of " + part + " followed a log that differs"
+                + " from the stored one at seq " + from.seq() + "; rebuilding its items from the log");
+        return engine.admin().log(caller);
     }
 
     /**
@@ -1092,8 +1109,12 @@ final class EpisodicMemory implements EpisodicRecall, EventListener, DerivedData
 
         /** Whether {@code log}, read from this position's event on, starts with that event as it was. */
         boolean matches(List<LoggedEvent> log) {
-            return !log.isEmpty() && log.get(0).seq() == seq
-                    && (atMillis < 0 || log.get(0).at().toEpochMilli() == atMillis);
+            return !log.isEmpty() && log.get(0).seq() == seq && matches(log.get(0).at());
+        }
+
+        /** Whether this position's event, appended at {@code at}, is the one it was (when its time is known). */
+        boolean matches(Instant at) {
+            return atMillis < 0 || at.toEpochMilli() == atMillis;
         }
 
         /** The positions kept in an index commit's user data (entries not of this form are ignored). */

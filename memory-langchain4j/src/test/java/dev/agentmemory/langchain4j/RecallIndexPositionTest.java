@@ -185,6 +185,33 @@ class RecallIndexPositionTest {
         }
     }
 
+    @Test
+    void should_rebuild_the_users_items_when_another_log_of_as_many_events_replaced_the_one_it_followed()
+            throws IOException {
+        Path index = dir.resolve("memory.recall");
+        long followed;
+        try (Process first = new Process(index)) {
+            first.turn(MORNING, PIN);
+            first.turn(MORNING, "I ordered the blue raincoat in size medium");
+            first.turn(MORNING, "Please call me before noon");
+            followed = first.lastSeq();
+        }
+        // another database, whose log is as long, written later by another index: the event at the
+        // index's position exists, with another time
+        Files.delete(dir.resolve("memory.mv.db"));
+        try (Process other = new Process(dir.resolve("other.recall"))) {
+            other.turn(MORNING, SISTER);
+            other.turn(MORNING, "I ordered the green umbrella in size large");
+            other.turn(MORNING, "Please call me after lunch");
+            assertThat(other.lastSeq()).isEqualTo(followed);
+        }
+        try (Process restored = new Process(index)) {
+            ChatRequest request = restored.turn(EVENING, "What is my card PIN and where does my sister live?");
+
+            assertThat(everything(request)).doesNotContain(PIN_DIGITS).contains(SISTER);
+        }
+    }
+
     private static void copy(Path from, Path to) throws IOException {
         try (Stream<Path> files = Files.walk(from)) {
             for (Path f : files.toList()) {

@@ -21,6 +21,7 @@ import dev.agentmemory.core.spi.StoredVector;
 import dev.agentmemory.core.spi.VectorModel;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -51,6 +52,14 @@ final class AdminTools implements Admin {
             throw new IllegalArgumentException("afterSeq must be >= 0: " + afterSeq);
         }
         return runtime.log(caller, afterSeq);
+    }
+
+    @Override
+    public Optional<Instant> appendedAt(Caller caller, long seq) {
+        if (seq < 1) {
+            throw new IllegalArgumentException("seq must be >= 1: " + seq);
+        }
+        return runtime.appendedAt(caller, seq);
     }
 
     @Override

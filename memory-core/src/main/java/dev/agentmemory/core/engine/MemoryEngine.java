@@ -822,6 +822,16 @@ public final class MemoryEngine implements AutoCloseable {
         List<LoggedEvent> log(Caller caller, long afterSeq);
 
         /**
+         * When the user's event {@code seq} was appended, as the stored log holds it, read without
+         * decoding the event; empty when the log holds no such event. What derived data that
+         * remembers the last event it applied (its sequence and time) checks when nothing follows
+         * it: a replaced log, or another database's, holds another event there, or none.
+         *
+         * @throws IllegalArgumentException when {@code seq} is below 1
+         */
+        Optional<Instant> appendedAt(Caller caller, long seq);
+
+        /**
          * Runs {@code work} over the user's live state (loaded, and caught up with a shared store)
          * with the user's lock held: no commit of that user, and so no call of a listener about
          * one, happens while it runs. For derived data that must bring itself in step with the

@@ -24,6 +24,7 @@ import dev.agentmemory.core.spi.VectorModel;
 import org.jspecify.annotations.Nullable;
 
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashSet;
@@ -638,6 +639,12 @@ final class PartitionRuntime {
     /** The caller's stored events after {@code afterSeq}, decoded, in sequence order (read without the lock). */
     List<LoggedEvent> log(Caller caller, long afterSeq) {
         return store.read(partition(caller), afterSeq).stream().map(codec::decode).toList();
+    }
+
+    /** When the caller's stored event {@code seq} was appended (not decoded); empty when there is none (read without the lock). */
+    Optional<Instant> appendedAt(Caller caller, long seq) {
+        List<StoredEvent> events = store.read(partition(caller), seq - 1);
+        return events.isEmpty() || events.get(0).seq() != seq ? Optional.empty() : Optional.of(events.get(0).at());
     }
 
     List<Partition> partitions(String tenant) {

@@ -19,6 +19,7 @@ import dev.agentmemory.core.StaleVersionException;
 import dev.agentmemory.core.MemoryRecord.Status;
 import dev.agentmemory.core.TaskInfo;
 import dev.agentmemory.core.MemoryRecord.Verification;
+import dev.agentmemory.core.event.LoggedEvent;
 import dev.agentmemory.core.event.StoredMessage;
 import dev.agentmemory.core.ledger.ActionRecord.ActionStart;
 import dev.agentmemory.core.ledger.ActionRecord.OperationId;
@@ -457,5 +458,26 @@ public abstract class MemoryEngineStorageContract {
         assertThat(reopened.admin().log(ALICE)).hasSize(1);
         assertThat(reopened.admin().users("shop")).containsExactly(partition(ALICE), partition(BOB));
         assertThat(reopened.admin().users("bank")).isEmpty();
+    }
+
+    @Test
+    void should_tell_when_a_stored_event_was_appended_without_decoding_it() {
+        // given: two events a minute apart, sealed, read back by an engine without the key
+        MemoryEngine sealed = restart(b -> b.encryptionKey(KEY));
+        sealed.write(ALICE, Proposal.set(ALICE.persistent(), "lang", "zh").kind(Kind.PREFERENCE).build());
+        clock.advance(Duration.ofMinutes(1));
+        sealed.write(ALICE, Proposal.set(ALICE.persistent(), "lang", "en").kind(Kind.PREFERENCE).build());
+        List<LoggedEvent> log = sealed.admin().log(ALICE);
+
+        MemoryEngine keyless = restart(b -> b);
+
+        // then: the times as the log holds them, though no event can be decoded
+        assertThatThrownBy(() -> keyless.admin().log(ALICE, 1)).isInstanceOf(MemoryException.class);
+        assertThat(keyless.admin().appendedAt(ALICE, 1)).contains(log.get(0).at());
+        assertThat(keyless.admin().appendedAt(ALICE, 2)).contains(log.get(1).at()).isNotEqualTo(
+                keyless.admin().appendedAt(ALICE, 1));
+        assertThat(keyless.admin().appendedAt(ALICE, 3)).isEmpty();
+        assertThat(keyless.admin().appendedAt(BOB, 1)).isEmpty();
+        assertThatThrownBy(() -> keyless.admin().appendedAt(ALICE, 0)).isInstanceOf(IllegalArgumentException.class);
     }
 }

@@ -15,6 +15,7 @@ import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.util.Bits;
 import org.apache.lucene.util.BytesRef;
+import org.apache.lucene.util.FixedBitSet;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -28,6 +29,16 @@ import org.jspecify.annotations.Nullable;
  * exactly; the cosines returned are exact.
  */
 final class CodeScan {
+
+    /**
+     * Documents per call of the small methods the scans' loops over a partition run in. A first
+     * search in a new process meets these loops before the JIT has compiled them: a method is
+     * compiled after a hundred or two calls, a loop inside one running method only after tens of
+     * thousands of turns, so one loop over 100,000 documents would run interpreted for most of its
+     * first pass, where a loop of calls of {@code BLOCK} documents each is compiled after a few
+     * thousand. The results do not depend on it.
+     */
+    static final int BLOCK = 32;
 
     private CodeScan() {
     }
@@ -54,50 +65,17 @@ final class CodeScan {
         int[] histogram = new int[words * 64 + 1];
         BytesRef partitionTerm = new BytesRef(partition);
         BytesRef supersededTerm = new BytesRef(IndexSchema.SUPERSEDED);
+        int[] block = new int[BLOCK];
         int n = 0;
         for (LeafReaderContext leaf : leaves) {
-            LeafReader reader = leaf.reader();
-            // the scope filter's two terms read directly: the partition's documents, less the
-            // superseded ones (every document has one status, current or superseded; these are few)
-            DocIdSetIterator inPartition = partitionDocs(reader, partitionTerm);
-            if (inPartition == null) {
+            SegmentScope scope = SegmentScope.of(leaf.reader(), partitionTerm, currentOnly ? supersededTerm : null);
+            if (scope == null) {
                 continue;
             }
-            PostingsEnum superseded = currentOnly ? postings(reader, IndexSchema.F_STATUS, supersededTerm) : null;
-            int nextSuperseded = superseded == null ? DocIdSetIterator.NO_MORE_DOCS : superseded.nextDoc();
-            VectorCodes codes = VectorCodes.of(reader, unit.length);
-            long[] c = codes.codes;
-            Bits live = reader.getLiveDocs();
-            boolean six = words == 6;
-            long q0 = query[0];
-            long q1 = six ? query[1] : 0;
-            long q2 = six ? query[2] : 0;
-            long q3 = six ? query[3] : 0;
-            long q4 = six ? query[4] : 0;
-            long q5 = six ? query[5] : 0;
-            for (int d = inPartition.nextDoc(); d != DocIdSetIterator.NO_MORE_DOCS; d = inPartition.nextDoc()) {
-                if (d > nextSuperseded && superseded != null) {
-                    nextSuperseded = superseded.advance(d);
-                }
-                if (d == nextSuperseded || (live != null && !live.get(d)) || !codes.present.get(d)) {
-                    continue;
-                }
-                int h;
-                int o = d * words;
-                if (six) {
-                    // 384 dimensions (MiniLM and the like), unrolled
-                    h = Long.bitCount(c[o] ^ q0) + Long.bitCount(c[o + 1] ^ q1) + Long.bitCount(c[o + 2] ^ q2)
-                            + Long.bitCount(c[o + 3] ^ q3) + Long.bitCount(c[o + 4] ^ q4) + Long.bitCount(c[o + 5] ^ q5);
-                } else {
-                    h = 0;
-                    for (int w = 0; w < words; w++) {
-                        h += Long.bitCount(c[o + w] ^ query[w]);
-                    }
-                }
-                docs[n] = leaf.docBase + d;
-                distance[n] = (short) h;
-                histogram[h]++;
-                n++;
+            VectorCodes codes = VectorCodes.of(leaf.reader(), unit.length);
+            int m;
+            while ((m = scope.next(codes.present, block)) > 0) {
+                n = distances(codes.codes, words, query, block, m, leaf.docBase, docs, distance, histogram, n);
             }
         }
         return rerank(leaves, docs, distance, histogram, n, shortlist, unit, k);
@@ -116,30 +94,17 @@ final class CodeScan {
         long[] codes = new long[Math.multiplyExact(inPartitionAtMost, words)];
         BytesRef partitionTerm = new BytesRef(partition);
         BytesRef supersededTerm = new BytesRef(IndexSchema.SUPERSEDED);
+        int[] block = new int[BLOCK];
         int n = 0;
         for (LeafReaderContext leaf : leaves) {
-            LeafReader reader = leaf.reader();
-            // the scope filter's two terms read directly: the partition's documents, less the
-            // superseded ones (every document has one status, current or superseded; these are few)
-            DocIdSetIterator inPartition = partitionDocs(reader, partitionTerm);
-            if (inPartition == null) {
+            SegmentScope scope = SegmentScope.of(leaf.reader(), partitionTerm, currentOnly ? supersededTerm : null);
+            if (scope == null) {
                 continue;
             }
-            PostingsEnum superseded = currentOnly ? postings(reader, IndexSchema.F_STATUS, supersededTerm) : null;
-            int nextSuperseded = superseded == null ? DocIdSetIterator.NO_MORE_DOCS : superseded.nextDoc();
-            VectorCodes segment = VectorCodes.of(reader, dimensions);
-            long[] c = segment.codes;
-            Bits live = reader.getLiveDocs();
-            for (int d = inPartition.nextDoc(); d != DocIdSetIterator.NO_MORE_DOCS; d = inPartition.nextDoc()) {
-                if (d > nextSuperseded && superseded != null) {
-                    nextSuperseded = superseded.advance(d);
-                }
-                if (d == nextSuperseded || (live != null && !live.get(d)) || !segment.present.get(d)) {
-                    continue;
-                }
-                System.arraycopy(c, d * words, codes, n * words, words);
-                docs[n] = leaf.docBase + d;
-                n++;
+            VectorCodes segment = VectorCodes.of(leaf.reader(), dimensions);
+            int m;
+            while ((m = scope.next(segment.present, block)) > 0) {
+                n = copy(segment.codes, words, block, m, leaf.docBase, docs, codes, n);
             }
         }
         return new Scope(leaves, words, docs, codes, n);
@@ -173,30 +138,8 @@ final class CodeScan {
             long[] query = new long[words];
             VectorCodes.encode(unit, query, 0);
             Arrays.fill(histogram, 0);
-            long[] c = codes;
-            if (words == 6) {
-                // 384 dimensions (MiniLM and the like), unrolled
-                long q0 = query[0];
-                long q1 = query[1];
-                long q2 = query[2];
-                long q3 = query[3];
-                long q4 = query[4];
-                long q5 = query[5];
-                for (int i = 0, o = 0; i < n; i++, o += 6) {
-                    int h = Long.bitCount(c[o] ^ q0) + Long.bitCount(c[o + 1] ^ q1) + Long.bitCount(c[o + 2] ^ q2)
-                            + Long.bitCount(c[o + 3] ^ q3) + Long.bitCount(c[o + 4] ^ q4) + Long.bitCount(c[o + 5] ^ q5);
-                    distance[i] = (short) h;
-                    histogram[h]++;
-                }
-            } else {
-                for (int i = 0, o = 0; i < n; i++, o += words) {
-                    int h = 0;
-                    for (int w = 0; w < words; w++) {
-                        h += Long.bitCount(c[o + w] ^ query[w]);
-                    }
-                    distance[i] = (short) h;
-                    histogram[h]++;
-                }
+            for (int from = 0; from < n; from += BLOCK) {
+                distances(codes, words, query, from, Math.min(n, from + BLOCK), distance, histogram);
             }
             return rerank(leaves, docs, distance, histogram, n, shortlist, unit, k);
         }
@@ -243,19 +186,189 @@ final class CodeScan {
             below += histogram[limit];
             limit++;
         }
-        int room = shortlist - below;
-        int[] picked = new int[Math.min(n, shortlist)];
-        int m = 0;
-        for (int i = 0; i < n; i++) {
-            int h = distance[i];
-            if (h < limit) {
-                picked[m++] = docs[i];
-            } else if (h == limit && room > 0) {
-                picked[m++] = docs[i];
-                room--;
+        Shortlist list = new Shortlist(Math.min(n, shortlist), limit, shortlist - below);
+        for (int from = 0; from < n; from += BLOCK) {
+            list.take(docs, distance, from, Math.min(n, from + BLOCK));
+        }
+        return rerank(leaves, list.picked, list.size, unit, k);
+    }
+
+    /**
+     * The documents of a code distance below {@code limit}, and the first {@code room} at
+     * {@code limit}, in the order they are offered.
+     */
+    private static final class Shortlist {
+        final int[] picked;
+        int size;
+        private final int limit;
+        private int room;
+
+        Shortlist(int capacity, int limit, int room) {
+            this.picked = new int[capacity];
+            this.limit = limit;
+            this.room = room;
+        }
+
+        /** Offers documents {@code from} (inclusive) to {@code to} (exclusive) of {@code docs}, at their {@code distance}. */
+        void take(int[] docs, short[] distance, int from, int to) {
+            for (int i = from; i < to; i++) {
+                int h = distance[i];
+                if (h < limit) {
+                    picked[size++] = docs[i];
+                } else if (h == limit && room > 0) {
+                    picked[size++] = docs[i];
+                    room--;
+                }
             }
         }
-        return rerank(leaves, picked, m, unit, k);
+    }
+
+    /**
+     * The documents of one segment in a partition's scope: of the partition, not deleted, with a
+     * code, and, unless superseded ones are wanted, current. Handed out a block at a time, in
+     * document order.
+     */
+    private static final class SegmentScope {
+        private final DocIdSetIterator inPartition;
+        private final @Nullable PostingsEnum superseded;
+        private final @Nullable Bits live;
+        private int nextSuperseded;
+        private int doc;
+
+        private SegmentScope(DocIdSetIterator inPartition, @Nullable PostingsEnum superseded, @Nullable Bits live)
+                throws IOException {
+            this.inPartition = inPartition;
+            this.superseded = superseded;
+            this.live = live;
+            this.nextSuperseded = superseded == null ? DocIdSetIterator.NO_MORE_DOCS : superseded.nextDoc();
+            this.doc = inPartition.nextDoc();
+        }
+
+        /**
+         * The scope in {@code reader} of the partition {@code partitionTerm} names, less the
+         * documents of status {@code supersededTerm} when it is given; null when the segment has
+         * none of the partition.
+         */
+        static @Nullable SegmentScope of(LeafReader reader, BytesRef partitionTerm, @Nullable BytesRef supersededTerm)
+                throws IOException {
+            // the scope filter's two terms read directly: the partition's documents, less the
+            // superseded ones (every document has one status, current or superseded; these are few)
+            DocIdSetIterator inPartition = partitionDocs(reader, partitionTerm);
+            if (inPartition == null) {
+                return null;
+            }
+            PostingsEnum superseded = supersededTerm == null ? null : postings(reader, IndexSchema.F_STATUS, supersededTerm);
+            return new SegmentScope(inPartition, superseded, reader.getLiveDocs());
+        }
+
+        /**
+         * Puts the next documents of the scope that {@code present} holds (up to the block's
+         * length) in {@code block}, from its start; returns how many, 0 when there are no more.
+         */
+        int next(FixedBitSet present, int[] block) throws IOException {
+            int m = 0;
+            int d = doc;
+            while (m < block.length && d != DocIdSetIterator.NO_MORE_DOCS) {
+                if (d > nextSuperseded && superseded != null) {
+                    nextSuperseded = superseded.advance(d);
+                }
+                if (d != nextSuperseded && (live == null || live.get(d)) && present.get(d)) {
+                    block[m++] = d;
+                }
+                d = inPartition.nextDoc();
+            }
+            doc = d;
+            return m;
+        }
+    }
+
+    /**
+     * Appends to {@code docs}, {@code distance} (and counts in {@code histogram}) the first
+     * {@code m} documents of {@code block} (of the segment at {@code docBase}, whose codes are
+     * {@code c} by document) with their distance to {@code query}, from {@code n}; returns the
+     * new count.
+     */
+    private static int distances(long[] c, int words, long[] query, int[] block, int m, int docBase, int[] docs,
+                                 short[] distance, int[] histogram, int n) {
+        int at = n;
+        if (words == 6) {
+            // 384 dimensions (MiniLM and the like), unrolled
+            long q0 = query[0];
+            long q1 = query[1];
+            long q2 = query[2];
+            long q3 = query[3];
+            long q4 = query[4];
+            long q5 = query[5];
+            for (int i = 0; i < m; i++) {
+                int d = block[i];
+                int o = d * 6;
+                int h = Long.bitCount(c[o] ^ q0) + Long.bitCount(c[o + 1] ^ q1) + Long.bitCount(c[o + 2] ^ q2)
+                        + Long.bitCount(c[o + 3] ^ q3) + Long.bitCount(c[o + 4] ^ q4) + Long.bitCount(c[o + 5] ^ q5);
+                docs[at] = docBase + d;
+                distance[at] = (short) h;
+                histogram[h]++;
+                at++;
+            }
+        } else {
+            for (int i = 0; i < m; i++) {
+                int d = block[i];
+                int o = d * words;
+                int h = 0;
+                for (int w = 0; w < words; w++) {
+                    h += Long.bitCount(c[o + w] ^ query[w]);
+                }
+                docs[at] = docBase + d;
+                distance[at] = (short) h;
+                histogram[h]++;
+                at++;
+            }
+        }
+        return at;
+    }
+
+    /**
+     * Sets {@code distance} (and counts in {@code histogram}) of the codes {@code from}
+     * (inclusive) to {@code to} (exclusive) of {@code c}, one after another, to {@code query}.
+     */
+    private static void distances(long[] c, int words, long[] query, int from, int to, short[] distance,
+                                  int[] histogram) {
+        if (words == 6) {
+            // 384 dimensions (MiniLM and the like), unrolled
+            long q0 = query[0];
+            long q1 = query[1];
+            long q2 = query[2];
+            long q3 = query[3];
+            long q4 = query[4];
+            long q5 = query[5];
+            for (int i = from, o = from * 6; i < to; i++, o += 6) {
+                int h = Long.bitCount(c[o] ^ q0) + Long.bitCount(c[o + 1] ^ q1) + Long.bitCount(c[o + 2] ^ q2)
+                        + Long.bitCount(c[o + 3] ^ q3) + Long.bitCount(c[o + 4] ^ q4) + Long.bitCount(c[o + 5] ^ q5);
+                distance[i] = (short) h;
+                histogram[h]++;
+            }
+        } else {
+            for (int i = from, o = from * words; i < to; i++, o += words) {
+                int h = 0;
+                for (int w = 0; w < words; w++) {
+                    h += Long.bitCount(c[o + w] ^ query[w]);
+                }
+                distance[i] = (short) h;
+                histogram[h]++;
+            }
+        }
+    }
+
+    /**
+     * Appends to {@code docs} and {@code codes} the first {@code m} documents of {@code block} (of
+     * the segment at {@code docBase}, whose codes are {@code c} by document) and their codes, from
+     * {@code n}; returns the new count.
+     */
+    private static int copy(long[] c, int words, int[] block, int m, int docBase, int[] docs, long[] codes, int n) {
+        for (int i = 0; i < m; i++) {
+            System.arraycopy(c, block[i] * words, codes, (n + i) * words, words);
+            docs[n + i] = docBase + block[i];
+        }
+        return n + m;
     }
 
     /** The {@code k} of the first {@code m} documents of {@code picked} (increasing) nearest to {@code unit} by exact cosine. */

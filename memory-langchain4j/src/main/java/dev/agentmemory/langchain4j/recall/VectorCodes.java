@@ -106,31 +106,52 @@ final class VectorCodes {
         long[] codes = new long[Math.multiplyExact(maxDoc, words)];
         FixedBitSet present = new FixedBitSet(Math.max(1, maxDoc));
         BinaryDocValues stored = reader.getBinaryDocValues(IndexSchema.F_CODE);
-        int found = 0;
         if (stored != null) {
-            for (int d = stored.nextDoc(); d != DocIdSetIterator.NO_MORE_DOCS; d = stored.nextDoc()) {
-                BytesRef b = stored.binaryValue();
-                if (b.length != words * Long.BYTES) {
-                    throw new IllegalStateException("recall index code of document " + d + " has " + b.length
-                            + " bytes, expected " + words * Long.BYTES + " for " + dimensions + " dimensions");
-                }
-                for (int w = 0; w < words; w++) {
-                    long bits = 0;
-                    int at = b.offset + w * Long.BYTES;
-                    for (int i = 0; i < Long.BYTES; i++) {
-                        bits |= (b.bytes[at + i] & 0xFFL) << (8 * i);
-                    }
-                    codes[d * words + w] = bits;
-                }
-                present.set(d);
-                found++;
+            int d = stored.nextDoc();
+            while (d != DocIdSetIterator.NO_MORE_DOCS) {
+                d = read(stored, d, dimensions, codes, present);
             }
         }
+        int found = present.cardinality();
         if (found < maxDoc) {
             // documents of an earlier layout: a vector without a code
             fillFromVectors(reader, codes, present, words);
         }
         return new VectorCodes(words, codes, present);
+    }
+
+    /**
+     * Decodes the stored codes of up to {@link CodeScan#BLOCK} documents from {@code d}, where
+     * {@code stored} is, into {@code codes} and {@code present}; returns the document after them
+     * ({@link DocIdSetIterator#NO_MORE_DOCS} at the end). A block per call: see {@link CodeScan#BLOCK}.
+     */
+    private static int read(BinaryDocValues stored, int d, int dimensions, long[] codes, FixedBitSet present)
+            throws IOException {
+        int words = words(dimensions);
+        int doc = d;
+        for (int i = 0; i < CodeScan.BLOCK && doc != DocIdSetIterator.NO_MORE_DOCS; i++) {
+            BytesRef b = stored.binaryValue();
+            if (b.length != words * Long.BYTES) {
+                throw new IllegalStateException("recall index code of document " + doc + " has " + b.length
+                        + " bytes, expected " + words * Long.BYTES + " for " + dimensions + " dimensions");
+            }
+            for (int w = 0; w < words; w++) {
+                codes[doc * words + w] = littleEndianLong(b.bytes, b.offset + w * Long.BYTES);
+            }
+            present.set(doc);
+            doc = stored.nextDoc();
+        }
+        return doc;
+    }
+
+    /**
+     * The {@code long} of the 8 bytes at {@code at}, little-endian: written out, which costs less
+     * than a byte array view's {@code VarHandle} before the JIT has compiled either.
+     */
+    private static long littleEndianLong(byte[] b, int at) {
+        return (b[at] & 0xFFL) | (b[at + 1] & 0xFFL) << 8 | (b[at + 2] & 0xFFL) << 16 | (b[at + 3] & 0xFFL) << 24
+                | (b[at + 4] & 0xFFL) << 32 | (b[at + 5] & 0xFFL) << 40 | (b[at + 6] & 0xFFL) << 48
+                | (b[at + 7] & 0xFFL) << 56;
     }
 
     private static void fillFromVectors(LeafReader reader, long[] codes, FixedBitSet present, int words) throws IOException {
