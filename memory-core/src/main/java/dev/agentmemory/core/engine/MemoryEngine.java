@@ -825,7 +825,9 @@ public final class MemoryEngine implements AutoCloseable {
          * When the user's event {@code seq} was appended, as the stored log holds it, read without
          * decoding the event; empty when the log holds no such event. What derived data that
          * remembers the last event it applied (its sequence and time) checks when nothing follows
-         * it: a replaced log, or another database's, holds another event there, or none.
+         * it: a replaced log, or another database's, holds another event there, or none. It reads
+         * the stored events from {@code seq} on in one round trip, so it is meant for the log's last
+         * events.
          *
          * @throws IllegalArgumentException when {@code seq} is below 1
          */
