@@ -31,7 +31,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * in every state of a random history: keys written and rewritten at the same instant and at
  * others (ties broken by key), preferences, validity windows and TTLs as the clock moves, a
  * model's candidates, another agent's private versions, forgets; for queries sharing no term,
- * some, or all of a key's, the empty query, and keeps of 0, 1, a few, about the key count and
+ * some, or all of a key's (in other cases, from a char that lower-cases to ASCII, in the key's
+ * path), the empty query, and keeps of 0, 1, a few, about the key count and
  * more than every key. And an index that never gets built (each build off the request path
  * fails) answers every query by that pass, as a fresh index would.
  */
@@ -39,7 +40,9 @@ class PersistentScanEquivalenceTest {
 
     private static final List<String> AGENTS = List.of("assistant", "auditor");
     private static final String[] WORDS = {"red", "Blue", "shoes", "order", "delivery", "TUESDAY", "refund", "size",
-        "kitchen", "colour", "garden", "hotel", "ΣΟΦΙΑ", "İstanbul", "café", "k12"};
+        "kitchen", "colour", "garden", "hotel", "ΣΟΦΙΑ", "İstanbul", "café", "k12",
+        // lower-cases to "kitchen" (a Kelvin sign first): an ASCII term from a non-ASCII char
+        "\u212Aitchen", "GardenHotel"};
     private static final List<String> QUERIES = List.of("", "red shoes", "the delivery of my red shoes on tuesday?",
         "nothing matches here", "topic k3 k12 garden", "sofia istanbul café", "blue blue blue", "size",
         "kitchen colour garden hotel refund order shoes");
