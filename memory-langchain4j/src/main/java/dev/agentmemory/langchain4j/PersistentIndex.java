@@ -58,7 +58,8 @@ import org.jspecify.annotations.Nullable;
  * {@link #detach}). Meanwhile the index follows the state it is built from: it hears the events
  * committed after it and remembers the forgets, which the built index takes in before any query
  * uses it, so the first query after the build updates only the keys that changed. A query
- * arriving before the build is in place passes over the keys again; a build that fails is
+ * arriving before the build is in place passes over the keys again, without waiting (over the
+ * same key states when nothing changed since); a build that fails is
  * logged, and the next query that needs one schedules it again.
  */
 final class PersistentIndex implements DerivedData, EventListener {
@@ -127,16 +128,21 @@ final class PersistentIndex implements DerivedData, EventListener {
      */
     private static final class AgentIndex {
         PersistentTerms terms;
-        /** The build whose result the index awaits; a build that is not this one is dropped when done. */
-        @Nullable Object awaited;
+        /** The key states of the build whose result the index awaits; a build of other ones is dropped when done. */
+        @Nullable Keys awaited;
 
         AgentIndex(PersistentTerms terms) {
             this.terms = terms;
         }
     }
 
-    /** What a build over every key starts from: the servable keys and when time changes each key, at {@code lastSeq}. */
-    private record Keys(List<KeyState> servable, Map<MemoryKey, Instant> due, long lastSeq) {
+    /**
+     * What a build over every key starts from: the servable keys and when time changes each key,
+     * read from the state at {@code lastSeq} at instant {@code readAt}; {@code firstDue} the first
+     * of those changes. Compared by identity.
+     */
+    private record Keys(List<KeyState> servable, Map<MemoryKey, Instant> due, long lastSeq, Instant readAt,
+                        Instant firstDue) {
     }
 
     /** Starts hearing the engine's events and forgets; before the first query. */
@@ -199,7 +205,10 @@ final class PersistentIndex implements DerivedData, EventListener {
             }
             return terms.top(queryTerms, keep);
         }
-        Keys keys = keys(caller, state, now);
+        Keys keys = stillCurrent(index, state, now);
+        if (keys == null) {
+            keys = keys(caller, state, now);
+        }
         if (keys.servable().size() <= scanAbove) {
             index.awaited = null;
             terms.rebuild(keys.servable(), keys.due(), keys.lastSeq());
@@ -211,6 +220,17 @@ final class PersistentIndex implements DerivedData, EventListener {
             startBuild(index, keys);
         }
         return PersistentScan.top(keys.servable(), queryTerms, keep);
+    }
+
+    /**
+     * The key states the build under way starts from, when a read now would give the same: the
+     * index heard no change since and no key's state has changed by time alone (no due instant
+     * passed). A query while the build is under way then passes over them without reading them again.
+     */
+    private static @Nullable Keys stillCurrent(AgentIndex index, MemoryState state, Instant now) {
+        Keys keys = index.awaited;
+        return keys != null && index.terms.followsWithoutKeys(state.lastSeq()) && index.terms.heardNoChange()
+                && !now.isBefore(keys.readAt()) && now.isBefore(keys.firstDue()) ? keys : null;
     }
 
     /** One pass over the scope's keys: what is served (the only persistent scope of the user) and when time changes it. */
@@ -227,7 +247,11 @@ final class PersistentIndex implements DerivedData, EventListener {
                 servable.add(key);
             }
         });
-        return new Keys(servable, due, state.lastSeq());
+        Instant firstDue = Instant.MAX;
+        for (Instant at : due.values()) {
+            firstDue = at.isBefore(firstDue) ? at : firstDue;
+        }
+        return new Keys(servable, due, state.lastSeq(), now, firstDue);
     }
 
     /**
@@ -240,11 +264,10 @@ final class PersistentIndex implements DerivedData, EventListener {
         if (executor == null) {
             return;
         }
-        Object build = new Object();
         index.terms.follow(keys.lastSeq(), keys.servable().size());
-        index.awaited = build;
+        index.awaited = keys;
         try {
-            executor.execute(() -> build(index, build, keys));
+            executor.execute(() -> build(index, keys));
         } catch (RejectedExecutionException e) {
             // detached meanwhile
             index.awaited = null;
@@ -271,7 +294,7 @@ final class PersistentIndex implements DerivedData, EventListener {
      * following their state, with what that one heard meanwhile; unless another build or a build
      * on the request path replaced this one, or the user was forgotten whole, meanwhile.
      */
-    private void build(AgentIndex index, Object build, Keys keys) {
+    private void build(AgentIndex index, Keys build) {
         try {
             synchronized (index) {
                 if (index.awaited != build) {
@@ -279,7 +302,7 @@ final class PersistentIndex implements DerivedData, EventListener {
                 }
             }
             PersistentTerms built = new PersistentTerms(compactAbove);
-            built.rebuild(keys.servable(), keys.due(), keys.lastSeq());
+            built.rebuild(build.servable(), build.due(), build.lastSeq());
             Runnable hook = beforePuttingInPlace;
             if (hook != null) {
                 hook.run();

@@ -114,6 +114,11 @@ final class PersistentTerms {
         return following && !unknown && seq == lastSeq;
     }
 
+    /** Whether no heard event or forget changed a record since the index was built or started following. */
+    boolean heardNoChange() {
+        return changedKeys.isEmpty() && changedIds.isEmpty() && forgottenWhileFollowing.isEmpty();
+    }
+
     /** How many changed keys make building again cheaper than updating them one by one. */
     int rebuildAbove() {
         return Math.max(64, (following ? followedKeys : byKey.size()) / 4);

@@ -30,7 +30,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * further build) and rank what a fresh index ranks, whatever happened around the build: a
  * commit before it, during it (after the key states it is built from were read, before it is in
  * place) or after it, a forget of a key or of the whole user during it, the clock passing a
- * validity window's edge during it, a query during it, more changes during it than the index
+ * validity window's edge during it, queries during it (after a change, after the clock passed
+ * an edge, with nothing changed), more changes during it than the index
  * follows, a build that fails. "During" is made deterministic by holding the builder's thread
  * between the build and putting it in place. The builder's thread ends with {@code detach}.
  */
@@ -40,7 +41,8 @@ class PersistentIndexBackgroundBuildTest {
     private static final int KEYS = 30;
     private static final int SCAN_ABOVE = 10;
     private static final Set<String> QUERY = PersistentIndex.terms("the garden trip, zebrafish and a filler note");
-    private static final int[] KEEPS = {0, 1, 3, 100};
+    /** Largest first: a query during the build that ranks from stale key states shows it at once. */
+    private static final int[] KEEPS = {100, 3, 1, 0};
 
     /** One row: what happens before the first query, while the build is held, after it is in place. */
     record Case(String name, Step before, Step during, Step after, boolean firstBuildFails, long builds, long scans) {
@@ -128,6 +130,12 @@ class PersistentIndexBackgroundBuildTest {
                             "a query waited for the build");
                     assertThat(w.index().scans()).isEqualTo(1 + KEEPS.length);
                 }, NOTHING, false, 1, 1 + KEEPS.length),
+                new Case("queries during the build with nothing changed pass over the same key states", NOTHING,
+                        w -> w.ranksLikeFresh("while the build is held"), NOTHING, false, 1, 1 + KEEPS.length),
+                new Case("a window's edge passes, then queries during the build", NOTHING, w -> {
+                    w.clock().advance(Duration.ofMinutes(15));
+                    w.ranksLikeFresh("after the edge, while the build is held");
+                }, w -> assertThat(w.current("trip.window")).isFalse(), false, 1, 1 + KEEPS.length),
                 new Case("more changes during the build than the index follows: built again", NOTHING, w -> {
                     for (int i = 0; i < 70; i++) {
                         w.write("note.many" + i, "filler " + i);
