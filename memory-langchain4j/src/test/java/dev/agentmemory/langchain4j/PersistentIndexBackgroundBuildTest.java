@@ -15,12 +15,17 @@ import dev.agentmemory.langchain4j.PersistentIndex.Ranked;
 import dev.agentmemory.testing.TestClock;
 import java.time.Duration;
 import java.time.Instant;
+import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.invocation.InvocationContext;
+import dev.langchain4j.rag.query.Metadata;
+import dev.langchain4j.rag.query.Query;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -33,7 +38,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * validity window's edge during it, queries during it (after a change, after the clock passed
  * an edge, with nothing changed), more changes during it than the index
  * follows, a build that fails. "During" is made deterministic by holding the builder's thread
- * between the build and putting it in place. The builder's thread ends with {@code detach}.
+ * between the build and putting it in place. The builder's thread ends with {@code detach}, and
+ * so with {@link AgentMemory#close} for the memory's own index.
  */
 class PersistentIndexBackgroundBuildTest {
 
@@ -202,6 +208,34 @@ class PersistentIndexBackgroundBuildTest {
             index.detach();
             assertThat(builder.get().isAlive()).as("the builder's thread after detach").isFalse();
         }
+    }
+
+    @Test
+    void should_end_the_builders_thread_when_the_memory_closes() {
+        Set<Thread> before = Thread.getAllStackTraces().keySet();
+        List<Thread> started;
+        SessionRef session = new SessionRef("acme", "bob", "chat");
+        try (AgentMemory memory = AgentMemory.builder().build()) {
+            Caller caller = memory.caller(session);
+            // given: more keys than are indexed on the request path
+            for (int i = 0; i <= PersistentIndex.SCAN_ABOVE; i++) {
+                memory.engine().write(caller, Proposal.set(caller.persistent(), "topic.k" + i, "filler note " + i)
+                        .kind(Kind.DECISION).source(Source.USER).build());
+            }
+            String question = "which filler note?";
+
+            // when: a recall ranks them
+            memory.contentRetriever().retrieve(Query.from(question, Metadata.builder()
+                    .chatMessage(UserMessage.from(question))
+                    .invocationContext(InvocationContext.builder().chatMemoryId(session).build()).build()));
+
+            // then: the memory's index is built on a thread of its own
+            started = Thread.getAllStackTraces().keySet().stream().filter(t -> !before.contains(t))
+                    .filter(t -> t.getName().startsWith(PersistentIndex.BUILDER_THREAD)).toList();
+            assertThat(started).hasSize(1);
+        }
+        // and: the thread ends with the memory
+        assertThat(started.get(0).isAlive()).as("the builder's thread after close").isFalse();
     }
 
     private static void fill(World w) {
