@@ -30,6 +30,11 @@ import java.util.TreeSet;
  * changes each key; and what changed since (the keys and record ids the events named). Kept
  * up to date by {@link PersistentIndex}, which calls it under the user's lock or its own
  * monitor. Not thread-safe.
+ *
+ * <p>While its keys are built elsewhere (another instance, off the request path, from the state
+ * at a sequence) an index can {@linkplain #follow follow} that state without any key: it hears
+ * the events from that sequence on and remembers the forgets, and the instance built then
+ * {@linkplain #catchUp catches up} with what it heard.
  */
 final class PersistentTerms {
 
@@ -58,6 +63,12 @@ final class PersistentTerms {
     /** How many keys added or removed since the last sort make it worth sorting every key again (at least). */
     private final int compactAbove;
     private boolean built;
+    /** Holds no key but hears the events after {@link #seq}, for an index built from that state elsewhere. */
+    private boolean following;
+    /** While following, how many keys the state followed has. */
+    private int followedKeys;
+    /** While following, the record ids of each forget. */
+    private final List<Set<String>> forgottenWhileFollowing = new ArrayList<>();
     /** The sequence of the user's log that the index reflects, with the events heard since. */
     private long seq;
     /** Something changed that the index cannot follow key by key: the next query builds again. */
@@ -98,9 +109,54 @@ final class PersistentTerms {
         return built && !unknown && seq == lastSeq;
     }
 
+    /** Whether the index follows the state at {@code lastSeq} without its keys, and can still catch up with it. */
+    boolean followsWithoutKeys(long lastSeq) {
+        return following && !unknown && seq == lastSeq;
+    }
+
+    /** Whether no heard event or forget changed a record since the index was built or started following. */
+    boolean heardNoChange() {
+        return changedKeys.isEmpty() && changedIds.isEmpty() && forgottenWhileFollowing.isEmpty();
+    }
+
     /** How many changed keys make building again cheaper than updating them one by one. */
     int rebuildAbove() {
-        return Math.max(64, byKey.size() / 4);
+        return Math.max(64, (following ? followedKeys : byKey.size()) / 4);
+    }
+
+    /**
+     * Drops every key and follows the state at {@code lastSeq}, of {@code keys} servable keys,
+     * from which an index is being built elsewhere: hears its events from then on and remembers
+     * the forgets, for {@link #catchUp}.
+     */
+    void follow(long lastSeq, int keys) {
+        clear();
+        following = true;
+        followedKeys = keys;
+        unknown = false;
+        seq = lastSeq;
+    }
+
+    /**
+     * Makes this index, built with {@link #rebuild} from the state that {@code heard} started
+     * following ({@link #follow}), take in what {@code heard} heard since: the changed keys and
+     * ids, where the events reached, whether something changed that cannot be followed; and
+     * the forgets, applied to its keys now.
+     */
+    void catchUp(PersistentTerms heard) {
+        if (!heard.following) {
+            throw new IllegalStateException("caught up with an index that follows nothing: " + heard);
+        }
+        seq = heard.seq;
+        unknown = heard.unknown;
+        changedKeys.addAll(heard.changedKeys);
+        changedIds.addAll(heard.changedIds);
+        for (Set<String> ids : heard.forgottenWhileFollowing) {
+            forget(ids);
+        }
+        if (changedKeys.size() + changedIds.size() > rebuildAbove()) {
+            unknown = true;
+        }
     }
 
     /**
@@ -126,6 +182,8 @@ final class PersistentTerms {
         dueAt.putAll(due);
         dues.addAll(queued);
         built = true;
+        following = false;
+        forgottenWhileFollowing.clear();
         unknown = false;
         seq = lastSeq;
     }
@@ -147,12 +205,14 @@ final class PersistentTerms {
         changedKeys.clear();
         changedIds.clear();
         built = false;
+        following = false;
+        forgottenWhileFollowing.clear();
         return n;
     }
 
     /** Notes what committed or followed events change; a gap in the sequence makes the index unknown. */
     void hear(List<LoggedEvent> events) {
-        if (!built || unknown) {
+        if (!(built || following) || unknown) {
             return;
         }
         for (LoggedEvent e : events) {
@@ -236,8 +296,15 @@ final class PersistentTerms {
         }
     }
 
-    /** Removes the entries of keys that hold any of the records {@code ids}; returns how many. */
+    /**
+     * Removes the entries of keys that hold any of the records {@code ids}; returns how many.
+     * While following, remembers the ids for the index that catches up.
+     */
     int forget(Set<String> ids) {
+        if (following) {
+            forgottenWhileFollowing.add(ids);
+            return 0;
+        }
         List<Entry> gone = new ArrayList<>();
         for (Entry e : byKey.values()) {
             if (holdsAny(e.key, ids)) {
@@ -385,7 +452,8 @@ final class PersistentTerms {
         return out;
     }
 
-    private static void keepBest(PriorityQueue<Ranked> best, Ranked r, int keep) {
+    /** Adds {@code r} to {@code best} if it holds fewer than {@code keep} or {@code r} ranks before its head (the worst kept). */
+    static void keepBest(PriorityQueue<Ranked> best, Ranked r, int keep) {
         if (best.size() < keep) {
             best.add(r);
         } else {
@@ -400,7 +468,7 @@ final class PersistentTerms {
     @Override
     public String toString() {
         return "PersistentTerms[" + byKey.size() + " keys, " + postings.size() + " terms, seq " + seq
-                + (unknown ? ", unknown" : "") + "]";
+                + (following ? ", following" : "") + (unknown ? ", unknown" : "") + "]";
     }
 
     /** For assertions in tests: whether any posting list is keyed by {@code term}. */
