@@ -377,7 +377,7 @@ final class Snapshots {
         if (!payload.substring(FORMAT.length(), sep).equals(checksum(bytes, sep + 1, bytes.length))) {
             throw new MemoryException("its checksum does not match its contents");
         }
-        PartitionState s = PartitionState.restore(codec.decodeImage(bytes, sep + 1, bytes.length));
+        PartitionState s = codec.decodeState(bytes, sep + 1, bytes.length);
         if (s.lastSeq() != stored.seq()) {
             throw new MemoryException("it holds seq " + s.lastSeq() + " but is filed at seq " + stored.seq());
         }

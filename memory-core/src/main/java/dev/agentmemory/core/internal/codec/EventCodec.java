@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.agentmemory.core.MemoryException;
 import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.event.LoggedEvent;
+import dev.agentmemory.core.internal.state.PartitionState;
 import dev.agentmemory.core.internal.state.StateImage;
 import dev.agentmemory.core.spi.StoredEvent;
 import org.jspecify.annotations.Nullable;
@@ -107,11 +108,12 @@ public final class EventCodec {
     }
 
     /**
-     * The image a snapshot body ({@link #encodeImage}) in {@code body[from, to)} holds.
+     * The state whose image a snapshot body ({@link #encodeImage}) in {@code body[from, to)} holds,
+     * restored through {@link PartitionState.Restoring}.
      *
      * @throws MemoryException when it is sealed and no (or another) key is configured, or cannot be decoded
      */
-    public StateImage decodeImage(byte[] body, int from, int to) {
+    public PartitionState decodeState(byte[] body, int from, int to) {
         if (from >= to) {
             throw new MemoryException("cannot decode a snapshot: it is empty");
         }

@@ -7,6 +7,7 @@ import dev.agentmemory.core.MemoryValue;
 import dev.agentmemory.core.Scope;
 import dev.agentmemory.core.TaskInfo;
 import dev.agentmemory.core.event.StoredMessage;
+import dev.agentmemory.core.internal.state.PartitionState;
 import dev.agentmemory.core.internal.state.StateImage;
 import dev.agentmemory.core.ledger.ActionRecord;
 import org.jspecify.annotations.Nullable;
@@ -16,7 +17,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -53,10 +53,10 @@ final class ImageCodec {
         return new Writer(image.records().size()).image(image).bytes();
     }
 
-    /** The image in {@code bytes[from, to)}. */
-    static StateImage decode(byte[] bytes, int from, int to) {
+    /** The state whose image is in {@code bytes[from, to)} (restored through {@link PartitionState.Restoring} as it is read). */
+    static PartitionState decode(byte[] bytes, int from, int to) {
         try {
-            return new Reader(bytes, from, to).image();
+            return new Reader(bytes, from, to).state();
         } catch (IndexOutOfBoundsException e) {
             throw new MemoryException("cannot decode a snapshot: it ends early or refers to what it does not hold", e);
         }
@@ -318,8 +318,8 @@ final class ImageCodec {
         private final int end;
         private final List<String> strings = new ArrayList<>();
         private final List<Scope> scopes = new ArrayList<>();
-        /** Each enum constant by the name instance {@link #strings} holds (names repeat on every record). */
-        private final Map<String, Enum<?>> enums = new HashMap<>();
+        /** The enum constant each string of {@link #strings} named last, by its number (names repeat on every record). */
+        private Enum<?>[] constants = new Enum<?>[16];
 
         Reader(byte[] buf, int from, int to) {
             this.buf = buf;
@@ -327,51 +327,28 @@ final class ImageCodec {
             this.end = to;
         }
 
-        StateImage image() {
+        PartitionState state() {
             long lastSeq = varlong();
             long liveRecords = varlong();
             int count = count();
-            List<MemoryRecord> records = new ArrayList<>(count);
+            PartitionState.Restoring state = new PartitionState.Restoring(lastSeq, liveRecords, count);
+            MemoryRecord[] records = new MemoryRecord[count];
             for (int i = 0; i < count; i++) {
-                records.add(record());
+                MemoryRecord r = record();
+                records[i] = r;
+                state.record(r);
             }
+            versions(state, records);
             count = count();
-            List<StateImage.Versions> versions = new ArrayList<>(count);
-            for (int i = 0; i < count; i++) {
-                Scope scope = scope();
-                int k = count();
-                List<String> ids = new ArrayList<>(k);
-                MemoryRecord first = null;
-                for (int j = 0; j < k; j++) {
-                    MemoryRecord r = records.get(count(records.size()));
-                    if (first == null) {
-                        first = r;
-                    }
-                    ids.add(r.id());
-                }
-                MemoryKey key;
-                if (varlong() == 0) {
-                    if (first == null) {
-                        throw new MemoryException("cannot decode a snapshot: a key without versions names no key");
-                    }
-                    key = first.key();
-                } else {
-                    key = MemoryKey.of(string());
-                }
-                versions.add(new StateImage.Versions(scope, key, ids));
-            }
-            count = count();
-            List<TaskInfo> tasks = new ArrayList<>(count);
             for (int i = 0; i < count; i++) {
                 String session = ref();
                 String task = string();
                 String title = nullableString();
                 TaskInfo.Status status = constant(TaskInfo.Status.class);
                 Instant changedAt = instant();
-                tasks.add(new TaskInfo(session, task, title, status, changedAt, ref()));
+                state.task(new TaskInfo(session, task, title, status, changedAt, ref()));
             }
             count = count();
-            Map<String, List<String>> aliases = new LinkedHashMap<>(count * 4 / 3 + 1);
             for (int i = 0; i < count; i++) {
                 String alias = string();
                 int k = count();
@@ -379,10 +356,10 @@ final class ImageCodec {
                 for (int j = 0; j < k; j++) {
                     entities.add(string());
                 }
-                aliases.put(alias, entities);
+                state.alias(alias, entities);
             }
             count = count();
-            List<ActionRecord> actions = new ArrayList<>(count);
+            state.actions(count);
             for (int i = 0; i < count; i++) {
                 String operationId = string();
                 String action = ref();
@@ -391,12 +368,11 @@ final class ImageCodec {
                 long success = varlong();
                 Instant intendedAt = instant();
                 Instant completedAt = varlong() == 0 ? null : instant();
-                actions.add(new ActionRecord(operationId, action, params, intendedAt,
+                state.action(new ActionRecord(operationId, action, params, intendedAt,
                         outcome == null ? null : new MemoryValue(outcome), success == 0 ? null : success == 2,
                         completedAt));
             }
             count = count();
-            List<StateImage.Session> sessions = new ArrayList<>(count);
             for (int i = 0; i < count; i++) {
                 String session = ref();
                 int k = (int) varlong();
@@ -421,12 +397,59 @@ final class ImageCodec {
                         window.add(previous);
                     }
                 }
-                sessions.add(new StateImage.Session(session, history, window));
+                state.session(session, history, window);
             }
             if (pos != end) {
                 throw new MemoryException("cannot decode a snapshot: " + (end - pos) + " bytes after its end");
             }
-            return new StateImage(lastSeq, liveRecords, records, versions, tasks, aliases, actions, sessions);
+            return state.state();
+        }
+
+        /**
+         * The versions entries, read in full first to hand each scope's keys over as one run of a
+         * known length (the writer lists a scope's keys together).
+         */
+        private void versions(PartitionState.Restoring state, MemoryRecord[] records) {
+            int count = count();
+            Scope[] scopes = new Scope[count];
+            MemoryKey[] keys = new MemoryKey[count];
+            @SuppressWarnings("unchecked")
+            ArrayList<String>[] ids = new ArrayList[count];
+            for (int i = 0; i < count; i++) {
+                scopes[i] = scope();
+                int k = count();
+                ArrayList<String> versions = new ArrayList<>(k);
+                MemoryRecord first = null;
+                for (int j = 0; j < k; j++) {
+                    MemoryRecord r = records[count(records.length)];
+                    if (first == null) {
+                        first = r;
+                    }
+                    versions.add(r.id());
+                }
+                ids[i] = versions;
+                if (varlong() == 0) {
+                    if (first == null) {
+                        throw new MemoryException("cannot decode a snapshot: a key without versions names no key");
+                    }
+                    keys[i] = first.key();
+                } else {
+                    // the key instance of its first record when it names the same key
+                    MemoryKey key = MemoryKey.of(string());
+                    keys[i] = first != null && first.key().equals(key) ? first.key() : key;
+                }
+            }
+            for (int i = 0; i < count; ) {
+                Scope scope = scopes[i];
+                int runEnd = i + 1;
+                while (runEnd < count && (scopes[runEnd] == scope || scopes[runEnd].equals(scope))) {
+                    runEnd++;
+                }
+                state.scope(scope, runEnd - i);
+                for (; i < runEnd; i++) {
+                    state.key(keys[i], ids[i]);
+                }
+            }
         }
 
         private MemoryRecord record() {
@@ -489,11 +512,17 @@ final class ImageCodec {
         }
 
         private <E extends Enum<E>> E constant(Class<E> type) {
-            String name = ref();
-            Enum<?> known = enums.get(name);
+            int at = refIndex();
+            if (at < 0) {
+                throw new MemoryException("cannot decode a snapshot: a required text is missing at byte " + pos);
+            }
+            Enum<?> known = at < constants.length ? constants[at] : null;
             if (known == null || known.getDeclaringClass() != type) {
-                known = Enum.valueOf(type, name);
-                enums.put(name, known);
+                known = Enum.valueOf(type, strings.get(at));
+                if (at >= constants.length) {
+                    constants = Arrays.copyOf(constants, Math.max(at + 1, constants.length * 2));
+                }
+                constants[at] = known;
             }
             return type.cast(known);
         }
@@ -507,16 +536,21 @@ final class ImageCodec {
         }
 
         private @Nullable String nullableRef() {
+            int at = refIndex();
+            return at < 0 ? null : strings.get(at);
+        }
+
+        /** The number of the string a reference names in {@link #strings} (reading it when new), or -1 for null. */
+        private int refIndex() {
             int h = count(strings.size() + 2);
             if (h == 0) {
-                return null;
+                return -1;
             }
             if (h == 1) {
-                String s = string();
-                strings.add(s);
-                return s;
+                strings.add(string());
+                return strings.size() - 1;
             }
-            return strings.get(h - 2);
+            return h - 2;
         }
 
         private String string() {
