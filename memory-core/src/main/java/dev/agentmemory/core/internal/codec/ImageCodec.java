@@ -327,6 +327,12 @@ final class ImageCodec {
             this.end = to;
         }
 
+        /*
+         * Each section's loop reads one item per call of a method of its own: a loop that runs once
+         * per load is compiled only after many iterations (on-stack replacement), a method called per
+         * item after a few hundred calls.
+         */
+
         PartitionState state() {
             long lastSeq = varlong();
             long liveRecords = varlong();
@@ -341,63 +347,20 @@ final class ImageCodec {
             versions(state, records);
             count = count();
             for (int i = 0; i < count; i++) {
-                String session = ref();
-                String task = string();
-                String title = nullableString();
-                TaskInfo.Status status = constant(TaskInfo.Status.class);
-                Instant changedAt = instant();
-                state.task(new TaskInfo(session, task, title, status, changedAt, ref()));
+                state.task(task());
             }
             count = count();
             for (int i = 0; i < count; i++) {
-                String alias = string();
-                int k = count();
-                List<String> entities = new ArrayList<>(k);
-                for (int j = 0; j < k; j++) {
-                    entities.add(string());
-                }
-                state.alias(alias, entities);
+                alias(state);
             }
             count = count();
             state.actions(count);
             for (int i = 0; i < count; i++) {
-                String operationId = string();
-                String action = ref();
-                MemoryValue params = new MemoryValue(string());
-                String outcome = nullableString();
-                long success = varlong();
-                Instant intendedAt = instant();
-                Instant completedAt = varlong() == 0 ? null : instant();
-                state.action(new ActionRecord(operationId, action, params, intendedAt,
-                        outcome == null ? null : new MemoryValue(outcome), success == 0 ? null : success == 2,
-                        completedAt));
+                state.action(action());
             }
             count = count();
             for (int i = 0; i < count; i++) {
-                String session = ref();
-                int k = (int) varlong();
-                List<StoredMessage> history = null;
-                if (k > 0) {
-                    history = new ArrayList<>(k - 1);
-                    for (int j = 0; j < k - 1; j++) {
-                        long index = varlong();
-                        long order = signed();
-                        String type = ref();
-                        String json = nullableString();
-                        history.add(new StoredMessage(index, order, type, json, nullableString()));
-                    }
-                }
-                k = (int) varlong();
-                List<Long> window = null;
-                if (k > 0) {
-                    window = new ArrayList<>(k - 1);
-                    long previous = 0;
-                    for (int j = 0; j < k - 1; j++) {
-                        previous += signed();
-                        window.add(previous);
-                    }
-                }
-                state.session(session, history, window);
+                session(state);
             }
             if (pos != end) {
                 throw new MemoryException("cannot decode a snapshot: " + (end - pos) + " bytes after its end");
@@ -416,28 +379,7 @@ final class ImageCodec {
             @SuppressWarnings("unchecked")
             ArrayList<String>[] ids = new ArrayList[count];
             for (int i = 0; i < count; i++) {
-                scopes[i] = scope();
-                int k = count();
-                ArrayList<String> versions = new ArrayList<>(k);
-                MemoryRecord first = null;
-                for (int j = 0; j < k; j++) {
-                    MemoryRecord r = records[count(records.length)];
-                    if (first == null) {
-                        first = r;
-                    }
-                    versions.add(r.id());
-                }
-                ids[i] = versions;
-                if (varlong() == 0) {
-                    if (first == null) {
-                        throw new MemoryException("cannot decode a snapshot: a key without versions names no key");
-                    }
-                    keys[i] = first.key();
-                } else {
-                    // the key instance of its first record when it names the same key
-                    MemoryKey key = MemoryKey.of(string());
-                    keys[i] = first != null && first.key().equals(key) ? first.key() : key;
-                }
+                versionsEntry(records, i, scopes, keys, ids);
             }
             for (int i = 0; i < count; ) {
                 Scope scope = scopes[i];
@@ -450,6 +392,96 @@ final class ImageCodec {
                     state.key(keys[i], ids[i]);
                 }
             }
+        }
+
+        /** Versions entry {@code i}: its scope, key and ids into {@code scopes[i]}, {@code keys[i]}, {@code ids[i]}. */
+        private void versionsEntry(MemoryRecord[] records, int i, Scope[] scopes, MemoryKey[] keys,
+                                   ArrayList<String>[] ids) {
+            scopes[i] = scope();
+            int k = count();
+            ArrayList<String> versions = new ArrayList<>(k);
+            ids[i] = versions;
+            MemoryRecord first = null;
+            for (int j = 0; j < k; j++) {
+                MemoryRecord r = records[count(records.length)];
+                if (first == null) {
+                    first = r;
+                }
+                versions.add(r.id());
+            }
+            if (varlong() == 0) {
+                if (first == null) {
+                    throw new MemoryException("cannot decode a snapshot: a key without versions names no key");
+                }
+                keys[i] = first.key();
+            } else {
+                // the key instance of its first record when it names the same key
+                MemoryKey key = MemoryKey.of(string());
+                keys[i] = first != null && first.key().equals(key) ? first.key() : key;
+            }
+        }
+
+        private TaskInfo task() {
+            String session = ref();
+            String task = string();
+            String title = nullableString();
+            TaskInfo.Status status = constant(TaskInfo.Status.class);
+            Instant changedAt = instant();
+            return new TaskInfo(session, task, title, status, changedAt, ref());
+        }
+
+        private void alias(PartitionState.Restoring state) {
+            String alias = string();
+            int k = count();
+            List<String> entities = new ArrayList<>(k);
+            for (int j = 0; j < k; j++) {
+                entities.add(string());
+            }
+            state.alias(alias, entities);
+        }
+
+        private ActionRecord action() {
+            String operationId = string();
+            String action = ref();
+            MemoryValue params = new MemoryValue(string());
+            String outcome = nullableString();
+            long success = varlong();
+            Instant intendedAt = instant();
+            Instant completedAt = varlong() == 0 ? null : instant();
+            return new ActionRecord(operationId, action, params, intendedAt,
+                    outcome == null ? null : new MemoryValue(outcome), success == 0 ? null : success == 2,
+                    completedAt);
+        }
+
+        private void session(PartitionState.Restoring state) {
+            String session = ref();
+            int k = (int) varlong();
+            List<StoredMessage> history = null;
+            if (k > 0) {
+                history = new ArrayList<>(k - 1);
+                for (int j = 0; j < k - 1; j++) {
+                    history.add(message());
+                }
+            }
+            k = (int) varlong();
+            List<Long> window = null;
+            if (k > 0) {
+                window = new ArrayList<>(k - 1);
+                long previous = 0;
+                for (int j = 0; j < k - 1; j++) {
+                    previous += signed();
+                    window.add(previous);
+                }
+            }
+            state.session(session, history, window);
+        }
+
+        private StoredMessage message() {
+            long index = varlong();
+            long order = signed();
+            String type = ref();
+            String json = nullableString();
+            return new StoredMessage(index, order, type, json, nullableString());
         }
 
         private MemoryRecord record() {
