@@ -81,13 +81,13 @@ public final class PartitionState {
 
     /** An empty state (sequence 0). */
     public PartitionState() {
-        this(0, 0);
+        this(0);
     }
 
-    /** An empty state whose maps are sized for {@code records} records and {@code actions} ledger entries. */
-    private PartitionState(int records, int actions) {
+    /** An empty state whose record map is sized for {@code records} records. */
+    private PartitionState(int records) {
         this.records = new LinkedHashMap<>(capacity(records));
-        this.actions = new LinkedHashMap<>(capacity(actions));
+        this.actions = new LinkedHashMap<>();
     }
 
     /** A hash map capacity that holds {@code entries} without resizing. */
@@ -139,7 +139,7 @@ public final class PartitionState {
 
         /** A state at {@code lastSeq} counting {@code liveRecords}, sized for {@code records} records. */
         public Restoring(long lastSeq, long liveRecords, int records) {
-            state = new PartitionState(records, 0);
+            state = new PartitionState(records);
             state.lastSeq = lastSeq;
             state.liveRecords = liveRecords;
         }
