@@ -45,6 +45,11 @@ final class ImageCodec {
     /** The record was recorded at the instant it was observed (the usual case): that instant is written once. */
     private static final int RECORDED_WHEN_OBSERVED = 1 << 7;
 
+    /** Bytes of the image a string source is copied to at a time (a longer text widens the window). */
+    private static final int WINDOW = 1 << 16;
+    /** The most bytes a number takes. */
+    private static final int MAX_VARLONG = 10;
+
     private ImageCodec() {
     }
 
@@ -55,8 +60,20 @@ final class ImageCodec {
 
     /** The state whose image is in {@code bytes[from, to)} (restored through {@link PartitionState.Restoring} as it is read). */
     static PartitionState decode(byte[] bytes, int from, int to) {
+        return decode(new Reader(bytes, from, to));
+    }
+
+    /**
+     * The state whose image is in {@code chars[from, to)}, its bytes as ISO-8859-1 characters (a
+     * character above U+00FF counts as its low 8 bits), read without a copy of the whole image.
+     */
+    static PartitionState decode(String chars, int from, int to) {
+        return decode(new Reader(chars, from, to));
+    }
+
+    private static PartitionState decode(Reader reader) {
         try {
-            return new Reader(bytes, from, to).state();
+            return reader.state();
         } catch (IndexOutOfBoundsException e) {
             throw new MemoryException("cannot decode a snapshot: it ends early or refers to what it does not hold", e);
         }
@@ -311,11 +328,22 @@ final class ImageCodec {
         }
     }
 
-    /** Reads an image. */
+    /**
+     * Reads an image: from an array of its bytes, or from a string of them as ISO-8859-1
+     * characters a window at a time, so that no copy of the whole image is made.
+     */
     private static final class Reader {
-        private final byte[] buf;
+        /** The bytes to read while {@link #pos} is below {@link #end}: all of them, or a window of {@link #chars}. */
+        private byte[] buf;
         private int pos;
-        private final int end;
+        private int end;
+        /** The characters the window is refilled from, or null when {@link #buf} holds the whole image. */
+        private final @Nullable String chars;
+        /** The next character of {@link #chars} to copy into the window, and where the image ends there. */
+        private int next;
+        private final int last;
+        /** Where {@code buf[0]} is in the image's source, for messages. */
+        private int base;
         private final List<String> strings = new ArrayList<>();
         private final List<Scope> scopes = new ArrayList<>();
         /** The enum constant each string of {@link #strings} named last, by its number (names repeat on every record). */
@@ -325,6 +353,50 @@ final class ImageCodec {
             this.buf = buf;
             this.pos = from;
             this.end = to;
+            this.chars = null;
+            this.last = 0;
+        }
+
+        Reader(String chars, int from, int to) {
+            this.buf = new byte[WINDOW];
+            this.chars = chars;
+            this.next = from;
+            this.last = to;
+            this.base = from;
+        }
+
+        /** Bytes of the image not read yet. */
+        private int remaining() {
+            return end - pos + last - next;
+        }
+
+        /** Where the next byte is in the image's source, for messages. */
+        private int at() {
+            return base + pos;
+        }
+
+        /**
+         * Makes at least {@code need} bytes readable at {@link #pos} when the image has them: moves
+         * the bytes not read yet to the start of the window (a larger one when {@code need} calls for
+         * it) and appends the next characters' bytes.
+         */
+        @SuppressWarnings("deprecation") // getBytes(int, int, byte[], int): each character's low 8 bits, its ISO-8859-1 byte
+        private void fill(int need) {
+            String source = chars;
+            int unread = end - pos;
+            if (source == null || unread >= need || next >= last) {
+                return;
+            }
+            byte[] window = need > buf.length ? new byte[Math.max(need, buf.length * 2)] : buf;
+            System.arraycopy(buf, pos, window, 0, unread);
+            buf = window;
+            base += pos;
+            pos = 0;
+            end = unread;
+            int take = Math.min(buf.length - end, last - next);
+            source.getBytes(next, next + take, buf, end);
+            next += take;
+            end += take;
         }
 
         /*
@@ -362,8 +434,8 @@ final class ImageCodec {
             for (int i = 0; i < count; i++) {
                 session(state);
             }
-            if (pos != end) {
-                throw new MemoryException("cannot decode a snapshot: " + (end - pos) + " bytes after its end");
+            if (remaining() != 0) {
+                throw new MemoryException("cannot decode a snapshot: " + remaining() + " bytes after its end");
             }
             return state.state();
         }
@@ -546,7 +618,7 @@ final class ImageCodec {
         private <E extends Enum<E>> E constant(Class<E> type) {
             int at = refIndex();
             if (at < 0) {
-                throw new MemoryException("cannot decode a snapshot: a required text is missing at byte " + pos);
+                throw new MemoryException("cannot decode a snapshot: a required text is missing at byte " + at());
             }
             Enum<?> known = at < constants.length ? constants[at] : null;
             if (known == null || known.getDeclaringClass() != type) {
@@ -562,7 +634,7 @@ final class ImageCodec {
         private String ref() {
             String s = nullableRef();
             if (s == null) {
-                throw new MemoryException("cannot decode a snapshot: a required text is missing at byte " + pos);
+                throw new MemoryException("cannot decode a snapshot: a required text is missing at byte " + at());
             }
             return s;
         }
@@ -588,7 +660,7 @@ final class ImageCodec {
         private String string() {
             String s = nullableString();
             if (s == null) {
-                throw new MemoryException("cannot decode a snapshot: a required text is missing at byte " + pos);
+                throw new MemoryException("cannot decode a snapshot: a required text is missing at byte " + at());
             }
             return s;
         }
@@ -600,12 +672,15 @@ final class ImageCodec {
             }
             h -= 1;
             long length = h >>> 1;
-            if (length > end - pos) {
-                throw new MemoryException("cannot decode a snapshot: a text of " + length + " at byte " + pos
+            if (length > remaining()) {
+                throw new MemoryException("cannot decode a snapshot: a text of " + length + " at byte " + at()
                         + " runs past its end");
             }
             int len = (int) length;
             if ((h & 1) == 0) {
+                if (end - pos < len) {
+                    fill(len);
+                }
                 String s = new String(buf, pos, len, StandardCharsets.UTF_8);
                 pos += len;
                 return s;
@@ -626,14 +701,14 @@ final class ImageCodec {
         private int count(int limit) {
             long v = varlong();
             if (v < 0 || v >= limit) {
-                throw new MemoryException("cannot decode a snapshot: " + v + " at byte " + pos + " is out of range");
+                throw new MemoryException("cannot decode a snapshot: " + v + " at byte " + at() + " is out of range");
             }
             return (int) v;
         }
 
         /** A number of items that the bytes left could hold. */
         private int count() {
-            return count(end - pos + 1);
+            return count(remaining() + 1);
         }
 
         private long signed() {
@@ -642,6 +717,9 @@ final class ImageCodec {
         }
 
         private long varlong() {
+            if (end - pos < MAX_VARLONG) {
+                fill(MAX_VARLONG);
+            }
             long u = 0;
             int shift = 0;
             while (true) {
@@ -655,7 +733,7 @@ final class ImageCodec {
                 }
                 shift += 7;
                 if (shift > 63) {
-                    throw new MemoryException("cannot decode a snapshot: a number at byte " + pos + " is too long");
+                    throw new MemoryException("cannot decode a snapshot: a number at byte " + at() + " is too long");
                 }
             }
         }
