@@ -372,12 +372,11 @@ final class Snapshots {
         if (sep < 0) {
             throw new MemoryException("it has no checksum");
         }
-        // one copy of the characters as bytes (a compact string's own array, for a body that is all ISO-8859-1)
-        byte[] bytes = payload.getBytes(StandardCharsets.ISO_8859_1);
-        if (!payload.substring(FORMAT.length(), sep).equals(checksum(bytes, sep + 1, bytes.length))) {
+        // the body is read from the characters a window at a time: no copy of it as one array
+        if (!payload.substring(FORMAT.length(), sep).equals(checksum(payload, sep + 1, payload.length()))) {
             throw new MemoryException("its checksum does not match its contents");
         }
-        PartitionState s = PartitionState.restore(codec.decodeImage(bytes, sep + 1, bytes.length));
+        PartitionState s = codec.decodeState(payload, sep + 1, payload.length());
         if (s.lastSeq() != stored.seq()) {
             throw new MemoryException("it holds seq " + s.lastSeq() + " but is filed at seq " + stored.seq());
         }
@@ -410,6 +409,25 @@ final class Snapshots {
         return c instanceof Change.RecordsForgotten || c instanceof Change.MessagesForgotten
                 || c instanceof Change.UserForgotten || c instanceof Change.MessagesRedacted;
     }
+
+    /**
+     * CRC-32C of the bytes whose ISO-8859-1 characters are {@code chars[from, to)} (a character
+     * above U+00FF counts as its low 8 bits), as 8 hex digits; copies a window of them at a time.
+     */
+    @SuppressWarnings("deprecation") // getBytes(int, int, byte[], int): each character's low 8 bits, its ISO-8859-1 byte
+    private static String checksum(String chars, int from, int to) {
+        CRC32C crc = new CRC32C();
+        byte[] window = new byte[Math.min(CHECKSUM_WINDOW, Math.max(0, to - from))];
+        for (int at = from; at < to; at += window.length) {
+            int n = Math.min(window.length, to - at);
+            chars.getBytes(at, at + n, window, 0);
+            crc.update(window, 0, n);
+        }
+        return HexFormat.of().toHexDigits((int) crc.getValue());
+    }
+
+    /** Characters of a snapshot's body checked at a time. */
+    private static final int CHECKSUM_WINDOW = 1 << 16;
 
     /** CRC-32C of {@code bytes[from, to)}, as 8 hex digits. */
     private static String checksum(byte[] bytes, int from, int to) {

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.agentmemory.core.MemoryException;
 import dev.agentmemory.core.event.Change;
 import dev.agentmemory.core.event.LoggedEvent;
+import dev.agentmemory.core.internal.state.PartitionState;
 import dev.agentmemory.core.internal.state.StateImage;
 import dev.agentmemory.core.spi.StoredEvent;
 import org.jspecify.annotations.Nullable;
@@ -107,18 +108,21 @@ public final class EventCodec {
     }
 
     /**
-     * The image a snapshot body ({@link #encodeImage}) in {@code body[from, to)} holds.
+     * The state whose image a snapshot body ({@link #encodeImage}) holds, its bytes being the
+     * ISO-8859-1 characters {@code body[from, to)} (a character above U+00FF counts as its low 8
+     * bits), restored through {@link PartitionState.Restoring} as it is read.
      *
      * @throws MemoryException when it is sealed and no (or another) key is configured, or cannot be decoded
      */
-    public StateImage decodeImage(byte[] body, int from, int to) {
+    public PartitionState decodeState(String body, int from, int to) {
         if (from >= to) {
             throw new MemoryException("cannot decode a snapshot: it is empty");
         }
-        if (body[from] == PLAIN_IMAGE) {
+        char kind = body.charAt(from);
+        if (kind == PLAIN_IMAGE) {
             return ImageCodec.decode(body, from + 1, to);
         }
-        if (body[from] != SEALED_IMAGE) {
+        if (kind != SEALED_IMAGE) {
             throw new MemoryException("cannot decode a snapshot: it is neither plain nor sealed");
         }
         if (key == null) {
@@ -126,7 +130,7 @@ public final class EventCodec {
         }
         byte[] plain;
         try {
-            plain = openBytes(Base64.getDecoder().decode(java.util.Arrays.copyOfRange(body, from + 1, to)), "a snapshot");
+            plain = openBytes(Base64.getDecoder().decode(body.substring(from + 1, to)), "a snapshot");
         } catch (IllegalArgumentException e) {
             throw new MemoryException("cannot decrypt a snapshot: wrong key or damaged payload", e);
         }

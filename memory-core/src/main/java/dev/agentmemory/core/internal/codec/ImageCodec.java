@@ -7,6 +7,7 @@ import dev.agentmemory.core.MemoryValue;
 import dev.agentmemory.core.Scope;
 import dev.agentmemory.core.TaskInfo;
 import dev.agentmemory.core.event.StoredMessage;
+import dev.agentmemory.core.internal.state.PartitionState;
 import dev.agentmemory.core.internal.state.StateImage;
 import dev.agentmemory.core.ledger.ActionRecord;
 import org.jspecify.annotations.Nullable;
@@ -16,7 +17,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -45,6 +45,11 @@ final class ImageCodec {
     /** The record was recorded at the instant it was observed (the usual case): that instant is written once. */
     private static final int RECORDED_WHEN_OBSERVED = 1 << 7;
 
+    /** Bytes of the image a string source is copied to at a time (a longer text widens the window). */
+    private static final int WINDOW = 1 << 16;
+    /** The most bytes a number takes. */
+    private static final int MAX_VARLONG = 10;
+
     private ImageCodec() {
     }
 
@@ -53,10 +58,22 @@ final class ImageCodec {
         return new Writer(image.records().size()).image(image).bytes();
     }
 
-    /** The image in {@code bytes[from, to)}. */
-    static StateImage decode(byte[] bytes, int from, int to) {
+    /** The state whose image is in {@code bytes[from, to)} (restored through {@link PartitionState.Restoring} as it is read). */
+    static PartitionState decode(byte[] bytes, int from, int to) {
+        return decode(new Reader(bytes, from, to));
+    }
+
+    /**
+     * The state whose image is in {@code chars[from, to)}, its bytes as ISO-8859-1 characters (a
+     * character above U+00FF counts as its low 8 bits), read without a copy of the whole image.
+     */
+    static PartitionState decode(String chars, int from, int to) {
+        return decode(new Reader(chars, from, to));
+    }
+
+    private static PartitionState decode(Reader reader) {
         try {
-            return new Reader(bytes, from, to).image();
+            return reader.state();
         } catch (IndexOutOfBoundsException e) {
             throw new MemoryException("cannot decode a snapshot: it ends early or refers to what it does not hold", e);
         }
@@ -311,122 +328,232 @@ final class ImageCodec {
         }
     }
 
-    /** Reads an image. */
+    /**
+     * Reads an image: from an array of its bytes, or from a string of them as ISO-8859-1
+     * characters a window at a time, so that no copy of the whole image is made.
+     */
     private static final class Reader {
-        private final byte[] buf;
+        /** The bytes to read while {@link #pos} is below {@link #end}: all of them, or a window of {@link #chars}. */
+        private byte[] buf;
         private int pos;
-        private final int end;
+        private int end;
+        /** The characters the window is refilled from, or null when {@link #buf} holds the whole image. */
+        private final @Nullable String chars;
+        /** The next character of {@link #chars} to copy into the window, and where the image ends there. */
+        private int next;
+        private final int last;
+        /** Where {@code buf[0]} is in the image's source, for messages. */
+        private int base;
         private final List<String> strings = new ArrayList<>();
         private final List<Scope> scopes = new ArrayList<>();
-        /** Each enum constant by the name instance {@link #strings} holds (names repeat on every record). */
-        private final Map<String, Enum<?>> enums = new HashMap<>();
+        /** The enum constant each string of {@link #strings} named last, by its number (names repeat on every record). */
+        private Enum<?>[] constants = new Enum<?>[16];
 
         Reader(byte[] buf, int from, int to) {
             this.buf = buf;
             this.pos = from;
             this.end = to;
+            this.chars = null;
+            this.last = 0;
         }
 
-        StateImage image() {
+        Reader(String chars, int from, int to) {
+            this.buf = new byte[WINDOW];
+            this.chars = chars;
+            this.next = from;
+            this.last = to;
+            this.base = from;
+        }
+
+        /** Bytes of the image not read yet. */
+        private int remaining() {
+            return end - pos + last - next;
+        }
+
+        /** Where the next byte is in the image's source, for messages. */
+        private int at() {
+            return base + pos;
+        }
+
+        /**
+         * Makes at least {@code need} bytes readable at {@link #pos} when the image has them: moves
+         * the bytes not read yet to the start of the window (a larger one when {@code need} calls for
+         * it) and appends the next characters' bytes.
+         */
+        @SuppressWarnings("deprecation") // getBytes(int, int, byte[], int): each character's low 8 bits, its ISO-8859-1 byte
+        private void fill(int need) {
+            String source = chars;
+            int unread = end - pos;
+            if (source == null || unread >= need || next >= last) {
+                return;
+            }
+            byte[] window = need > buf.length ? new byte[Math.max(need, buf.length * 2)] : buf;
+            System.arraycopy(buf, pos, window, 0, unread);
+            buf = window;
+            base += pos;
+            pos = 0;
+            end = unread;
+            int take = Math.min(buf.length - end, last - next);
+            source.getBytes(next, next + take, buf, end);
+            next += take;
+            end += take;
+        }
+
+        /*
+         * Each section's loop reads one item per call of a method of its own: a loop that runs once
+         * per load is compiled only after many iterations (on-stack replacement), a method called per
+         * item after a few hundred calls.
+         */
+
+        PartitionState state() {
             long lastSeq = varlong();
             long liveRecords = varlong();
             int count = count();
-            List<MemoryRecord> records = new ArrayList<>(count);
+            PartitionState.Restoring state = new PartitionState.Restoring(lastSeq, liveRecords, count);
+            MemoryRecord[] records = new MemoryRecord[count];
             for (int i = 0; i < count; i++) {
-                records.add(record());
+                MemoryRecord r = record();
+                records[i] = r;
+                state.record(r);
+            }
+            versions(state, records);
+            count = count();
+            for (int i = 0; i < count; i++) {
+                state.task(task());
             }
             count = count();
-            List<StateImage.Versions> versions = new ArrayList<>(count);
             for (int i = 0; i < count; i++) {
-                Scope scope = scope();
-                int k = count();
-                List<String> ids = new ArrayList<>(k);
-                MemoryRecord first = null;
-                for (int j = 0; j < k; j++) {
-                    MemoryRecord r = records.get(count(records.size()));
-                    if (first == null) {
-                        first = r;
-                    }
-                    ids.add(r.id());
-                }
-                MemoryKey key;
-                if (varlong() == 0) {
-                    if (first == null) {
-                        throw new MemoryException("cannot decode a snapshot: a key without versions names no key");
-                    }
-                    key = first.key();
-                } else {
-                    key = MemoryKey.of(string());
-                }
-                versions.add(new StateImage.Versions(scope, key, ids));
+                alias(state);
             }
             count = count();
-            List<TaskInfo> tasks = new ArrayList<>(count);
+            state.actions(count);
             for (int i = 0; i < count; i++) {
-                String session = ref();
-                String task = string();
-                String title = nullableString();
-                TaskInfo.Status status = constant(TaskInfo.Status.class);
-                Instant changedAt = instant();
-                tasks.add(new TaskInfo(session, task, title, status, changedAt, ref()));
+                state.action(action());
             }
             count = count();
-            Map<String, List<String>> aliases = new LinkedHashMap<>(count * 4 / 3 + 1);
             for (int i = 0; i < count; i++) {
-                String alias = string();
-                int k = count();
-                List<String> entities = new ArrayList<>(k);
-                for (int j = 0; j < k; j++) {
-                    entities.add(string());
-                }
-                aliases.put(alias, entities);
+                session(state);
             }
-            count = count();
-            List<ActionRecord> actions = new ArrayList<>(count);
+            if (remaining() != 0) {
+                throw new MemoryException("cannot decode a snapshot: " + remaining() + " bytes after its end");
+            }
+            return state.state();
+        }
+
+        /**
+         * The versions entries, read in full first to hand each scope's keys over as one run of a
+         * known length (the writer lists a scope's keys together).
+         */
+        private void versions(PartitionState.Restoring state, MemoryRecord[] records) {
+            int count = count();
+            Scope[] scopes = new Scope[count];
+            MemoryKey[] keys = new MemoryKey[count];
+            @SuppressWarnings("unchecked")
+            ArrayList<String>[] ids = new ArrayList[count];
             for (int i = 0; i < count; i++) {
-                String operationId = string();
-                String action = ref();
-                MemoryValue params = new MemoryValue(string());
-                String outcome = nullableString();
-                long success = varlong();
-                Instant intendedAt = instant();
-                Instant completedAt = varlong() == 0 ? null : instant();
-                actions.add(new ActionRecord(operationId, action, params, intendedAt,
-                        outcome == null ? null : new MemoryValue(outcome), success == 0 ? null : success == 2,
-                        completedAt));
+                versionsEntry(records, i, scopes, keys, ids);
             }
-            count = count();
-            List<StateImage.Session> sessions = new ArrayList<>(count);
-            for (int i = 0; i < count; i++) {
-                String session = ref();
-                int k = (int) varlong();
-                List<StoredMessage> history = null;
-                if (k > 0) {
-                    history = new ArrayList<>(k - 1);
-                    for (int j = 0; j < k - 1; j++) {
-                        long index = varlong();
-                        long order = signed();
-                        String type = ref();
-                        String json = nullableString();
-                        history.add(new StoredMessage(index, order, type, json, nullableString()));
-                    }
+            for (int i = 0; i < count; ) {
+                Scope scope = scopes[i];
+                int runEnd = i + 1;
+                while (runEnd < count && (scopes[runEnd] == scope || scopes[runEnd].equals(scope))) {
+                    runEnd++;
                 }
-                k = (int) varlong();
-                List<Long> window = null;
-                if (k > 0) {
-                    window = new ArrayList<>(k - 1);
-                    long previous = 0;
-                    for (int j = 0; j < k - 1; j++) {
-                        previous += signed();
-                        window.add(previous);
-                    }
+                state.scope(scope, runEnd - i);
+                for (; i < runEnd; i++) {
+                    state.key(keys[i], ids[i]);
                 }
-                sessions.add(new StateImage.Session(session, history, window));
             }
-            if (pos != end) {
-                throw new MemoryException("cannot decode a snapshot: " + (end - pos) + " bytes after its end");
+        }
+
+        /** Versions entry {@code i}: its scope, key and ids into {@code scopes[i]}, {@code keys[i]}, {@code ids[i]}. */
+        private void versionsEntry(MemoryRecord[] records, int i, Scope[] scopes, MemoryKey[] keys,
+                                   ArrayList<String>[] ids) {
+            scopes[i] = scope();
+            int k = count();
+            ArrayList<String> versions = new ArrayList<>(k);
+            ids[i] = versions;
+            MemoryRecord first = null;
+            for (int j = 0; j < k; j++) {
+                MemoryRecord r = records[count(records.length)];
+                if (first == null) {
+                    first = r;
+                }
+                versions.add(r.id());
             }
-            return new StateImage(lastSeq, liveRecords, records, versions, tasks, aliases, actions, sessions);
+            if (varlong() == 0) {
+                if (first == null) {
+                    throw new MemoryException("cannot decode a snapshot: a key without versions names no key");
+                }
+                keys[i] = first.key();
+            } else {
+                // the key instance of its first record when it names the same key
+                MemoryKey key = MemoryKey.of(string());
+                keys[i] = first != null && first.key().equals(key) ? first.key() : key;
+            }
+        }
+
+        private TaskInfo task() {
+            String session = ref();
+            String task = string();
+            String title = nullableString();
+            TaskInfo.Status status = constant(TaskInfo.Status.class);
+            Instant changedAt = instant();
+            return new TaskInfo(session, task, title, status, changedAt, ref());
+        }
+
+        private void alias(PartitionState.Restoring state) {
+            String alias = string();
+            int k = count();
+            List<String> entities = new ArrayList<>(k);
+            for (int j = 0; j < k; j++) {
+                entities.add(string());
+            }
+            state.alias(alias, entities);
+        }
+
+        private ActionRecord action() {
+            String operationId = string();
+            String action = ref();
+            MemoryValue params = new MemoryValue(string());
+            String outcome = nullableString();
+            long success = varlong();
+            Instant intendedAt = instant();
+            Instant completedAt = varlong() == 0 ? null : instant();
+            return new ActionRecord(operationId, action, params, intendedAt,
+                    outcome == null ? null : new MemoryValue(outcome), success == 0 ? null : success == 2,
+                    completedAt);
+        }
+
+        private void session(PartitionState.Restoring state) {
+            String session = ref();
+            int k = (int) varlong();
+            List<StoredMessage> history = null;
+            if (k > 0) {
+                history = new ArrayList<>(k - 1);
+                for (int j = 0; j < k - 1; j++) {
+                    history.add(message());
+                }
+            }
+            k = (int) varlong();
+            List<Long> window = null;
+            if (k > 0) {
+                window = new ArrayList<>(k - 1);
+                long previous = 0;
+                for (int j = 0; j < k - 1; j++) {
+                    previous += signed();
+                    window.add(previous);
+                }
+            }
+            state.session(session, history, window);
+        }
+
+        private StoredMessage message() {
+            long index = varlong();
+            long order = signed();
+            String type = ref();
+            String json = nullableString();
+            return new StoredMessage(index, order, type, json, nullableString());
         }
 
         private MemoryRecord record() {
@@ -489,11 +616,17 @@ final class ImageCodec {
         }
 
         private <E extends Enum<E>> E constant(Class<E> type) {
-            String name = ref();
-            Enum<?> known = enums.get(name);
+            int at = refIndex();
+            if (at < 0) {
+                throw new MemoryException("cannot decode a snapshot: a required text is missing at byte " + at());
+            }
+            Enum<?> known = at < constants.length ? constants[at] : null;
             if (known == null || known.getDeclaringClass() != type) {
-                known = Enum.valueOf(type, name);
-                enums.put(name, known);
+                known = Enum.valueOf(type, strings.get(at));
+                if (at >= constants.length) {
+                    constants = Arrays.copyOf(constants, Math.max(at + 1, constants.length * 2));
+                }
+                constants[at] = known;
             }
             return type.cast(known);
         }
@@ -501,28 +634,33 @@ final class ImageCodec {
         private String ref() {
             String s = nullableRef();
             if (s == null) {
-                throw new MemoryException("cannot decode a snapshot: a required text is missing at byte " + pos);
+                throw new MemoryException("cannot decode a snapshot: a required text is missing at byte " + at());
             }
             return s;
         }
 
         private @Nullable String nullableRef() {
+            int at = refIndex();
+            return at < 0 ? null : strings.get(at);
+        }
+
+        /** The number of the string a reference names in {@link #strings} (reading it when new), or -1 for null. */
+        private int refIndex() {
             int h = count(strings.size() + 2);
             if (h == 0) {
-                return null;
+                return -1;
             }
             if (h == 1) {
-                String s = string();
-                strings.add(s);
-                return s;
+                strings.add(string());
+                return strings.size() - 1;
             }
-            return strings.get(h - 2);
+            return h - 2;
         }
 
         private String string() {
             String s = nullableString();
             if (s == null) {
-                throw new MemoryException("cannot decode a snapshot: a required text is missing at byte " + pos);
+                throw new MemoryException("cannot decode a snapshot: a required text is missing at byte " + at());
             }
             return s;
         }
@@ -534,12 +672,15 @@ final class ImageCodec {
             }
             h -= 1;
             long length = h >>> 1;
-            if (length > end - pos) {
-                throw new MemoryException("cannot decode a snapshot: a text of " + length + " at byte " + pos
+            if (length > remaining()) {
+                throw new MemoryException("cannot decode a snapshot: a text of " + length + " at byte " + at()
                         + " runs past its end");
             }
             int len = (int) length;
             if ((h & 1) == 0) {
+                if (end - pos < len) {
+                    fill(len);
+                }
                 String s = new String(buf, pos, len, StandardCharsets.UTF_8);
                 pos += len;
                 return s;
@@ -560,14 +701,14 @@ final class ImageCodec {
         private int count(int limit) {
             long v = varlong();
             if (v < 0 || v >= limit) {
-                throw new MemoryException("cannot decode a snapshot: " + v + " at byte " + pos + " is out of range");
+                throw new MemoryException("cannot decode a snapshot: " + v + " at byte " + at() + " is out of range");
             }
             return (int) v;
         }
 
         /** A number of items that the bytes left could hold. */
         private int count() {
-            return count(end - pos + 1);
+            return count(remaining() + 1);
         }
 
         private long signed() {
@@ -576,6 +717,9 @@ final class ImageCodec {
         }
 
         private long varlong() {
+            if (end - pos < MAX_VARLONG) {
+                fill(MAX_VARLONG);
+            }
             long u = 0;
             int shift = 0;
             while (true) {
@@ -589,7 +733,7 @@ final class ImageCodec {
                 }
                 shift += 7;
                 if (shift > 63) {
-                    throw new MemoryException("cannot decode a snapshot: a number at byte " + pos + " is too long");
+                    throw new MemoryException("cannot decode a snapshot: a number at byte " + at() + " is too long");
                 }
             }
         }

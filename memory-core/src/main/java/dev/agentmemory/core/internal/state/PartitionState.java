@@ -44,7 +44,8 @@ public final class PartitionState {
     private final Map<Scope, Map<MemoryKey, List<String>>> versions = new LinkedHashMap<>();
     private final Map<String, Map<String, TaskInfo>> tasks = new TreeMap<>();
     private final Map<String, NavigableSet<String>> aliases = new TreeMap<>();
-    private final Map<String, ActionRecord> actions;
+    /** Not final: a restore sizes it when it knows how many entries come ({@link Restoring#actions}). */
+    private Map<String, ActionRecord> actions;
     private final Map<String, NavigableMap<Long, StoredMessage>> messages = new TreeMap<>();
     private final Map<String, NavigableSet<Long>> windows = new TreeMap<>();
     /**
@@ -80,13 +81,13 @@ public final class PartitionState {
 
     /** An empty state (sequence 0). */
     public PartitionState() {
-        this(0, 0);
+        this(0);
     }
 
-    /** An empty state whose maps are sized for {@code records} records and {@code actions} ledger entries. */
-    private PartitionState(int records, int actions) {
+    /** An empty state whose record map is sized for {@code records} records. */
+    private PartitionState(int records) {
         this.records = new LinkedHashMap<>(capacity(records));
-        this.actions = new LinkedHashMap<>(capacity(actions));
+        this.actions = new LinkedHashMap<>();
     }
 
     /** A hash map capacity that holds {@code entries} without resizing. */
@@ -101,7 +102,7 @@ public final class PartitionState {
         return state;
     }
 
-    /** This state as plain data, for a snapshot ({@link #restore} is the inverse). */
+    /** This state as plain data, for a snapshot ({@link Restoring} is the inverse). */
     public StateImage image() {
         List<StateImage.Versions> v = new ArrayList<>();
         versions.forEach((scope, keys) -> keys.forEach((key, ids) -> v.add(new StateImage.Versions(scope, key,
@@ -121,70 +122,104 @@ public final class PartitionState {
                 List.copyOf(actions.values()), sessions);
     }
 
-    /** The state an {@link #image} was taken from (with a new {@link #recordsRevision}). */
-    public static PartitionState restore(StateImage image) {
-        Objects.requireNonNull(image, "image");
-        PartitionState s = new PartitionState(image.records().size(), image.actions().size());
-        s.lastSeq = image.lastSeq();
-        s.liveRecords = image.liveRecords();
-        // records of an image mostly share their scope and agent instances already (the snapshot codec
-        // keeps one of each): register each distinct instance once instead of looking every record up
-        Scope lastScope = null;
-        String lastOwner = null;
-        String lastWriter = null;
-        for (MemoryRecord r : image.records()) {
+    /**
+     * Builds the state an {@link #image} was taken from, out of the image's parts given one at a
+     * time in its order (records, then each scope's keys, tasks, aliases, actions, sessions), so
+     * that a snapshot's decoder fills the state's own maps as it reads, with no image in between.
+     * The state equals the one the image was taken from, iteration orders included, with a new
+     * {@link #recordsRevision}. Single use.
+     */
+    public static final class Restoring {
+        private final PartitionState state;
+        /** The keys of the scope {@link #scope} announced last, or null before the first. */
+        private @Nullable Map<MemoryKey, List<String>> keys;
+        private @Nullable Scope lastScope;
+        private @Nullable String lastOwner;
+        private @Nullable String lastWriter;
+
+        /** A state at {@code lastSeq} counting {@code liveRecords}, sized for {@code records} records. */
+        public Restoring(long lastSeq, long liveRecords, int records) {
+            state = new PartitionState(records);
+            state.lastSeq = lastSeq;
+            state.liveRecords = liveRecords;
+        }
+
+        /** The next record, in write order. */
+        public void record(MemoryRecord r) {
+            // records mostly share their scope and agent instances already (the snapshot codec keeps one of
+            // each): register each distinct instance once instead of looking every record up
             MemoryRecord kept = r.scope() == lastScope && r.ownerAgent() == lastOwner && r.writerAgent() == lastWriter
-                    ? r : s.shared(r);
-            s.records.put(kept.id(), kept);
+                    ? r : state.shared(r);
+            state.records.put(kept.id(), kept);
             lastScope = kept.scope();
             lastOwner = kept.ownerAgent();
             lastWriter = kept.writerAgent();
         }
-        List<StateImage.Versions> versions = image.versions();
-        for (int i = 0; i < versions.size(); ) {
-            // the image lists a scope's keys together: one map per run, sized for it
-            Scope scope = versions.get(i).scope();
-            int runStart = i;
-            int runEnd = i + 1;
-            while (runEnd < versions.size() && (versions.get(runEnd).scope() == scope
-                    || versions.get(runEnd).scope().equals(scope))) {
-                runEnd++;
-            }
-            int run = runEnd - runStart;
-            Map<MemoryKey, List<String>> keys = s.versions.computeIfAbsent(s.scopes.computeIfAbsent(scope, k -> k),
-                    k -> new LinkedHashMap<>(capacity(run)));
-            for (; i < runEnd; i++) {
-                StateImage.Versions v = versions.get(i);
-                // the key instance of its first record, rather than a copy of it per entry
-                MemoryRecord first = v.ids().isEmpty() ? null : s.records.get(v.ids().get(0));
-                MemoryKey key = first != null && (first.key() == v.key() || first.key().equals(v.key()))
-                        ? first.key() : v.key();
-                keys.put(key, new ArrayList<>(v.ids()));
+
+        /**
+         * Starts the keys of {@code scope}: the next {@code count} calls of {@link #key} are its
+         * keys (a scope's keys come together, after every record).
+         */
+        public void scope(Scope scope, int count) {
+            keys = state.versions.computeIfAbsent(state.scopes.computeIfAbsent(scope, k -> k),
+                    k -> new LinkedHashMap<>(capacity(count)));
+        }
+
+        /**
+         * The next key of the current scope with its versions' ids, oldest first: {@code ids}
+         * becomes the state's own (a fresh list nothing else holds).
+         */
+        public void key(MemoryKey key, ArrayList<String> ids) {
+            Objects.requireNonNull(keys, "no scope started").put(key, ids);
+        }
+
+        /** The next task, by starting session, then start order. */
+        public void task(TaskInfo t) {
+            state.tasks.computeIfAbsent(t.session(), k -> new LinkedHashMap<>()).put(t.task(), t);
+        }
+
+        /** The next alias with its entities. */
+        public void alias(String alias, Collection<String> entities) {
+            state.aliases.put(alias, new TreeSet<>(entities));
+        }
+
+        /** Sizes the ledger for {@code count} entries, before the first {@link #action}. */
+        public void actions(int count) {
+            if (state.actions.isEmpty()) {
+                state.actions = new LinkedHashMap<>(capacity(count));
             }
         }
-        image.tasks().forEach(t -> s.tasks.computeIfAbsent(t.session(), k -> new LinkedHashMap<>()).put(t.task(), t));
-        image.aliases().forEach((alias, entities) -> s.aliases.put(alias, new TreeSet<>(entities)));
-        image.actions().forEach(r -> s.actions.put(r.operationId(), r));
-        for (StateImage.Session session : image.sessions()) {
+
+        /** The next ledger entry, in the order they were logged. */
+        public void action(ActionRecord r) {
+            state.actions.put(r.operationId(), r);
+        }
+
+        /** The next session with its message history and window ({@link StateImage.Session}). */
+        public void session(String session, @Nullable List<StoredMessage> messages, @Nullable List<Long> window) {
             NavigableMap<Long, StoredMessage> history = new TreeMap<>();
-            if (session.history() != null) {
-                session.history().forEach(m -> history.put(m.index(), m));
-                s.messages.put(session.session(), history);
+            if (messages != null) {
+                messages.forEach(m -> history.put(m.index(), m));
+                state.messages.put(session, history);
             }
-            if (session.window() != null) {
-                NavigableSet<Long> window = new TreeSet<>(session.window());
-                s.windows.put(session.session(), window);
+            if (window != null) {
+                NavigableSet<Long> inWindow = new TreeSet<>(window);
+                state.windows.put(session, inWindow);
                 OrderedWindow inOrder = new OrderedWindow();
-                for (Long i : window) {
+                for (Long i : inWindow) {
                     StoredMessage m = history.get(i);
                     if (m != null) {
                         inOrder.add(m);
                     }
                 }
-                s.ordered.put(session.session(), inOrder);
+                state.ordered.put(session, inOrder);
             }
         }
-        return s;
+
+        /** The state built (with a new {@link #recordsRevision}). */
+        public PartitionState state() {
+            return state;
+        }
     }
 
     /**

@@ -13,7 +13,7 @@ import java.util.Map;
 
 /**
  * A {@link PartitionState} as plain data, in the iteration order of each of its maps, so that
- * {@link PartitionState#restore} rebuilds a state equal to the one {@link PartitionState#image}
+ * {@link PartitionState.Restoring} rebuilds a state equal to the one {@link PartitionState#image}
  * was taken from (what a snapshot stores). Internal.
  *
  * @param lastSeq     sequence of the last applied event
