@@ -114,8 +114,11 @@ final class MemoryContentRetriever implements ContentRetriever {
      * continues from that check instead of making one.
      */
     List<Content> retrieve(Query query, Target target, MemorySpans.Span span, boolean checked) {
-        return checked ? engine.admin().continuing(target.caller(), () -> read(query, target, span))
-                : engine.admin().consistently(target.caller(), () -> read(query, target, span));
+        // a persistent index that a big user's first query asks for is built once the retrieval is
+        // done, beside the model's call, not beside the retrieval's own reads
+        return persistentIndex.deferringBuilds(() -> checked
+                ? engine.admin().continuing(target.caller(), () -> read(query, target, span))
+                : engine.admin().consistently(target.caller(), () -> read(query, target, span)));
     }
 
     private List<Content> read(Query query, Target target, MemorySpans.Span span) {

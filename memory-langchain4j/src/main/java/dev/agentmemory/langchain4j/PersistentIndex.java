@@ -34,6 +34,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -55,7 +56,8 @@ import org.jspecify.annotations.Nullable;
  * request path: the query that needs it is answered by one pass over the keys
  * ({@link PersistentScan}), and the index is built from the same key states on a daemon thread
  * of this object ({@value #BUILDER_THREAD}-N, started at the first such build, stopped by
- * {@link #detach}). Meanwhile the index follows the state it is built from: it hears the events
+ * {@link #detach}); within a request ({@link #deferringBuilds}: a retrieval) it starts when the
+ * request returns. Meanwhile the index follows the state it is built from: it hears the events
  * committed after it and remembers the forgets, which the built index takes in before any query
  * uses it, so the first query after the build updates only the keys that changed. A query
  * arriving before the build is in place passes over the keys again, without waiting (over the
@@ -105,6 +107,8 @@ final class PersistentIndex implements DerivedData, EventListener {
     private final AtomicBoolean failureLogged = new AtomicBoolean();
     /** For tests: runs on the builder's thread after an index is built and before it is put in place. */
     private volatile @Nullable Runnable beforePuttingInPlace;
+    /** On the thread of a {@link #deferringBuilds} call: the builds its queries asked for, started when it returns. */
+    private final ThreadLocal<@Nullable List<Runnable>> deferred = new ThreadLocal<>();
 
     PersistentIndex(MemoryEngine engine) {
         this(engine, COMPACT_ABOVE, SCAN_ABOVE);
@@ -260,18 +264,62 @@ final class PersistentIndex implements DerivedData, EventListener {
      * over the keys.
      */
     private void startBuild(AgentIndex index, Keys keys) {
-        ExecutorService executor = builder();
-        if (executor == null) {
-            return;
+        synchronized (this) {
+            if (detached) {
+                return;
+            }
         }
         index.terms.follow(keys.lastSeq(), keys.servable().size());
         index.awaited = keys;
+        List<Runnable> later = deferred.get();
+        if (later != null) {
+            later.add(() -> execute(index, keys));
+        } else {
+            execute(index, keys);
+        }
+    }
+
+    /** Hands the build of {@code keys} to the builder's thread; forgets it when detached meanwhile. */
+    private void execute(AgentIndex index, Keys keys) {
+        ExecutorService executor = builder();
         try {
-            executor.execute(() -> build(index, keys));
+            if (executor != null) {
+                executor.execute(() -> build(index, keys));
+                return;
+            }
         } catch (RejectedExecutionException e) {
             // detached meanwhile
-            index.awaited = null;
         }
+        synchronized (index) {
+            if (index.awaited == keys) {
+                index.awaited = null;
+            }
+        }
+    }
+
+    /**
+     * Runs {@code work} (a request: the retrieval of one query) and starts the builds its queries
+     * asked for only when it returns, so that a build does not compete with the rest of the request
+     * for the machine's cores; it then runs beside what follows the retrieval (the model's call).
+     * The queries of {@code work} pass over the keys meanwhile, as they would during any build.
+     */
+    <T> T deferringBuilds(Supplier<T> work) {
+        if (deferred.get() != null) {
+            return work.get();
+        }
+        List<Runnable> later = new ArrayList<>();
+        deferred.set(later);
+        try {
+            return work.get();
+        } finally {
+            deferred.remove();
+            later.forEach(Runnable::run);
+        }
+    }
+
+    /** Whether this object's builder thread was ever started (for tests). */
+    synchronized boolean builderStarted() {
+        return builder != null;
     }
 
     private synchronized @Nullable ExecutorService builder() {

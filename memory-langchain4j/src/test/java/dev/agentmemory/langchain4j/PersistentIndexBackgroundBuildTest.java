@@ -211,6 +211,38 @@ class PersistentIndexBackgroundBuildTest {
     }
 
     @Test
+    void should_start_the_build_a_request_asked_for_only_when_the_request_returns() throws Exception {
+        TestClock clock = new TestClock(T0);
+        try (AgentMemory memory = AgentMemory.builder().engineSettings(e -> e.clock(clock)).build()) {
+            Caller caller = new Caller("acme", "alice", "assistant");
+            PersistentIndex index = new PersistentIndex(memory.engine(), PersistentIndex.COMPACT_ABOVE, SCAN_ABOVE);
+            index.attach();
+            World w = new World(memory, index, clock, caller);
+            fill(w);
+
+            // when: a request's queries need the index (more than SCAN_ABOVE keys)
+            List<Ranked> inRequest = index.deferringBuilds(() -> {
+                List<Ranked> first = index.top(caller, QUERY, 5);
+                // a nested request leaves the start to the outer one
+                index.deferringBuilds(() -> index.top(caller, QUERY, 5));
+                // then: nothing was handed to the builder while the request runs
+                assertThat(index.builderStarted()).as("a builder started during the request").isFalse();
+                return first;
+            });
+
+            // then: answered by passes over the keys, and the build starts once the request returned
+            assertThat(inRequest).isEqualTo(PersistentIndex.fromScratch(memory.engine(), caller, QUERY, 5));
+            assertThat(index.scans()).isEqualTo(2);
+            assertThat(index.builderStarted()).isTrue();
+            index.awaitBuilds();
+            assertThat(index.builds()).isEqualTo(1);
+            w.ranksLikeFresh("after the deferred build");
+            assertThat(index.scans()).as("no pass after the build").isEqualTo(2);
+            index.detach();
+        }
+    }
+
+    @Test
     void should_end_the_builders_thread_when_the_memory_closes() {
         Set<Thread> before = Thread.getAllStackTraces().keySet();
         List<Thread> started;
