@@ -26,10 +26,8 @@ import java.util.Set;
 final class PersistentScan implements WordScanner.Sink {
 
     /** Newest first, then by key: the order of keys that share no term with a query. */
-    private static final Comparator<Unshared> NEWEST_FIRST = (a, b) -> {
-        int c = b.record.recordedAt().compareTo(a.record.recordedAt());
-        return c != 0 ? c : a.key.key().compareTo(b.key.key());
-    };
+    private static final Comparator<Unshared> NEWEST_FIRST = (a, b) ->
+            PersistentTerms.newestFirst(a.key, a.record, b.key, b.record);
 
     /** A non-preference key sharing no term with the query, and the record it is ranked by. */
     private record Unshared(KeyState key, MemoryRecord record) {
@@ -81,8 +79,8 @@ final class PersistentScan implements WordScanner.Sink {
             boolean preference = r.kind() == Kind.PREFERENCE;
             int sharedTerms = queryTermCount == 0 ? 0 : scan.sharedTerms(scanner, k, r);
             if (preference || sharedTerms > 0) {
-                double score = queryTermCount == 0 ? 0 : (double) sharedTerms / queryTermCount;
-                PersistentTerms.keepBest(best, new Ranked(k, score, preference, r.recordedAt()), keep);
+                PersistentTerms.keepBest(best, new Ranked(k, PersistentTerms.score(sharedTerms, queryTermCount),
+                        preference, r.recordedAt()), keep);
             } else if (newest.size() < keep) {
                 newest.add(new Unshared(k, r));
             } else if (newer(k, r, newest.peek())) {
@@ -105,8 +103,7 @@ final class PersistentScan implements WordScanner.Sink {
 
     /** Whether a key ranked by {@code r} comes before {@code kept} newest first ({@link #NEWEST_FIRST}). */
     private static boolean newer(KeyState k, MemoryRecord r, Unshared kept) {
-        int c = r.recordedAt().compareTo(kept.record.recordedAt());
-        return c != 0 ? c > 0 : k.key().compareTo(kept.key.key()) < 0;
+        return PersistentTerms.newestFirst(k, r, kept.key, kept.record) < 0;
     }
 
     /** How many of the query's terms a key's words hold. */

@@ -39,10 +39,21 @@ import java.util.TreeSet;
 final class PersistentTerms {
 
     /** Newest first, then by key: the order of keys that share no term with a query. */
-    private static final Comparator<Entry> NEWEST_FIRST = (a, b) -> {
-        int c = b.record.recordedAt().compareTo(a.record.recordedAt());
-        return c != 0 ? c : a.key.key().compareTo(b.key.key());
-    };
+    private static final Comparator<Entry> NEWEST_FIRST = (a, b) -> newestFirst(a.key, a.record, b.key, b.record);
+
+    /**
+     * Compares two keys, each with the record it is ranked by, newest record first, then by key:
+     * the order of keys that share no term with a query.
+     */
+    static int newestFirst(KeyState a, MemoryRecord ra, KeyState b, MemoryRecord rb) {
+        int c = rb.recordedAt().compareTo(ra.recordedAt());
+        return c != 0 ? c : a.key().compareTo(b.key());
+    }
+
+    /** A key's score for a query: the share of the query's terms its words hold (0 for a query without terms). */
+    static double score(int sharedTerms, int queryTerms) {
+        return queryTerms == 0 ? 0 : (double) sharedTerms / queryTerms;
+    }
 
     /** A servable key and the record it is ranked by. */
     private record Entry(int slot, KeyState key, MemoryRecord record) {
@@ -51,8 +62,7 @@ final class PersistentTerms {
         }
 
         Ranked rank(int sharedTerms, int queryTerms) {
-            double score = queryTerms == 0 ? 0 : (double) sharedTerms / queryTerms;
-            return new Ranked(key, score, preference(), record.recordedAt());
+            return new Ranked(key, score(sharedTerms, queryTerms), preference(), record.recordedAt());
         }
     }
 
